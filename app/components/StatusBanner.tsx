@@ -1,0 +1,22 @@
+import { Form, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AWAY_RED_MINUTES } from "~/presence";
+
+/** While a second status is set: the status and minutes elapsed, orange until 58 then red. */
+export function StatusBanner({ status, since, now }: { status: string; since: number; now: number }) {
+  const { t } = useTranslation();
+  const location = useLocation();
+  const minutes = Math.max(0, Math.floor((now - since) / 60_000));
+  return (
+    <div className={minutes >= AWAY_RED_MINUTES ? "banner banner-red" : "banner banner-orange"} role="status">
+      <span>{t("status.banner", { status: t(`status.${status}`), count: minutes })}</span>
+      <Form method="post" action="/status">
+        <input type="hidden" name="status" value="ONLINE" />
+        <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+        <button type="submit" className="button">
+          {t("status.goOnline")}
+        </button>
+      </Form>
+    </div>
+  );
+}

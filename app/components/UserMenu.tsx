@@ -1,0 +1,54 @@
+import { Form, Link, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Icon } from "./Icon";
+import { StatusForm } from "./StatusForm";
+
+export interface MenuUser {
+  name: string;
+  username: string;
+  type: string;
+  photo: string | null;
+  secondStatus: string;
+  statusReason: string;
+}
+
+/** A <details> menu: opens and closes without JavaScript. */
+export function UserMenu({ user }: { user: MenuUser }) {
+  const { t } = useTranslation();
+  const location = useLocation();
+  const status = user.secondStatus || "ONLINE";
+  return (
+    <details className="user-menu">
+      <summary>
+        <span className={`presence presence-${status.toLowerCase()}`} aria-hidden="true" />
+        <Icon name="user" />
+        <span className="user-name">{user.name}</span>
+        <span className="sr-only">{t(`status.${status}`)}</span>
+      </summary>
+      <div className="menu-panel">
+        <p className="muted">
+          {user.username} · {t(`userType.${user.type}`)}
+        </p>
+        <ul>
+          <li>
+            <Link to="/settings">{t("menu.settings")}</Link>
+          </li>
+          {user.type === "admin" ? (
+            <li>
+              <Link to="/admin/editions">{t("menu.editions")}</Link>
+            </li>
+          ) : null}
+          <li>
+            <Link to="/about">{t("menu.about")}</Link>
+          </li>
+        </ul>
+        <StatusForm current={status} redirectTo={location.pathname + location.search} />
+        <Form method="post" action="/logout">
+          <button type="submit" className="button">
+            {t("menu.logout")}
+          </button>
+        </Form>
+      </div>
+    </details>
+  );
+}

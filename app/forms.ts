@@ -1,0 +1,34 @@
+// zod schemas for the forms of the core pages; error values are translation keys (spec section 8).
+import { z } from "zod";
+
+export const loginSchema = z.object({
+  username: z.string().trim().min(1, "login.usernameRequired"),
+  password: z.string().min(1, "login.passwordRequired"),
+  type: z.enum(["admin", "agent"]).catch("agent"),
+});
+
+export const codeSchema = z.object({
+  code: z.string().trim().regex(/^\d{6}$/, "login.codeFormat"),
+});
+
+export type FieldErrors = Partial<Record<string, string>>;
+
+/** First error per field, for showing beside each input. */
+export function fieldErrors(error: z.ZodError): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? "form");
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+/** Only same-site relative paths are followed after a form post. */
+export function safeRedirect(target: FormDataEntryValue | null | undefined, fallback = "/") {
+  const value = typeof target === "string" ? target : "";
+  return value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : fallback;
+}
+
+export function clientAddress(request: Request) {
+  return request.headers.get("X-Forwarded-For")?.split(",")[0].trim() || request.headers.get("X-Real-IP") || "local";
+}

@@ -1,0 +1,48 @@
+// Server side of languages: detection (saved preference, then cookie, then Accept-Language) and
+// the translation files in public/locales.
+import fs from "node:fs";
+import path from "node:path";
+import { RemixI18Next } from "remix-i18next/server";
+import type { Resource } from "i18next";
+import { DEFAULT_LANGUAGE, LANGUAGES, isLanguage, type Language } from "./i18n";
+import { languageCookie } from "./cookies.server";
+
+let detector: RemixI18Next | undefined;
+const getDetector = () =>
+  (detector ??= new RemixI18Next({
+    detection: {
+      supportedLanguages: [...LANGUAGES],
+      fallbackLanguage: DEFAULT_LANGUAGE,
+      cookie: languageCookie(),
+      order: ["cookie", "header"],
+    },
+  }));
+
+export async function detectLanguage(request: Request, saved: string | null | undefined): Promise<Language> {
+  if (isLanguage(saved)) return saved;
+  const found = await getDetector().getLocale(request);
+  return isLanguage(found) ? found : DEFAULT_LANGUAGE;
+}
+
+/** The user picked a language already (cookie present), so the first-visit dialog stays closed. */
+export async function hasChosenLanguage(request: Request) {
+  return isLanguage(await languageCookie().parse(request.headers.get("Cookie")));
+}
+
+const cache = new Map<Language, Record<string, unknown>>();
+export function loadMessages(language: Language): Record<string, unknown> {
+  let messages = cache.get(language);
+  if (!messages) {
+    const file = path.resolve("public/locales", language, "common.json");
+    messages = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+    if (process.env.NODE_ENV === "production") cache.set(language, messages);
+  }
+  return messages;
+}
+
+/** Only the chosen language and the English fallback go to the browser. */
+export function resourcesFor(language: Language): Resource {
+  const resources: Resource = { [DEFAULT_LANGUAGE]: { common: loadMessages(DEFAULT_LANGUAGE) } };
+  if (language !== DEFAULT_LANGUAGE) resources[language] = { common: loadMessages(language) };
+  return resources;
+}

@@ -1,0 +1,62 @@
+// Workspace settings: key/value rows with typed defaults.
+import { eq } from "drizzle-orm";
+import { getDb } from "@db/client";
+
+export const SETTING_DEFAULTS = {
+  admin_name: "Demo Admin",
+  admin_username: "admin",
+  client_id: "1",
+  plan: "99",
+  account_type: "1",
+  /** Unix ms when the subscription or trial ends; empty for none. */
+  account_expires_at: "",
+  rank: "9999999",
+  acw_seconds: "30",
+  timezone: "Asia/Kuala_Lumpur",
+  popup_on_call: "0",
+  language: "en",
+} as const;
+export type SettingKey = keyof typeof SETTING_DEFAULTS;
+
+export async function getSettings(): Promise<Record<SettingKey, string>> {
+  const { db, schema } = getDb();
+  const rows = await db.select().from(schema.settings);
+  const out: Record<string, string> = { ...SETTING_DEFAULTS };
+  for (const row of rows) if (row.key in SETTING_DEFAULTS) out[row.key] = row.value;
+  return out as Record<SettingKey, string>;
+}
+
+export async function setSetting(key: SettingKey, value: string) {
+  const { db, schema } = getDb();
+  await db
+    .insert(schema.settings)
+    .values({ key, value })
+    .onConflictDoUpdate({ target: schema.settings.key, set: { value } });
+}
+
+export async function getSetting(key: SettingKey) {
+  const { db, schema } = getDb();
+  const [row] = await db.select().from(schema.settings).where(eq(schema.settings.key, key));
+  return row?.value ?? SETTING_DEFAULTS[key];
+}
+
+export interface Workspace {
+  adminName: string;
+  adminUsername: string;
+  clientId: number;
+  plan: number;
+  accountType: number;
+  expiresAt: number | null;
+}
+
+export async function getWorkspace(): Promise<Workspace> {
+  const s = await getSettings();
+  return {
+    adminName: s.admin_name,
+    adminUsername: s.admin_username,
+    clientId: Number(s.client_id),
+    plan: Number(s.plan),
+    accountType: Number(s.account_type),
+    expiresAt: s.account_expires_at ? Number(s.account_expires_at) : null,
+  };
+}

@@ -1,0 +1,48 @@
+import { eq } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { STATUSES_NEEDING_REASON, type PresenceStatus } from "~/presence";
+
+export type UserType = "admin" | "agent";
+
+export async function findUserByUsername(username: string) {
+  const { db, schema } = getDb();
+  const [user] = await db.select().from(schema.users).where(eq(schema.users.username, username));
+  return user;
+}
+
+export async function findUserById(id: number) {
+  const { db, schema } = getDb();
+  const [user] = await db.select().from(schema.users).where(eq(schema.users.id, id));
+  return user;
+}
+
+export type UserRow = NonNullable<Awaited<ReturnType<typeof findUserById>>>;
+
+export function permissionsOf(user: Pick<UserRow, "permissions">): string[] {
+  try {
+    const list = JSON.parse(user.permissions);
+    return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function setUserLanguage(userId: number, language: string) {
+  const { db, schema } = getDb();
+  await db.update(schema.users).set({ language }).where(eq(schema.users.id, userId));
+}
+
+/** The reason is kept only for the statuses that ask for one. */
+export async function setPresence(userId: number, status: PresenceStatus, reason: string) {
+  const { db, schema } = getDb();
+  const away = status !== "ONLINE";
+  await db
+    .update(schema.users)
+    .set({
+      status: "ONLINE",
+      secondStatus: away ? status : "",
+      statusReason: (STATUSES_NEEDING_REASON as readonly string[]).includes(status) ? reason : "",
+      statusTime: Date.now(),
+    })
+    .where(eq(schema.users.id, userId));
+}

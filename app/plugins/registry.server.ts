@@ -1,0 +1,43 @@
+// The plugin registry: every plugins/<id>/plugin.json, validated once per process.
+import fs from "node:fs";
+import path from "node:path";
+import { matchPath } from "@remix-run/react";
+import { pluginManifest, type PluginManifest } from "./manifest";
+
+let cache: PluginManifest[] | undefined;
+
+export function plugins(): PluginManifest[] {
+  if (cache) return cache;
+  const dir = path.resolve("plugins");
+  cache = fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "plugin.json")))
+    .map((d) => {
+      const file = path.join(dir, d.name, "plugin.json");
+      const parsed = pluginManifest.safeParse(JSON.parse(fs.readFileSync(file, "utf8")));
+      if (!parsed.success) throw new Error(`${file}: ${parsed.error.message}`);
+      return parsed.data;
+    })
+    .sort((a, b) => a.id.localeCompare(b.id));
+  return cache;
+}
+
+export function pluginById(id: string) {
+  return plugins().find((p) => p.id === id);
+}
+
+export interface RouteOwner {
+  plugin: PluginManifest;
+  isPublic: boolean;
+  guestOnly: boolean;
+}
+
+/** Which plugin serves this path, if any (the route table of remix.config.js, read the same way). */
+export function pluginForPath(pathname: string): RouteOwner | undefined {
+  for (const plugin of plugins()) {
+    for (const r of plugin.routes) if (matchPath(r.path, pathname)) return { plugin, isPublic: false, guestOnly: false };
+    for (const r of plugin.publicRoutes)
+      if (matchPath(r.path, pathname)) return { plugin, isPublic: true, guestOnly: !!r.guestOnly };
+  }
+  return undefined;
+}

@@ -1,0 +1,17 @@
+// The bridge from model code to socket.io. server.ts registers the io instance; models publish
+// after their writes. Rooms: user:<id>, session:<idHash>, and feature rooms added by plugins.
+import type { Server } from "socket.io";
+
+const g = globalThis as unknown as { __omnideskIo?: Server };
+
+export function registerRealtime(io: Server | undefined) {
+  g.__omnideskIo = io;
+}
+
+export function publish(room: string, event: string, payload: unknown) {
+  g.__omnideskIo?.to(room).emit(event, payload);
+}
+
+export function disconnectSessionSockets(sessionIdHash: string) {
+  g.__omnideskIo?.in(`session:${sessionIdHash}`).disconnectSockets(true);
+}

@@ -1,0 +1,99 @@
+import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import {
+  isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData,
+} from "@remix-run/react";
+import { useMemo, type ReactNode } from "react";
+import { I18nextProvider, useTranslation } from "react-i18next";
+import { createI18n, DEFAULT_LANGUAGE } from "./i18n";
+import { hasChosenLanguage, resourcesFor } from "./i18n.server";
+import { requestContext } from "./context.server";
+import { useNonce } from "./nonce";
+import { NotFound } from "./components/NotFound";
+import { LanguageDialog } from "./components/LanguageDialog";
+import styles from "./styles/app.css";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: styles },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const ctx = await requestContext(request, context);
+  return json({
+    language: ctx.language,
+    resources: resourcesFor(ctx.language),
+    theme: ctx.theme,
+    richLinks: ctx.richLinks,
+    productTitle: ctx.edition.title,
+    editionId: ctx.edition.id,
+    // shown on first visit until a language is chosen (spec: language modal, BETA)
+    languageDialog: !ctx.user?.language && !(await hasChosenLanguage(request)),
+  });
+}
+export type RootData = typeof loader;
+
+export function useRootData() {
+  return useRouteLoaderData<RootData>("root");
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const data = useRootData();
+  const nonce = useNonce();
+  const i18n = useMemo(
+    () => createI18n(data?.language ?? DEFAULT_LANGUAGE, data?.resources ?? {}),
+    [data?.language, data?.resources],
+  );
+  return (
+    <html lang={data?.language ?? DEFAULT_LANGUAGE} data-theme={data?.theme ?? "auto"} data-edition={data?.editionId}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content={data?.theme === "auto" ? "light dark" : data?.theme ?? "light dark"} />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <I18nextProvider i18n={i18n}>
+          {children}
+          {data?.languageDialog ? <LanguageDialog current={data.language} /> : null}
+        </I18nextProvider>
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  return <CrashPage error={error} />;
+}
+
+function CrashPage({ error }: { error: unknown }) {
+  const { t } = useTranslation();
+  const detail = isRouteErrorResponse(error)
+    ? `${error.status} ${error.statusText || error.data}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
+  return (
+    <main className="center-page">
+      <title>{t("crash.title")}</title>
+      <h1>{t("crash.title")}</h1>
+      <p>{t("crash.body")}</p>
+      <a className="button primary" href="">
+        {t("crash.refresh")}
+      </a>
+      <details>
+        <summary>{t("crash.details")}</summary>
+        <pre>{detail}</pre>
+      </details>
+    </main>
+  );
+}

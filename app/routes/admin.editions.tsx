@@ -1,0 +1,74 @@
+// Admin: which plugins each edition enables and which hosts it answers. Plain forms, no JS needed.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { requestContext, requireAdmin } from "~/context.server";
+import { HOST_PATTERN, listEditions, parseHostPatterns, saveEdition } from "~/models/editions.server";
+import { plugins } from "~/plugins/registry.server";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireAdmin(request);
+  const ctx = await requestContext(request, context);
+  const editions = await listEditions();
+  return json({
+    saved: new URL(request.url).searchParams.get("saved"),
+    editions: editions.map((e) => ({ id: e.id, title: e.title, hosts: e.hosts, enabled: e.enabled })),
+    plugins: plugins().map((p) => ({ id: p.id, title: p.title[ctx.language], status: p.status })),
+  });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await requireAdmin(request);
+  const form = await request.formData();
+  const editionId = String(form.get("edition"));
+  const hosts = parseHostPatterns(String(form.get("hosts") ?? ""));
+  const badHost = hosts.find((h) => !HOST_PATTERN.test(h));
+  if (badHost) return json({ edition: editionId, error: badHost }, { status: 400 });
+  await saveEdition(editionId, form.getAll("plugins").map(String), hosts);
+  return redirect(`/admin/editions?saved=${encodeURIComponent(editionId)}#edition-${editionId}`);
+}
+
+export default function AdminEditions() {
+  const data = useLoaderData<typeof loader>();
+  const failed = useActionData<typeof action>();
+  const { t } = useTranslation();
+  return (
+    <section className="stack">
+      <h1>{t("editions.title")}</h1>
+      <p className="muted">{t("editions.help")}</p>
+      {data.editions.map((edition) => (
+        <Form key={edition.id} method="post" className="card stack" id={`edition-${edition.id}`} aria-labelledby={`edition-${edition.id}-title`}>
+          <h2 id={`edition-${edition.id}-title`}>
+            {edition.title} <code>{edition.id}</code>
+          </h2>
+          {data.saved === edition.id ? <p className="notice" role="status">{t("settings.updated")}</p> : null}
+          <input type="hidden" name="edition" value={edition.id} />
+          <label>
+            {t("editions.hosts")}
+            <textarea name="hosts" rows={2} defaultValue={edition.hosts.join("\n")} disabled={edition.id === "default"} />
+          </label>
+          {edition.id === "default" ? <p className="muted">{t("editions.defaultHosts")}</p> : null}
+          {failed?.edition === edition.id ? (
+            <p className="field-error" role="alert">
+              {t("editions.badHost", { host: failed.error })}
+            </p>
+          ) : null}
+          <fieldset className="plugin-grid">
+            <legend>{t("editions.plugins")}</legend>
+            {data.plugins.map((plugin) => (
+              <label key={plugin.id}>
+                <input type="checkbox" name="plugins" value={plugin.id} defaultChecked={edition.enabled.includes(plugin.id)} />
+                {plugin.title}
+                {plugin.status === "planned" ? <span className="badge">{t("editions.planned")}</span> : null}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="button primary">
+            {t("common.save")}
+          </button>
+        </Form>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,173 @@
+// "/": the login form for visitors (with the two-factor step), the home page for users.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { requestContext, sessionToken } from "~/context.server";
+import { sessionCookie } from "~/cookies.server";
+import { authenticate, verifySecondFactor } from "~/models/auth.server";
+import { createSession, deleteSession, findSession } from "~/models/sessions.server";
+import { clientAddress, codeSchema, fieldErrors, loginSchema, type FieldErrors } from "~/forms";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const ctx = await requestContext(request, context);
+  if (ctx.user) return json({ view: "home" as const, name: ctx.user.name, productTitle: ctx.edition.title });
+  const pending = await findSession(await sessionToken(request), { mfaPending: true });
+  return json({ view: pending ? ("tfa" as const) : ("login" as const), name: "", productTitle: ctx.edition.title });
+}
+
+type ActionData = { errors: FieldErrors; values?: { username: string; type: string }; tfa?: boolean };
+
+async function signIn(request: Request, userId: number, mfaPending = false) {
+  const { token } = await createSession(userId, { mfaPending, userAgent: request.headers.get("User-Agent") ?? "" });
+  return sessionCookie().serialize(token);
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const intent = form.get("intent");
+  const ip = clientAddress(request);
+
+  if (intent === "tfa" || intent === "cancel_tfa") {
+    const token = await sessionToken(request);
+    const pending = await findSession(token, { mfaPending: true });
+    if (!pending || intent === "cancel_tfa") {
+      if (token) await deleteSession(token);
+      return redirect("/", { headers: { "Set-Cookie": await sessionCookie().serialize("", { maxAge: 0 }) } });
+    }
+    const parsed = codeSchema.safeParse(Object.fromEntries(form));
+    if (!parsed.success) return json<ActionData>({ errors: fieldErrors(parsed.error), tfa: true }, { status: 400 });
+    if (!(await verifySecondFactor(pending.user, parsed.data.code, ip)))
+      return json<ActionData>({ errors: { code: "login.codeInvalid" }, tfa: true }, { status: 400 });
+    // the pending session is replaced by a full one with a new id
+    await deleteSession(token!);
+    return redirect("/", { headers: { "Set-Cookie": await signIn(request, pending.user.id) } });
+  }
+
+  const parsed = loginSchema.safeParse(Object.fromEntries(form));
+  const values = { username: String(form.get("username") ?? ""), type: String(form.get("type") ?? "agent") };
+  if (!parsed.success) return json<ActionData>({ errors: fieldErrors(parsed.error), values }, { status: 400 });
+  const result = await authenticate({ ...parsed.data, ip });
+  if (result.ok) return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id) } });
+  if (result.code === "tfa_required")
+    return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id, true) } });
+  const message = result.code === "rate_limited" ? "login.rateLimited" : "login.invalid";
+  return json<ActionData>({ errors: { form: message }, values }, { status: result.code === "rate_limited" ? 429 : 400 });
+}
+
+export default function Home() {
+  const data = useLoaderData<typeof loader>();
+  if (data.view === "home") return <Welcome name={data.name} />;
+  return (
+    <main className="login-page">
+      <section className="login-card">
+        <h1>{data.productTitle}</h1>
+        {data.view === "tfa" ? <SecondFactorForm /> : <LoginForm />}
+      </section>
+    </main>
+  );
+}
+
+function Welcome({ name }: { name: string }) {
+  const { t } = useTranslation();
+  return (
+    <section className="welcome">
+      <h1>{t("home.welcome", { name })}</h1>
+      <p className="muted">{t("home.empty")}</p>
+    </section>
+  );
+}
+
+function LoginForm() {
+  const { t } = useTranslation();
+  const data = useActionData<ActionData>();
+  const busy = useNavigation().state !== "idle";
+  const errors = data?.errors ?? {};
+  return (
+    <Form method="post" noValidate className="stack" aria-describedby={errors.form ? "login-error" : undefined}>
+      <input type="hidden" name="intent" value="login" />
+      <h2>{t("login.title")}</h2>
+      {errors.form ? (
+        <p id="login-error" className="form-error" role="alert">
+          {t(errors.form)}
+        </p>
+      ) : null}
+      <label>
+        {t("login.username")}
+        <input
+          name="username"
+          autoComplete="username"
+          defaultValue={data?.values?.username}
+          aria-invalid={!!errors.username}
+          aria-describedby={errors.username ? "username-error" : undefined}
+        />
+      </label>
+      {errors.username ? (
+        <p id="username-error" className="field-error">
+          {t(errors.username)}
+        </p>
+      ) : null}
+      <label>
+        {t("login.password")}
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          aria-invalid={!!errors.password}
+          aria-describedby={errors.password ? "password-error" : undefined}
+        />
+      </label>
+      {errors.password ? (
+        <p id="password-error" className="field-error">
+          {t(errors.password)}
+        </p>
+      ) : null}
+      <fieldset className="inline">
+        <legend>{t("login.userType")}</legend>
+        {(["agent", "admin"] as const).map((type) => (
+          <label key={type}>
+            <input type="radio" name="type" value={type} defaultChecked={(data?.values?.type ?? "agent") === type} />
+            {t(`userType.${type}`)}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" className="button primary" disabled={busy}>
+        {busy ? t("login.signingIn") : t("login.submit")}
+      </button>
+    </Form>
+  );
+}
+
+function SecondFactorForm() {
+  const { t } = useTranslation();
+  const data = useActionData<ActionData>();
+  const busy = useNavigation().state !== "idle";
+  const error = data?.errors?.code;
+  return (
+    <div className="stack">
+      <Form method="post" noValidate className="stack">
+        <input type="hidden" name="intent" value="tfa" />
+        <h2>{t("login.tfaTitle")}</h2>
+        <p className="muted">{t("login.tfaPrompt")}</p>
+        <label>
+          {t("login.code")}
+          <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" maxLength={6} autoFocus aria-invalid={!!error} />
+        </label>
+        {error ? (
+          <p className="field-error" role="alert">
+            {t(error)}
+          </p>
+        ) : null}
+        <button type="submit" className="button primary" disabled={busy}>
+          {t("login.verify")}
+        </button>
+      </Form>
+      <Form method="post">
+        <input type="hidden" name="intent" value="cancel_tfa" />
+        <button type="submit" className="link-button">
+          {t("common.cancel")}
+        </button>
+      </Form>
+    </div>
+  );
+}

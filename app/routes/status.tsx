@@ -1,0 +1,20 @@
+// Presence change from the user menu or the status banner.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { requireUser } from "~/context.server";
+import { safeRedirect } from "~/forms";
+import { setPresence } from "~/models/users.server";
+import { statusChangeError, type PresenceStatus } from "~/presence";
+
+export const loader = () => redirect("/");
+
+export async function action({ request }: ActionFunctionArgs) {
+  const { user } = await requireUser(request);
+  const form = await request.formData();
+  const status = String(form.get("status") ?? "");
+  const reason = String(form.get("reason") ?? "").slice(0, 200);
+  const error = statusChangeError(user.secondStatus || "ONLINE", status, reason);
+  if (error) return json({ statusError: error }, { status: 400 });
+  await setPresence(user.id, status as PresenceStatus, reason);
+  return redirect(safeRedirect(form.get("redirectTo")));
+}

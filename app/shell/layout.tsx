@@ -1,0 +1,145 @@
+// The agent shell: left navigation, list panel and detail area. Logged-out visitors only reach
+// its index route, which renders the login form without the shell around it.
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Form, Link, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { requestContext, isTrial, viewerOf } from "~/context.server";
+import { buildNav, parseVisibility } from "~/nav";
+import { plugins } from "~/plugins/registry.server";
+import { UserMenu } from "~/components/UserMenu";
+import { StatusBanner } from "~/components/StatusBanner";
+import { ExpiryBanner } from "~/components/ExpiryBanner";
+import { Icon } from "~/components/Icon";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const ctx = await requestContext(request, context);
+  const viewer = viewerOf(ctx);
+  if (!ctx.user || !viewer) return json({ signedIn: false as const, productTitle: ctx.edition.title });
+  const url = new URL(request.url);
+  const nav = buildNav({
+    plugins: plugins(),
+    enabledPlugins: ctx.edition.enabled,
+    hiddenByDefault: ctx.edition.hiddenByDefault,
+    visibility: parseVisibility(ctx.menuVisibility),
+    viewer,
+    trial: isTrial(ctx),
+    language: ctx.language,
+  });
+  const unread = 0; // ticket + live chat + chat unread counts arrive with the tickets feature
+  const { workspace, user } = ctx;
+  return json({
+    signedIn: true as const,
+    productTitle: ctx.edition.title,
+    tabTitle: `${unread ? `(${unread}) ` : ""}${workspace.adminName} - ${ctx.edition.title}`,
+    user: {
+      name: user.name,
+      username: user.username,
+      type: user.type,
+      photo: user.photo,
+      secondStatus: user.secondStatus,
+      statusReason: user.statusReason,
+      statusTime: user.statusTime,
+    },
+    nav,
+    editMenu: url.searchParams.has("edit_menu"),
+    navMinimised: ctx.navMinimised,
+    expiry:
+      workspace.expiresAt !== null && workspace.expiresAt < Date.now()
+        ? { trial: workspace.accountType === 0 }
+        : null,
+    now: Date.now(),
+  });
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data && data.signedIn ? data.tabTitle : data?.productTitle ?? "OmniDesk" },
+];
+
+export default function Shell() {
+  const data = useLoaderData<typeof loader>();
+  const { t } = useTranslation();
+  const location = useLocation();
+  if (!data.signedIn) return <Outlet />;
+  const here = location.pathname + location.search;
+  const shown = data.editMenu ? data.nav : data.nav.filter((item) => !item.hidden);
+  return (
+    <div className={data.navMinimised ? "shell nav-min" : "shell"}>
+      <a className="skip-link" href="#detail">
+        {t("shell.skip")}
+      </a>
+      <aside className="left-nav" aria-label={t("shell.navigation")}>
+        <div className="brand">
+          <Link to="/" title={data.productTitle}>
+            <Icon name="logo" />
+            <span className="label">{data.productTitle}</span>
+          </Link>
+        </div>
+        <Form method="post" action="/preferences" className="nav-toggle">
+          <input type="hidden" name="intent" value="nav_min" />
+          <input type="hidden" name="value" value={data.navMinimised ? "0" : "1"} />
+          <input type="hidden" name="redirectTo" value={here} />
+          <button type="submit" className="icon-button" aria-label={data.navMinimised ? t("shell.expand") : t("shell.minimise")}>
+            <Icon name={data.navMinimised ? "expand" : "collapse"} />
+          </button>
+        </Form>
+        {data.editMenu ? (
+          <Form method="post" action="/preferences" className="menu-edit">
+            <input type="hidden" name="intent" value="menu_visibility" />
+            <input type="hidden" name="redirectTo" value={location.pathname} />
+            <fieldset>
+              <legend>{t("shell.editMenu")}</legend>
+              {shown.map((item) => (
+                <label key={item.id}>
+                  <input type="checkbox" name="visible" value={item.id} defaultChecked={!item.hidden} />
+                  <input type="hidden" name="listed" value={item.id} />
+                  {item.label}
+                </label>
+              ))}
+            </fieldset>
+            <button type="submit" className="button primary">
+              {t("common.save")}
+            </button>
+          </Form>
+        ) : (
+          <nav>
+            <ul>
+              {shown.map((item) => (
+                <li key={item.id}>
+                  <NavLink to={item.path} title={item.label} data-menu-item={item.id}>
+                    <Icon name={item.icon} />
+                    <span className="label">{item.label}</span>
+                  </NavLink>
+                </li>
+              ))}
+            </ul>
+            <Link to="?edit_menu=1" className="edit-menu-link">
+              <Icon name="edit" />
+              <span className="label">{t("shell.editMenu")}</span>
+            </Link>
+          </nav>
+        )}
+      </aside>
+      <section className="list-panel" aria-label={t("shell.list")}>
+        <div className="tabs" role="tablist">
+          <span role="tab" aria-selected="true">{t("shell.tabTickets")}</span>
+          <span role="tab" aria-selected="false">{t("shell.tabLiveChat")}</span>
+          <span role="tab" aria-selected="false">{t("shell.tabWorkspace")}</span>
+        </div>
+        <p className="muted empty">{t("shell.listNotYet")}</p>
+      </section>
+      <div className="detail-column">
+        <header className="top-bar">
+          <UserMenu user={data.user} />
+        </header>
+        {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}
+        {data.user.secondStatus ? (
+          <StatusBanner status={data.user.secondStatus} since={data.user.statusTime} now={data.now} />
+        ) : null}
+        <main id="detail" className="detail">
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}

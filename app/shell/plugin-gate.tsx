@@ -1,0 +1,21 @@
+// Parent of every plugin route, in the shell and on public pages: see guardPluginRoute.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Outlet, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { guardPluginRoute } from "~/context.server";
+import { NotFound } from "~/components/NotFound";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { plugin, ctx } = await guardPluginRoute(request, context);
+  return json({ pluginId: plugin.id, title: plugin.title[ctx.language] });
+}
+
+export default function PluginGate() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  throw error;
+}

@@ -1,0 +1,122 @@
+// One database client for the whole process, chosen by DATABASE_URL:
+// postgres://... -> PostgreSQL (scale-out), anything else -> an embedded SQLite file.
+import path from "node:path";
+import fs from "node:fs";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { drizzle as drizzleSqlite, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migrateSqlite } from "drizzle-orm/better-sqlite3/migrator";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import type { SQL } from "drizzle-orm";
+import * as sqliteSchema from "./schema/sqlite";
+import * as pgSchema from "./schema/pg";
+
+export type Dialect = "sqlite" | "pg";
+/**
+ * Model code is written once against the SQLite typings; at run time the object may be the
+ * PostgreSQL flavour, whose query builder has the same surface for everything we use
+ * (select/insert/update/delete, returning, onConflict*). Always `await` queries.
+ */
+export type DB = BetterSQLite3Database<typeof sqliteSchema>;
+export type Schema = typeof sqliteSchema;
+
+export interface DbHandle {
+  dialect: Dialect;
+  db: DB;
+  schema: Schema;
+  migrate(): Promise<void>;
+  /** Runs a statement that the query builder does not cover. */
+  raw(query: SQL): Promise<void>;
+  close(): Promise<void>;
+  /** Runs fn atomically. On SQLite, fn must only await database calls (no network or file I/O). */
+  transaction<T>(fn: (tx: DB) => Promise<T>): Promise<T>;
+}
+
+export function dataDir() {
+  return path.resolve(process.env.DATA_DIR || "data");
+}
+
+export function openDatabase(url = process.env.DATABASE_URL || ""): DbHandle {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPg(url);
+  const file = url ? url.replace(/^file:/, "") : path.join(dataDir(), "omnidesk.sqlite");
+  return openSqlite(file);
+}
+
+function openSqlite(file: string): DbHandle {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const client = new Database(file);
+  client.pragma("journal_mode = WAL");
+  client.pragma("busy_timeout = 5000");
+  client.pragma("foreign_keys = ON");
+  client.pragma("synchronous = NORMAL");
+  const db = drizzleSqlite(client, { schema: sqliteSchema });
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    dialect: "sqlite",
+    db,
+    schema: sqliteSchema,
+    async migrate() {
+      migrateSqlite(db, { migrationsFolder: path.resolve("db/migrations/sqlite") });
+    },
+    async raw(query) {
+      db.run(query);
+    },
+    async close() {
+      client.close();
+    },
+    // drizzle's better-sqlite3 transactions are synchronous; model code is async, so we open the
+    // transaction by hand and serialise transactions through a promise queue.
+    transaction<T>(fn: (tx: DB) => Promise<T>) {
+      const run = async () => {
+        client.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await fn(db);
+          client.exec("COMMIT");
+          return result;
+        } catch (error) {
+          if (client.inTransaction) client.exec("ROLLBACK");
+          throw error;
+        }
+      };
+      const next = queue.then(run, run);
+      queue = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
+
+function openPg(url: string): DbHandle {
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PG_POOL_SIZE || 10) });
+  const db = drizzlePg(pool, { schema: pgSchema });
+  return {
+    dialect: "pg",
+    db: db as unknown as DB,
+    schema: pgSchema as unknown as Schema,
+    async migrate() {
+      await migratePg(db, { migrationsFolder: path.resolve("db/migrations/pg") });
+    },
+    async raw(query) {
+      await db.execute(query);
+    },
+    async close() {
+      await pool.end();
+    },
+    transaction<T>(fn: (tx: DB) => Promise<T>) {
+      return db.transaction((tx) => fn(tx as unknown as DB));
+    },
+  };
+}
+
+// The Remix server bundle and server.ts each load this module; a process-wide singleton keeps
+// them on one connection.
+const g = globalThis as unknown as { __omnideskDb?: DbHandle };
+
+export function getDb(): DbHandle {
+  return (g.__omnideskDb ??= openDatabase());
+}
+
+/** Replaces the process-wide handle (tests, seed CLI). */
+export function setDb(handle: DbHandle | undefined) {
+  g.__omnideskDb = handle;
+}

@@ -1,0 +1,160 @@
+// PostgreSQL schema (scale-out). Keep in step with ./sqlite.ts: tests/unit/schema-drift.test.ts fails when they differ.
+import { pgTable, integer, text, serial, boolean, bigint, primaryKey, index, uniqueIndex } from "drizzle-orm/pg-core";
+
+const bool = (name: string) => boolean(name);
+/** Times are unix milliseconds everywhere. */
+const time = (name: string) => bigint(name, { mode: "number" });
+
+export const departments = pgTable("departments", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: serial("id").primaryKey(),
+    username: text("username").notNull(),
+    name: text("name").notNull(),
+    type: text("type").notNull(), // 'admin' | 'agent'
+    passwordHash: text("password_hash").notNull(),
+    photo: text("photo"),
+    departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
+    permissions: text("permissions").notNull().default("[]"), // JSON list of permission names (spec section 6)
+    language: text("language"),
+    totpSecret: text("totp_secret"),
+    totpEnabled: bool("totp_enabled").notNull().default(false),
+    totpLastStep: integer("totp_last_step").notNull().default(0),
+    status: text("status").notNull().default("ONLINE"),
+    secondStatus: text("second_status").notNull().default(""),
+    statusReason: text("status_reason").notNull().default(""),
+    statusTime: time("status_time").notNull().default(0),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("users_username_idx").on(t.username)],
+);
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    // sha256 of the id in the cookie: a leaked table does not leak usable sessions
+    idHash: text("id_hash").primaryKey(),
+    refreshHash: text("refresh_hash"),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    mfaPending: bool("mfa_pending").notNull().default(false),
+    createdAt: time("created_at").notNull(),
+    expiresAt: time("expires_at").notNull(),
+    userAgent: text("user_agent").notNull().default(""),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_refresh_idx").on(t.refreshHash)],
+);
+
+export const labels = pgTable("labels", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull(),
+  color: text("color").notNull().default("#000000"),
+  colorDark: text("color_dark").notNull().default("#000000"),
+  level: integer("level").notNull().default(0),
+  sla: integer("sla").notNull().default(30),
+});
+
+export const tickets = pgTable(
+  "tickets",
+  {
+    id: serial("id").primaryKey(),
+    ticketNumber: integer("ticket_number").notNull(),
+    title: text("title").notNull(),
+    channel: text("channel").notNull(),
+    status: integer("status").notNull().default(0), // 0 open, 1 pending, 2 resolved, 3 closed
+    severity: text("severity").notNull().default(""), // H, M, L or ''
+    departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
+    contactName: text("contact_name").notNull().default(""),
+    contactEmail: text("contact_email").notNull().default(""),
+    contactPhone: text("contact_phone").notNull().default(""),
+    emotion: text("emotion").notNull().default(""),
+    lastMessage: text("last_message").notNull().default(""),
+    responded: bool("responded").notNull().default(false),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("tickets_number_idx").on(t.ticketNumber),
+    index("tickets_status_updated_idx").on(t.status, t.updatedAt),
+    index("tickets_channel_idx").on(t.channel),
+    index("tickets_department_idx").on(t.departmentId),
+    index("tickets_created_idx").on(t.createdAt),
+  ],
+);
+
+export const ticketLabels = pgTable(
+  "ticket_labels",
+  {
+    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    labelId: integer("label_id").notNull(), // no FK: a deleted label shows as "Removed" (spec section 3)
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.labelId] }), index("ticket_labels_label_idx").on(t.labelId)],
+);
+
+export const participants = pgTable(
+  "participants",
+  {
+    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    assignee: bool("assignee").notNull().default(false),
+    lastReadAt: time("last_read_at").notNull().default(0),
+    addedAt: time("added_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.userId] }), index("participants_user_idx").on(t.userId)],
+);
+
+export const messages = pgTable(
+  "messages",
+  {
+    id: serial("id").primaryKey(),
+    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    type: text("type").notNull().default("text"),
+    body: text("body").notNull(),
+    senderUserId: integer("sender_user_id").references(() => users.id, { onDelete: "set null" }),
+    senderName: text("sender_name").notNull().default(""),
+    replyToId: integer("reply_to_id"),
+    pinned: bool("pinned").notNull().default(false),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("messages_ticket_created_idx").on(t.ticketId, t.createdAt)],
+);
+
+/** Workspace settings as key/value (plan, account_type, admin name, ...). */
+export const settings = pgTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+/** Admin overrides of an edition file: host patterns. */
+export const editions = pgTable("editions", {
+  id: text("id").primaryKey(),
+  hosts: text("hosts").notNull(), // JSON list of host patterns
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** Admin overrides of which plugins an edition enables. */
+export const pluginToggles = pgTable(
+  "plugin_toggles",
+  {
+    editionId: text("edition_id").notNull(),
+    pluginId: text("plugin_id").notNull(),
+    enabled: bool("enabled").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.editionId, t.pluginId] })],
+);
+
+/** Tokens behind public pages: live chat, survey, new ticket, public dashboards. */
+export const publicTokens = pgTable(
+  "public_tokens",
+  {
+    kind: text("kind").notNull(),
+    token: text("token").notNull(),
+    createdAt: time("created_at").notNull(),
+    revokedAt: time("revoked_at"),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.token] })],
+);

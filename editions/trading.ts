@@ -1,0 +1,10 @@
+import { defineEdition } from "./types";
+
+export default defineEdition({
+  id: "trading",
+  title: "OmniDesk Trading Insight",
+  hosts: ["trade.*"],
+  variant: "trading",
+  plugins: ["tickets", "chat", "reports", "payment", "contacts", "calendar", "kb", "analyst", "customer_analysis"],
+  hiddenByDefault: [],
+});

@@ -1,0 +1,62 @@
+// Classic Remix compiler. Every route is declared here: the core routes of app/ and, read from
+// plugins/<id>/plugin.json, the routes of each feature plugin (see docs/decisions/002-plugin-routes.md).
+import fs from "node:fs";
+import path from "node:path";
+
+const NOT_AVAILABLE = "shell/not-available.tsx";
+
+function readPlugins() {
+  const dir = path.resolve("plugins");
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "plugin.json")))
+    .map((d) => JSON.parse(fs.readFileSync(path.join(dir, d.name, "plugin.json"), "utf8")))
+    .sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** Route files of plugins live in plugins/<id>/; Remix resolves route files from app/. */
+const pluginFile = (plugin, file) => (file ? `../plugins/${plugin.id}/${file}` : NOT_AVAILABLE);
+
+/** @type {import('@remix-run/dev').AppConfig} */
+export default {
+  ignoredRouteFiles: ["**/*"],
+  serverModuleFormat: "esm",
+  future: { v3_fetcherPersist: true, v3_relativeSplatPath: true, v3_throwAbortReason: true },
+  serverDependenciesToBundle: [/^remix-i18next/],
+  routes(defineRoutes) {
+    const plugins = readPlugins();
+    return defineRoutes((route) => {
+      // The agent shell: logged-out visitors only ever see its index (the login form).
+      route(undefined, "shell/layout.tsx", { id: "shell" }, () => {
+        route(undefined, "routes/home.tsx", { index: true, id: "home" });
+        route("settings", "routes/settings.tsx");
+        route("admin/editions", "routes/admin.editions.tsx");
+        for (const plugin of plugins) {
+          route(undefined, "shell/plugin-gate.tsx", { id: `plugin/${plugin.id}` }, () => {
+            plugin.routes.forEach((r, i) => route(r.path, pluginFile(plugin, r.file), { id: `plugin/${plugin.id}/${i}` }));
+          });
+        }
+      });
+      for (const plugin of plugins) {
+        if (!plugin.publicRoutes?.length) continue;
+        route(undefined, "shell/plugin-gate.tsx", { id: `public/${plugin.id}` }, () => {
+          plugin.publicRoutes.forEach((r, i) =>
+            route(r.path, pluginFile(plugin, r.file), { id: `public/${plugin.id}/${i}` }),
+          );
+        });
+      }
+      route("about", "routes/about.tsx");
+      route("login", "routes/login.tsx");
+      route("contact", "routes/landing.tsx", { id: "contact" });
+      route("signup", "routes/landing.tsx", { id: "signup" });
+      route("password_reset", "routes/landing.tsx", { id: "password_reset" });
+      route("logout", "routes/logout.tsx");
+      route("status", "routes/status.tsx");
+      route("preferences", "routes/preferences.tsx");
+      route("api/auth2", "routes/api.auth2.ts");
+      route("api/auth/check", "routes/api.auth.check.ts");
+      route("api/user/signout", "routes/api.user.signout.ts");
+      route("*", "routes/not-found.tsx");
+    });
+  },
+};

@@ -1,0 +1,164 @@
+// The HTTP server: Express (compression, security headers, static assets, the Remix handler) and
+// socket.io on the same port. Start with `npm start`; configuration is in README.md.
+import "dotenv/config";
+import fs from "node:fs";
+import path from "node:path";
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import express from "express";
+import compression from "compression";
+import helmet from "helmet";
+import { createRequestHandler } from "@remix-run/express";
+import type { ServerBuild } from "@remix-run/node";
+import { Server as SocketServer } from "socket.io";
+import { getDb, dataDir } from "./db/client";
+import { seedIfEmpty } from "./db/seed";
+import { registerRealtime } from "./app/realtime.server";
+import { sessionCookie } from "./app/cookies.server";
+import { findSession } from "./app/models/sessions.server";
+import { editionForHost } from "./app/models/editions.server";
+import { pluginForPath } from "./app/plugins/registry.server";
+
+const PORT = Number(process.env.PORT || 3000);
+const production = process.env.NODE_ENV === "production";
+
+/** Signing secret for cookies: from the environment, or generated once and kept in DATA_DIR. */
+function settleSessionSecret() {
+  if (process.env.SESSION_SECRET) return;
+  if (production) throw new Error("SESSION_SECRET must be set when NODE_ENV=production");
+  const file = path.join(dataDir(), "session-secret");
+  fs.mkdirSync(dataDir(), { recursive: true });
+  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
+  process.env.SESSION_SECRET = fs.readFileSync(file, "utf8").trim();
+}
+
+/** Same-origin check for state-changing requests, on top of SameSite=Lax cookies. */
+function sameOrigin(req: express.Request) {
+  const origin = req.get("Origin");
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === req.get("Host");
+  } catch {
+    return false;
+  }
+}
+
+async function main() {
+  settleSessionSecret();
+  const handle = getDb();
+  await handle.migrate();
+  await seedIfEmpty(handle);
+
+  const build = (await import(path.resolve("build/index.js") as string)) as unknown as ServerBuild;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", process.env.TRUST_PROXY ? Number(process.env.TRUST_PROXY) || process.env.TRUST_PROXY : false);
+
+  app.use((_req, res, next) => {
+    res.locals.cspNonce = randomBytes(16).toString("base64");
+    next();
+  });
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          "script-src": ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
+          "style-src": ["'self'", "'unsafe-inline'"],
+          "img-src": ["'self'", "data:", "blob:"],
+          "connect-src": ["'self'", "ws:", "wss:"],
+          "upgrade-insecure-requests": production ? [] : null,
+        },
+      },
+      strictTransportSecurity: production,
+    }),
+  );
+  app.use(compression());
+
+  app.get("/healthz", async (_req, res) => {
+    try {
+      await handle.db.select().from(handle.schema.settings).limit(1);
+      res.json({ ok: true, database: handle.dialect });
+    } catch (error) {
+      res.status(503).json({ ok: false, error: String(error) });
+    }
+  });
+
+  // Fingerprinted build output never changes: cache it for a year.
+  app.use("/build", express.static("public/build", { immutable: true, maxAge: "1y" }));
+  app.use(express.static("public", { maxAge: "1h" }));
+
+  app.use(async (req, res, next) => {
+    if (req.method === "GET" || req.method === "HEAD") return next();
+    if (!sameOrigin(req)) return res.status(403).type("text").send("Cross-origin request refused");
+    // a route of a plugin that is off for this edition has no actions either (loaders: plugin-gate)
+    const owner = pluginForPath(req.path);
+    if (owner && !(await editionForHost(req.get("Host") ?? null)).enabled.includes(owner.plugin.id))
+      return res.status(404).type("text").send("Not Found");
+    next();
+  });
+
+  app.all(
+    "*",
+    createRequestHandler({
+      build,
+      mode: build.mode,
+      getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce as string }),
+    }),
+  );
+
+  const server = http.createServer(app);
+  const io = new SocketServer(server, {
+    serveClient: false,
+    maxHttpBufferSize: 1e6,
+    allowRequest: (req, callback) => {
+      const origin = req.headers.origin;
+      callback(null, !origin || new URL(origin).host === req.headers.host);
+    },
+  });
+  if (process.env.REDIS_URL) {
+    const { createClient } = await import("redis");
+    const { createAdapter } = await import("@socket.io/redis-adapter");
+    const pub = createClient({ url: process.env.REDIS_URL });
+    const sub = pub.duplicate();
+    await Promise.all([pub.connect(), sub.connect()]);
+    io.adapter(createAdapter(pub, sub));
+  }
+  // Only sockets carrying a live session cookie get in; each joins its user and session rooms.
+  io.use(async (socket, next) => {
+    try {
+      const token = await sessionCookie().parse(socket.request.headers.cookie ?? null);
+      const auth = await findSession(typeof token === "string" ? token : undefined);
+      if (!auth) return next(new Error("unauthorized"));
+      socket.data.userId = auth.user.id;
+      socket.join([`user:${auth.user.id}`, `session:${auth.session.idHash}`]);
+      next();
+    } catch (error) {
+      next(error as Error);
+    }
+  });
+  registerRealtime(io);
+
+  server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    // io.close disconnects every socket, then closes the HTTP server
+    io.close(async () => {
+      await handle.close();
+      clearTimeout(force);
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
