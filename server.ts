@@ -70,6 +70,8 @@ async function main() {
         },
       },
       strictTransportSecurity: production,
+      // "no-referrer" would make Chromium send "Origin: null" on plain form posts (see sameOrigin)
+      referrerPolicy: { policy: "strict-origin-when-cross-origin" },
     }),
   );
   app.use(compression());

@@ -1,0 +1,23 @@
+import type { BrowserContext, Page } from "@playwright/test";
+import { expect } from "@playwright/test";
+
+export const PASSWORD = process.env.SEED_PASSWORD || "demo1234";
+
+/** A cookie value as Remix's createCookie writes it (unsigned): base64 of the JSON. */
+export const remixCookieValue = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+
+/** Marks the language as chosen so the first-visit language dialog stays closed. */
+export async function chooseLanguage(context: BrowserContext, baseURL: string, language = "en", host = "localhost") {
+  const url = new URL(baseURL);
+  url.hostname = host;
+  await context.addCookies([{ name: "lng", value: remixCookieValue(language), url: url.origin }]);
+}
+
+export async function login(page: Page, username: string, type: "admin" | "agent", password = PASSWORD) {
+  await page.goto("/");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("radio", { name: type === "admin" ? "Admin" : "Agent" }).check();
+  await page.getByRole("button", { name: "Log In" }).click();
+  await expect(page.locator(".shell")).toBeVisible();
+}

@@ -1,0 +1,21 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "~": path.resolve("app"),
+      "@db": path.resolve("db"),
+      "@plugins": path.resolve("plugins"),
+      "@editions": path.resolve("editions"),
+    },
+  },
+  test: {
+    include: ["app/**/*.test.ts", "db/**/*.test.ts", "tests/unit/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // model tests share one process-wide database handle per file
+    pool: "forks",
+  },
+});
