@@ -13,11 +13,26 @@ export async function chooseLanguage(context: BrowserContext, baseURL: string, l
   await context.addCookies([{ name: "lng", value: remixCookieValue(language), url: url.origin }]);
 }
 
-export async function login(page: Page, username: string, type: "admin" | "agent", password = PASSWORD) {
-  await page.goto("/");
+/** The origin of baseURL with another host name, e.g. support.localhost (editions are chosen by host). */
+export function originFor(baseURL: string, host: string) {
+  const url = new URL(baseURL);
+  url.hostname = host;
+  return url.origin;
+}
+
+/** Signs in through the form at "/" (of `origin` when given, else of baseURL). */
+export async function login(page: Page, username: string, type: "admin" | "agent", password = PASSWORD, origin = "") {
+  await page.goto(`${origin}/`);
   await page.getByLabel("Username").fill(username);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("radio", { name: type === "admin" ? "Admin" : "Agent" }).check();
   await page.getByRole("button", { name: "Log In" }).click();
   await expect(page.locator(".shell")).toBeVisible();
+}
+
+/** Logs out through the user menu; ends on the login form. */
+export async function logout(page: Page) {
+  await page.locator(".user-menu summary").click();
+  await page.getByRole("button", { name: "Log Out" }).click();
+  await expect(page.getByRole("button", { name: "Log In" })).toBeVisible();
 }

@@ -1,0 +1,54 @@
+// A fresh database per test suite, on SQLite (temp file) or PostgreSQL (a new database on the
+// server at TEST_DATABASE_URL), installed as the process-wide handle the models use.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { openDatabase, setDb, type DbHandle, type Dialect } from "@db/client";
+
+export const DIALECTS: Dialect[] = ["sqlite", "pg"];
+export const PG_URL = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+
+export interface TestDb {
+  handle: DbHandle;
+  cleanup(): Promise<void>;
+}
+
+export async function createTestDb(dialect: Dialect): Promise<TestDb> {
+  if (dialect === "sqlite") {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-test-"));
+    const handle = openDatabase(path.join(dir, "test.sqlite"));
+    await handle.migrate();
+    setDb(handle);
+    return {
+      handle,
+      async cleanup() {
+        setDb(undefined);
+        await handle.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `omnidesk_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  const handle = openDatabase(url.toString());
+  await handle.migrate();
+  setDb(handle);
+  return {
+    handle,
+    async cleanup() {
+      setDb(undefined);
+      await handle.close();
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Every translation must match the English strings file: the same keys (plural forms aside)
+// and the same {{placeholders}} in each string.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it, expect } from "vitest";
+
+const LOCALES_DIR = path.resolve(process.cwd(), "public/locales");
+const SOURCE = "en";
+const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/;
+
+type Messages = { [key: string]: string | Messages };
+
+function load(language: string): Messages {
+  return JSON.parse(fs.readFileSync(path.join(LOCALES_DIR, language, "common.json"), "utf8")) as Messages;
+}
+
+/** Dotted key -> string, for every leaf. */
+function flatten(messages: Messages, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(messages)) {
+    const full = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === "string") out.set(full, value);
+    else for (const [k, v] of flatten(value, full)) out.set(k, v);
+  }
+  return out;
+}
+
+/** "status.banner_one" -> "status.banner"; plural forms of one key count as that key. */
+const baseKey = (key: string) => key.replace(PLURAL_SUFFIX, "");
+
+const placeholders = (text: string) =>
+  [...new Set([...text.matchAll(/\{\{\s*([^}]+?)\s*\}\}/g)].map((match) => match[1]))].sort();
+
+const show = (names: string[]) => (names.length ? names.map((n) => `{{${n}}}`).join(" ") : "none");
+
+const languages = fs
+  .readdirSync(LOCALES_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== SOURCE)
+  .map((entry) => entry.name)
+  .sort();
+
+const englishFlat = flatten(load(SOURCE));
+const englishBases = new Set([...englishFlat.keys()].map(baseKey));
+
+/** The English string a translated key answers to: the same form, else the "other" form. */
+function englishFor(key: string): string | undefined {
+  return englishFlat.get(key) ?? englishFlat.get(`${baseKey(key)}_other`) ?? englishFlat.get(baseKey(key));
+}
+
+describe("locale files", () => {
+  it("has translations to check", () => {
+    expect(languages.length).toBeGreaterThan(0);
+  });
+
+  describe.each(languages)("%s", (language) => {
+    const flat = flatten(load(language));
+    const bases = new Set([...flat.keys()].map(baseKey));
+
+    it("has every English key", () => {
+      expect([...englishBases].filter((key) => !bases.has(key))).toEqual([]);
+    });
+
+    it("has no key English lacks", () => {
+      expect([...bases].filter((key) => !englishBases.has(key))).toEqual([]);
+    });
+
+    it("keeps the placeholders of every string", () => {
+      const changed: string[] = [];
+      for (const [key, value] of flat) {
+        const source = englishFor(key);
+        if (source === undefined) continue; // reported as an extra key
+        const expected = placeholders(source);
+        const actual = placeholders(value);
+        if (actual.join() !== expected.join()) changed.push(`${key}: ${show(actual)}, English has ${show(expected)}`);
+      }
+      expect(changed).toEqual([]);
+    });
+  });
+});
