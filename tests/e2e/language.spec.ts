@@ -1,0 +1,99 @@
+import fs from "node:fs";
+import path from "node:path";
+import { test, expect } from "@playwright/test";
+import { chooseLanguage, login, logout } from "./helpers";
+
+type Messages = { login: Record<string, string>; language: Record<string, string> };
+/** The translation file as the app reads it, so the test follows the translators' work. */
+const messages = (language: string): Messages =>
+  JSON.parse(fs.readFileSync(path.resolve("public/locales", language, "common.json"), "utf8"));
+
+test.describe("language from Accept-Language", () => {
+  test.describe("an unsupported language (fr)", () => {
+    test.use({ locale: "fr-FR", extraHTTPHeaders: { "Accept-Language": "fr-FR,fr;q=0.9" } });
+
+    test("falls back to English", async ({ page }) => {
+      await page.goto("/");
+      await expect(page.locator("html")).toHaveAttribute("lang", "en");
+      await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+      await expect(page.getByRole("button", { name: "Log In" })).toBeVisible();
+    });
+  });
+
+  test.describe("Japanese (ja)", () => {
+    test.use({ locale: "ja-JP", extraHTTPHeaders: { "Accept-Language": "ja,en;q=0.5" } });
+
+    test("shows the login page in Japanese", async ({ page }) => {
+      const ja = messages("ja");
+      await page.goto("/");
+      await expect(page.locator("html")).toHaveAttribute("lang", "ja");
+      await expect(page.locator(".login-card h2")).toHaveText(ja.login.title);
+      await expect(page.locator(".login-card")).toContainText(ja.login.username);
+      await expect(page.locator(".login-card")).toContainText(ja.login.password);
+      await expect(page.locator(".login-card button[type=submit]")).toHaveText(ja.login.submit);
+    });
+  });
+});
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`first-visit language dialog with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test.use({ javaScriptEnabled, locale: "en-US" });
+
+    test("appears without a lng cookie; choosing Bahasa Melayu switches to Malay for good", async ({ page, context }) => {
+      const ms = messages("ms");
+      await page.goto("/");
+      const dialog = page.getByRole("dialog");
+      await expect(dialog).toBeVisible();
+      await expect(dialog.getByRole("heading")).toContainText("Language");
+      await expect(dialog.getByRole("heading")).toContainText("BETA");
+
+      await dialog.getByRole("button", { name: "Bahasa Melayu" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "ms");
+      await expect(page.getByRole("dialog")).toHaveCount(0);
+      await expect(page.locator(".login-card h2")).toHaveText(ms.login.title);
+      expect((await context.cookies()).find((c) => c.name === "lng")).toBeTruthy();
+
+      await page.reload();
+      await expect(page.locator("html")).toHaveAttribute("lang", "ms");
+      await expect(page.getByRole("dialog")).toHaveCount(0);
+      await expect(page.locator(".login-card button[type=submit]")).toHaveText(ms.login.submit);
+    });
+  });
+}
+
+test.describe("saved language of a user", () => {
+  test("beats the lng cookie in a fresh browser after logging in again", async ({ page, browser, baseURL }) => {
+    await chooseLanguage(page.context(), baseURL!);
+    await login(page, "agent", "agent");
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+    try {
+      await page.goto("/settings");
+      await page.locator(".settings").getByRole("button", { name: "Bahasa Melayu" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "ms");
+      // menu labels come from the plugin manifests, which are translated
+      await expect(page.getByRole("link", { name: "Tiket", exact: true })).toBeVisible();
+      await logout(page);
+
+      const fresh = await browser.newContext({ baseURL, locale: "en-US" });
+      try {
+        await chooseLanguage(fresh, baseURL!, "en");
+        const other = await fresh.newPage();
+        await other.goto("/");
+        await expect(other.locator("html")).toHaveAttribute("lang", "en");
+        await login(other, "agent", "agent");
+        await expect(other.locator("html")).toHaveAttribute("lang", "ms");
+        await expect(other.getByRole("link", { name: "Tiket", exact: true })).toBeVisible();
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      // put the account back to English so other tests see the English menu
+      await page.context().clearCookies();
+      await chooseLanguage(page.context(), baseURL!);
+      await login(page, "agent", "agent");
+      await page.goto("/settings");
+      await page.locator(".settings").getByRole("button", { name: "English" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "en");
+    }
+  });
+});

@@ -1,0 +1,51 @@
+// socket.io shares the HTTP server and the session cookie: no session, no socket; logout
+// disconnects the sockets of that session.
+import { test, expect } from "@playwright/test";
+import { io, type Socket } from "socket.io-client";
+import { PASSWORD } from "./helpers";
+
+function connect(baseURL: string, cookie?: string): Promise<{ socket: Socket; error?: Error }> {
+  const socket = io(baseURL, { transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false, timeout: 5000 });
+  return new Promise((resolve) => {
+    socket.on("connect", () => resolve({ socket }));
+    socket.on("connect_error", (error) => resolve({ socket, error }));
+  });
+}
+
+test("a socket without a session is refused", async ({ baseURL }) => {
+  const { socket, error } = await connect(baseURL!);
+  expect(error?.message).toBe("unauthorized");
+  expect(socket.connected).toBe(false);
+  const forged = await connect(baseURL!, "sid=forged-value");
+  expect(forged.error?.message).toBe("unauthorized");
+});
+
+test("a signed-in session connects, and logout disconnects it", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  const login = await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
+  expect(login.status()).toBe(302);
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid");
+  expect(sid).toBeDefined();
+  const { socket, error } = await connect(baseURL!, `sid=${sid!.value}`);
+  expect(error).toBeUndefined();
+  expect(socket.connected).toBe(true);
+
+  const disconnected = new Promise<string>((resolve) => socket.on("disconnect", (reason) => resolve(reason)));
+  await api.post("/logout", { headers: { Origin: baseURL! } });
+  expect(await disconnected).toBe("io server disconnect");
+  const again = await connect(baseURL!, `sid=${sid!.value}`);
+  expect(again.error?.message).toBe("unauthorized");
+  await api.dispose();
+});
+
+test("a socket from another origin is refused", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const socket = io(baseURL!, { transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}`, origin: "http://evil.example" }, reconnection: false });
+  const error = await new Promise<Error>((resolve) => socket.on("connect_error", resolve));
+  expect(error).toBeDefined();
+  expect(socket.connected).toBe(false);
+  socket.close();
+  await api.dispose();
+});
