@@ -52,10 +52,14 @@ export default {
       route("password_reset", "routes/landing.tsx", { id: "password_reset" });
       route("logout", "routes/logout.tsx");
       route("status", "routes/status.tsx");
+      route("filters", "routes/filters.tsx");
       route("preferences", "routes/preferences.tsx");
       route("api/auth2", "routes/api.auth2.ts");
       route("api/auth/check", "routes/api.auth.check.ts");
       route("api/user/signout", "routes/api.user.signout.ts");
+      route("api/label/get", "routes/api.label.get.ts");
+      route("api/label/update", "routes/api.label.update.ts");
+      route("api/search/data", "routes/api.search.data.ts");
       route("*", "routes/not-found.tsx");
     });
   },

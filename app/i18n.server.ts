@@ -30,11 +30,17 @@ export async function hasChosenLanguage(request: Request) {
 }
 
 const cache = new Map<Language, Record<string, unknown>>();
+/**
+ * All files of public/locales/<language>/ merged into one namespace: common.json for the shell,
+ * one file per feature area (its top-level keys must not collide with another file's).
+ */
 export function loadMessages(language: Language): Record<string, unknown> {
   let messages = cache.get(language);
   if (!messages) {
-    const file = path.resolve("public/locales", language, "common.json");
-    messages = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+    const dir = path.resolve("public/locales", language);
+    messages = {};
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort())
+      Object.assign(messages, JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")));
     if (process.env.NODE_ENV === "production") cache.set(language, messages);
   }
   return messages;

@@ -2,11 +2,10 @@
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "./client";
 import { hashPassword } from "../app/models/password.server";
+import { CHANNELS } from "../app/channels";
 
-export const CHANNELS = [
-  "chat", "LIVECHAT", "LIVECHAT2", "EMAIL", "GRAPH_EMAIL", "WHATSAPP", "WAUCHAT", "FB_PAGE_POST", "FB_PM",
-  "TW_DM", "TW_MENTION", "LINE_DM", "TELEGRAM", "IG_PM", "IG_POST", "IG_MENTION", "MANUAL", "CALL",
-] as const;
+export { CHANNELS };
+
 
 export const DEFAULT_SEED_PASSWORD = "demo1234";
 export const DEMO_TOKEN = "demo";

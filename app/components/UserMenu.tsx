@@ -34,9 +34,14 @@ export function UserMenu({ user }: { user: MenuUser }) {
             <Link to="/settings">{t("menu.settings")}</Link>
           </li>
           {user.type === "admin" ? (
-            <li>
-              <Link to="/admin/editions">{t("menu.editions")}</Link>
-            </li>
+            <>
+              <li>
+                <Link to="/settings/labels">{t("menu.labels")}</Link>
+              </li>
+              <li>
+                <Link to="/admin/editions">{t("menu.editions")}</Link>
+              </li>
+            </>
           ) : null}
           <li>
             <Link to="/about">{t("menu.about")}</Link>

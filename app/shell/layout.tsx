@@ -11,6 +11,13 @@ import { UserMenu } from "~/components/UserMenu";
 import { StatusBanner } from "~/components/StatusBanner";
 import { ExpiryBanner } from "~/components/ExpiryBanner";
 import { Icon } from "~/components/Icon";
+import { ListPanel } from "~/components/ListPanel";
+import { SearchLauncher } from "~/components/SearchLauncher";
+import { loadListPanel } from "~/models/list-panel.server";
+import type { Preset } from "~/models/filter-presets.server";
+import { listPresets } from "~/models/filter-presets.server";
+import { getSetting } from "~/models/settings.server";
+import { canSee } from "~/permissions";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
@@ -26,8 +33,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     trial: isTrial(ctx),
     language: ctx.language,
   });
-  const unread = 0; // ticket + live chat + chat unread counts arrive with the tickets feature
+  const unread = 0; // ticket + live chat + chat unread counts arrive with the realtime feature
   const { workspace, user } = ctx;
+  const timeZone = await getSetting("timezone");
+  const tickets = ctx.edition.enabled.includes("tickets") && !isTrial(ctx);
+  const [list, presets] = await Promise.all([
+    tickets ? loadListPanel(user, url, timeZone) : null,
+    tickets ? listPresets(user, timeZone) : Promise.resolve<Preset[]>([]),
+  ]);
   return json({
     signedIn: true as const,
     productTitle: ctx.edition.title,
@@ -42,6 +55,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       statusTime: user.statusTime,
     },
     nav,
+    list,
+    presets,
+    listTabs: {
+      // the live chat tab shows only on the main product hosts (spec section 6)
+      livechat: ctx.edition.enabled.includes("livechat"),
+      chat: ctx.edition.enabled.includes("chat") && canSee("chat", viewer),
+    },
     editMenu: url.searchParams.has("edit_menu"),
     navMinimised: ctx.navMinimised,
     expiry:
@@ -120,16 +140,14 @@ export default function Shell() {
           </nav>
         )}
       </aside>
-      <section className="list-panel" aria-label={t("shell.list")}>
-        <div className="tabs" role="tablist">
-          <span role="tab" aria-selected="true">{t("shell.tabTickets")}</span>
-          <span role="tab" aria-selected="false">{t("shell.tabLiveChat")}</span>
-          <span role="tab" aria-selected="false">{t("shell.tabWorkspace")}</span>
-        </div>
-        <p className="muted empty">{t("shell.listNotYet")}</p>
-      </section>
+      {data.list ? (
+        <ListPanel data={data.list} presets={data.presets} now={data.now} tabs={data.listTabs} />
+      ) : (
+        <section className="list-panel" aria-label={t("shell.list")} />
+      )}
       <div className="detail-column">
         <header className="top-bar">
+          {data.list ? <SearchLauncher /> : null}
           <UserMenu user={data.user} />
         </header>
         {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}

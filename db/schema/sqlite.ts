@@ -68,6 +68,9 @@ export const tickets = sqliteTable(
     status: integer("status").notNull().default(0), // 0 open, 1 pending, 2 resolved, 3 closed
     severity: text("severity").notNull().default(""), // H, M, L or ''
     departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
+    campaignId: integer("campaign_id"),
+    /** Preferred appointment date, when the customer gave one. */
+    appointmentAt: time("appointment_at"),
     contactName: text("contact_name").notNull().default(""),
     contactEmail: text("contact_email").notNull().default(""),
     contactPhone: text("contact_phone").notNull().default(""),
@@ -83,6 +86,7 @@ export const tickets = sqliteTable(
     index("tickets_channel_idx").on(t.channel),
     index("tickets_department_idx").on(t.departmentId),
     index("tickets_created_idx").on(t.createdAt),
+    index("tickets_updated_idx").on(t.updatedAt),
   ],
 );
 
@@ -118,9 +122,51 @@ export const messages = sqliteTable(
     senderName: text("sender_name").notNull().default(""),
     replyToId: integer("reply_to_id"),
     pinned: bool("pinned").notNull().default(false),
+    /** Attachment in file storage (type image/..., or another mime type). */
+    fileKey: text("file_key"),
+    fileName: text("file_name"),
+    fileType: text("file_type"),
+    fileSize: integer("file_size"),
     createdAt: time("created_at").notNull(),
   },
   (t) => [index("messages_ticket_created_idx").on(t.ticketId, t.createdAt)],
+);
+
+/** Private notes agents attach to a message. */
+export const messageNotes = sqliteTable(
+  "message_notes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    messageId: integer("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    body: text("body").notNull(),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [index("message_notes_message_idx").on(t.messageId)],
+);
+
+export const messageReactions = sqliteTable(
+  "message_reactions",
+  {
+    messageId: integer("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    reaction: text("reaction").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.userId, t.reaction] })],
+);
+
+/** Saved ticket-list filters, per user. */
+export const filterPresets = sqliteTable(
+  "filter_presets",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    query: text("query").notNull(), // the list's query string
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("filter_presets_user_idx").on(t.userId)],
 );
 
 /** Workspace settings as key/value (plan, account_type, admin name, ...). */

@@ -30,9 +30,20 @@ export async function login(page: Page, username: string, type: "admin" | "agent
   await expect(page.locator(".shell")).toBeVisible();
 }
 
-/** Logs out through the user menu; ends on the login form. */
+/** Logs out through the user menu (in any language); ends on the login form. */
 export async function logout(page: Page) {
   await page.locator(".user-menu summary").click();
-  await page.getByRole("button", { name: "Log Out" }).click();
-  await expect(page.getByRole("button", { name: "Log In" })).toBeVisible();
+  await page.locator('.user-menu form[action="/logout"] button[type="submit"]').click();
+  await expect(page.locator(".login-card form")).toBeVisible();
+}
+
+/**
+ * With JavaScript on, waits until Remix has hydrated the page, so typing into controlled inputs is
+ * not overwritten by hydration (window.__remixRouter is set by RemixBrowser).
+ */
+export async function hydrated(page: Page) {
+  await page.waitForFunction(() => {
+    const router = (window as unknown as { __remixRouter?: { state: { initialized: boolean } } }).__remixRouter;
+    return !!router?.state.initialized;
+  });
 }

@@ -31,14 +31,14 @@ for (const javaScriptEnabled of [true, false]) {
       await login(page, "agent", "agent");
       await page.goto("/settings");
       await expect(page.getByText("Rich links: On")).toBeVisible();
-      await page.getByRole("button", { name: "Turn off" }).click();
+      await page.getByRole("button", { name: "Turn off", exact: true }).click();
       await expect(page.getByText("Rich links: Off")).toBeVisible();
-      await expect(page.getByRole("button", { name: "Turn on" })).toBeVisible();
+      await expect(page.getByRole("button", { name: "Turn on", exact: true })).toBeVisible();
       await page.reload();
       await expect(page.getByText("Rich links: Off")).toBeVisible();
-      await page.getByRole("button", { name: "Turn on" }).click();
+      await page.getByRole("button", { name: "Turn on", exact: true }).click();
       await expect(page.getByText("Rich links: On")).toBeVisible();
-      await expect(page.getByRole("button", { name: "Turn off" })).toBeVisible();
+      await expect(page.getByRole("button", { name: "Turn off", exact: true })).toBeVisible();
     });
   });
 }

@@ -10,8 +10,13 @@ const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/;
 
 type Messages = { [key: string]: string | Messages };
 
+/** Every file of a language, merged as the server merges them (app/i18n.server.ts). */
 function load(language: string): Messages {
-  return JSON.parse(fs.readFileSync(path.join(LOCALES_DIR, language, "common.json"), "utf8")) as Messages;
+  const dir = path.join(LOCALES_DIR, language);
+  const merged: Messages = {};
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort())
+    Object.assign(merged, JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Messages);
+  return merged;
 }
 
 /** Dotted key -> string, for every leaf. */
@@ -50,6 +55,21 @@ function englishFor(key: string): string | undefined {
 describe("locale files", () => {
   it("has translations to check", () => {
     expect(languages.length).toBeGreaterThan(0);
+  });
+
+  it("gives each top-level key to one file only (files are merged shallowly)", () => {
+    for (const language of [SOURCE, ...languages]) {
+      const dir = path.join(LOCALES_DIR, language);
+      const seen = new Map<string, string>();
+      const clashes: string[] = [];
+      for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+        for (const key of Object.keys(JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")))) {
+          if (seen.has(key)) clashes.push(`${language}: ${key} in ${seen.get(key)} and ${file}`);
+          seen.set(key, file);
+        }
+      }
+      expect(clashes).toEqual([]);
+    }
   });
 
   describe.each(languages)("%s", (language) => {

@@ -1,0 +1,6 @@
+// Conversation constants shared by server and browser.
+export const MESSAGE_PAGE_SIZE = 30;
+export const REACTIONS = ["👍", "❤️", "😄", "😮", "😢", "🙏"] as const;
+export const MAX_MESSAGE_LENGTH = 20_000;
+export const PRIORITIES = ["H", "M", "L", ""] as const;
+export type Priority = (typeof PRIORITIES)[number];

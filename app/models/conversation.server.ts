@@ -1,0 +1,331 @@
+// One conversation (ticket, workspace chat, call or live chat): what it shows and every change
+// an agent makes to it. Each write runs in a transaction and then publishes its event.
+import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { kindOf, type Kind } from "~/channels";
+import { publish } from "~/realtime.server";
+import { AccessDenied, canRead, type Reader } from "./access.server";
+import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation";
+
+
+export class NotFound extends Error {}
+
+type Actor = Reader & { name: string; username: string };
+
+export async function findConversation(reader: Reader, ticketNumber: number, kind: Kind) {
+  const { db, schema } = getDb();
+  const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.ticketNumber, ticketNumber));
+  if (!ticket || kindOf(ticket.channel) !== kind) throw new NotFound();
+  if (!(await canRead(reader, ticket.id))) throw new AccessDenied();
+  return ticket;
+}
+export type TicketRow = Awaited<ReturnType<typeof findConversation>>;
+
+/** The ticket by id, checked against the reader (used by actions and JSON twins). */
+export async function conversationById(reader: Reader, ticketId: number) {
+  const { db, schema } = getDb();
+  const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, ticketId));
+  if (!ticket) throw new NotFound();
+  if (!(await canRead(reader, ticket.id))) throw new AccessDenied();
+  return ticket;
+}
+
+export async function conversationDetails(ticket: TicketRow) {
+  const { db, schema } = getDb();
+  const [labels, people, department] = await Promise.all([
+    db
+      .select({ id: schema.ticketLabels.labelId, name: schema.labels.name, color: schema.labels.color })
+      .from(schema.ticketLabels)
+      .leftJoin(schema.labels, eq(schema.labels.id, schema.ticketLabels.labelId))
+      .where(eq(schema.ticketLabels.ticketId, ticket.id)),
+    db
+      .select({ userId: schema.users.id, username: schema.users.username, name: schema.users.name, assignee: schema.participants.assignee, lastReadAt: schema.participants.lastReadAt })
+      .from(schema.participants)
+      .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
+      .where(eq(schema.participants.ticketId, ticket.id))
+      .orderBy(asc(schema.participants.addedAt)),
+    ticket.departmentId
+      ? db.select().from(schema.departments).where(eq(schema.departments.id, ticket.departmentId))
+      : Promise.resolve([]),
+  ]);
+  return { labels, participants: people, department: department[0] ?? null };
+}
+
+export interface MessageView {
+  id: number;
+  type: string;
+  body: string;
+  sender: string;
+  senderUserId: number | null;
+  createdAt: number;
+  pinned: boolean;
+  file: { name: string; type: string; size: number } | null;
+  reply: { id: number; sender: string; body: string } | null;
+  notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
+  reactions: { reaction: string; usernames: string[] }[];
+  readBy: string[];
+}
+
+/**
+ * A page of messages, oldest first: the newest 30, or the 30 before `before`, or a window
+ * around `around` (a message link from search or a notification).
+ */
+export async function loadMessages(ticket: TicketRow, opts: { before?: number; around?: number } = {}) {
+  const { db, schema } = getDb();
+  const m = schema.messages;
+  let rows: (typeof m.$inferSelect)[];
+  if (opts.around) {
+    const [anchor] = await db.select().from(m).where(and(eq(m.id, opts.around), eq(m.ticketId, ticket.id)));
+    if (!anchor) return loadMessages(ticket);
+    const [older, newer] = await Promise.all([
+      db.select().from(m).where(and(eq(m.ticketId, ticket.id), lte(m.id, anchor.id))).orderBy(desc(m.id)).limit(MESSAGE_PAGE_SIZE / 2),
+      db.select().from(m).where(and(eq(m.ticketId, ticket.id), gt(m.id, anchor.id))).orderBy(asc(m.id)).limit(MESSAGE_PAGE_SIZE / 2),
+    ]);
+    rows = [...older.reverse(), ...newer];
+  } else {
+    rows = (
+      await db
+        .select()
+        .from(m)
+        .where(and(eq(m.ticketId, ticket.id), opts.before ? lt(m.id, opts.before) : undefined))
+        .orderBy(desc(m.id))
+        .limit(MESSAGE_PAGE_SIZE)
+    ).reverse();
+  }
+  const oldest = rows[0]?.id;
+  const [{ n: olderCount }] = oldest
+    ? await db.select({ n: sql<number>`count(*)` }).from(m).where(and(eq(m.ticketId, ticket.id), lt(m.id, oldest)))
+    : [{ n: 0 }];
+  return { messages: await decorateMessages(ticket, rows), hasOlder: Number(olderCount) > 0 };
+}
+
+async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/schema/sqlite").messages.$inferSelect)[]): Promise<MessageView[]> {
+  if (!rows.length) return [];
+  const { db, schema } = getDb();
+  const ids = rows.map((r) => r.id);
+  const replyIds = rows.map((r) => r.replyToId).filter((x): x is number => !!x);
+  const [users, notes, reactions, replies, readers] = await Promise.all([
+    db.select({ id: schema.users.id, name: schema.users.name, username: schema.users.username }).from(schema.users),
+    db.select().from(schema.messageNotes).where(inArray(schema.messageNotes.messageId, ids)).orderBy(asc(schema.messageNotes.id)),
+    db.select().from(schema.messageReactions).where(inArray(schema.messageReactions.messageId, ids)),
+    replyIds.length ? db.select().from(schema.messages).where(and(inArray(schema.messages.id, replyIds), eq(schema.messages.ticketId, ticket.id))) : Promise.resolve([]),
+    db.select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id)),
+  ]);
+  const userById = new Map(users.map((u) => [u.id, u]));
+  const senderOf = (r: { senderUserId: number | null; senderName: string }) =>
+    r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName;
+  return rows.map((r) => {
+    const reply = replies.find((x) => x.id === r.replyToId);
+    const byReaction = new Map<string, string[]>();
+    for (const x of reactions.filter((x) => x.messageId === r.id))
+      byReaction.set(x.reaction, [...(byReaction.get(x.reaction) ?? []), userById.get(x.userId)?.username ?? "?"]);
+    return {
+      id: r.id,
+      type: r.type,
+      body: r.body,
+      sender: senderOf(r),
+      senderUserId: r.senderUserId,
+      createdAt: r.createdAt,
+      pinned: r.pinned,
+      file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
+      reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
+      notes: notes.filter((n) => n.messageId === r.id).map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
+      reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
+      readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
+    };
+  });
+}
+
+export interface StoredFile {
+  key: string;
+  name: string;
+  type: string;
+  size: number;
+}
+
+/**
+ * An agent's reply: the text (if any) and one message per attachment, written together; the
+ * ticket's last message, activity time and "responded" flag follow.
+ */
+export async function reply(actor: Actor, ticket: TicketRow, input: { body: string; replyToId?: number; files: StoredFile[]; html?: boolean }) {
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const created = await handle.transaction(async (tx) => {
+    const rows: (typeof schema.messages.$inferInsert)[] = [];
+    if (input.body) rows.push({ ticketId: ticket.id, type: input.html ? "text/html" : "text", body: input.body, senderUserId: actor.id, replyToId: input.replyToId ?? null, createdAt: now });
+    for (const f of input.files)
+      rows.push({ ticketId: ticket.id, type: f.type.startsWith("image/") ? "image" : f.type, body: f.name, senderUserId: actor.id, fileKey: f.key, fileName: f.name, fileType: f.type, fileSize: f.size, createdAt: now });
+    const inserted = await tx.insert(schema.messages).values(rows).returning();
+    const last = input.body || input.files.at(-1)?.name || "";
+    await tx.update(schema.tickets).set({ lastMessage: last.slice(0, 300), updatedAt: now, responded: true }).where(eq(schema.tickets.id, ticket.id));
+    // the sender has read their own message
+    await tx.update(schema.participants).set({ lastReadAt: now }).where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, actor.id)));
+    return inserted;
+  });
+  for (const message of created) publish(`ticket:${ticket.id}`, "newMessage", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, messageId: message.id });
+  return created;
+}
+
+/** A system message records who changed what; its text is localised when shown. */
+export type SystemEvent =
+  | { event: "status"; by: string; status: number }
+  | { event: "assigned"; by: string; who: string }
+  | { event: "unassigned"; by: string; who: string }
+  | { event: "priority"; by: string; priority: string };
+
+async function systemMessage(tx: ReturnType<typeof getDb>["db"], ticketId: number, event: SystemEvent, at: number) {
+  const { schema } = getDb();
+  await tx.insert(schema.messages).values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at });
+}
+
+export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
+  if (![0, 1, 2, 3].includes(status) || status === ticket.status) return false;
+  const handle = getDb();
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    await tx.update(handle.schema.tickets).set({ status, updatedAt: now }).where(eq(handle.schema.tickets.id, ticket.id));
+    await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
+  });
+  publish(`ticket:${ticket.id}`, "ticketStatusChanged", { ticketId: ticket.id, status });
+  return true;
+}
+
+export async function setPriority(ticket: TicketRow, priority: Priority) {
+  const { db, schema } = getDb();
+  await db.update(schema.tickets).set({ severity: priority }).where(eq(schema.tickets.id, ticket.id));
+  publish(`ticket:${ticket.id}`, "updateTicket", { ticketId: ticket.id, severity: priority });
+}
+
+export async function setLabels(ticket: TicketRow, labelIds: number[]) {
+  const handle = getDb();
+  const { schema } = handle;
+  const known = (await handle.db.select({ id: schema.labels.id }).from(schema.labels)).map((l) => l.id);
+  const ids = [...new Set(labelIds)].filter((id) => known.includes(id));
+  await handle.transaction(async (tx) => {
+    await tx.delete(schema.ticketLabels).where(eq(schema.ticketLabels.ticketId, ticket.id));
+    if (ids.length) await tx.insert(schema.ticketLabels).values(ids.map((labelId) => ({ ticketId: ticket.id, labelId })));
+  });
+  publish(`ticket:${ticket.id}`, "updateTicket", { ticketId: ticket.id, labels: ids });
+}
+
+export async function setDepartment(ticket: TicketRow, departmentId: number | null) {
+  const { db, schema } = getDb();
+  if (departmentId !== null) {
+    const [dep] = await db.select().from(schema.departments).where(eq(schema.departments.id, departmentId));
+    if (!dep) return false;
+  }
+  await db.update(schema.tickets).set({ departmentId }).where(eq(schema.tickets.id, ticket.id));
+  publish(`ticket:${ticket.id}`, "updateTicket", { ticketId: ticket.id, departmentId });
+  return true;
+}
+
+export async function addParticipant(actor: Actor, ticket: TicketRow, username: string, assignee: boolean) {
+  const handle = getDb();
+  const { schema } = handle;
+  const [user] = await handle.db.select().from(schema.users).where(eq(schema.users.username, username));
+  if (!user) return false;
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    await tx
+      .insert(schema.participants)
+      .values({ ticketId: ticket.id, userId: user.id, assignee, addedAt: now })
+      .onConflictDoUpdate({ target: [schema.participants.ticketId, schema.participants.userId], set: { assignee } });
+    if (assignee) await systemMessage(tx, ticket.id, { event: "assigned", by: actor.name, who: user.name }, now);
+  });
+  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true });
+  return true;
+}
+
+export async function removeParticipant(actor: Actor, ticket: TicketRow, userId: number) {
+  const handle = getDb();
+  const { schema } = handle;
+  const [user] = await handle.db.select().from(schema.users).where(eq(schema.users.id, userId));
+  if (!user) return false;
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    const removed = await tx
+      .delete(schema.participants)
+      .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, userId)))
+      .returning();
+    if (removed[0]?.assignee) await systemMessage(tx, ticket.id, { event: "unassigned", by: actor.name, who: user.name }, now);
+  });
+  publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false });
+  return true;
+}
+
+/** Only messages of this ticket can be touched through it. */
+async function messageOf(ticket: TicketRow, messageId: number) {
+  const { db, schema } = getDb();
+  const [message] = await db.select().from(schema.messages).where(and(eq(schema.messages.id, messageId), eq(schema.messages.ticketId, ticket.id)));
+  if (!message) throw new NotFound();
+  return message;
+}
+
+export async function addNote(actor: Actor, ticket: TicketRow, messageId: number, body: string) {
+  await messageOf(ticket, messageId);
+  const { db, schema } = getDb();
+  const now = Date.now();
+  const [note] = await db.insert(schema.messageNotes).values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now }).returning();
+  publish(`ticket:${ticket.id}`, "receiveNote", { ticketId: ticket.id, messageId, noteId: note.id });
+}
+
+export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number) {
+  const { db, schema } = getDb();
+  const [note] = await db.select().from(schema.messageNotes).where(eq(schema.messageNotes.id, noteId));
+  if (!note) throw new NotFound();
+  await messageOf(ticket, note.messageId);
+  if (note.userId !== actor.id && actor.type !== "admin") throw new AccessDenied();
+  await db.delete(schema.messageNotes).where(eq(schema.messageNotes.id, noteId));
+  publish(`ticket:${ticket.id}`, "deleteNote", { ticketId: ticket.id, noteId });
+}
+
+export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId: number, reaction: string) {
+  if (!(REACTIONS as readonly string[]).includes(reaction)) return;
+  await messageOf(ticket, messageId);
+  const { db, schema } = getDb();
+  const r = schema.messageReactions;
+  const where = and(eq(r.messageId, messageId), eq(r.userId, actor.id), eq(r.reaction, reaction));
+  const removed = await db.delete(r).where(where).returning();
+  if (!removed.length) await db.insert(r).values({ messageId, userId: actor.id, reaction });
+  publish(`ticket:${ticket.id}`, removed.length ? "remove-reaction" : "add-reaction", { ticketId: ticket.id, messageId, reaction, username: actor.username });
+}
+
+export async function togglePin(ticket: TicketRow, messageId: number) {
+  const message = await messageOf(ticket, messageId);
+  const { db, schema } = getDb();
+  await db.update(schema.messages).set({ pinned: !message.pinned }).where(eq(schema.messages.id, messageId));
+  publish(`ticket:${ticket.id}`, message.pinned ? "remove-pin" : "add-pin", { ticketId: ticket.id, messageId });
+}
+
+/** Agents delete their own messages; admins any. Returns the deleted message's file key. */
+export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: number) {
+  const message = await messageOf(ticket, messageId);
+  if (message.senderUserId !== actor.id && actor.type !== "admin") throw new AccessDenied();
+  const { db, schema } = getDb();
+  await db.delete(schema.messages).where(eq(schema.messages.id, messageId));
+  publish(`ticket:${ticket.id}`, "syncDelete", { ticketId: ticket.id, messageId });
+  return message.fileKey;
+}
+
+export async function markConversationRead(reader: Reader, ticket: TicketRow) {
+  const { db, schema } = getDb();
+  await db
+    .update(schema.participants)
+    .set({ lastReadAt: Date.now() })
+    .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, reader.id), lt(schema.participants.lastReadAt, ticket.updatedAt)));
+}
+
+/** The stored file of a message the reader may read. */
+export async function messageFile(reader: Reader, messageId: number) {
+  const { db, schema } = getDb();
+  const [message] = await db.select().from(schema.messages).where(eq(schema.messages.id, messageId));
+  if (!message?.fileKey) throw new NotFound();
+  if (!(await canRead(reader, message.ticketId))) throw new AccessDenied();
+  return { key: message.fileKey, name: message.fileName ?? "file", type: message.fileType ?? "application/octet-stream" };
+}
+
+export async function staffList() {
+  const { db, schema } = getDb();
+  return db.select({ id: schema.users.id, username: schema.users.username, name: schema.users.name }).from(schema.users).orderBy(asc(schema.users.name));
+}

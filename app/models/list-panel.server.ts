@@ -1,0 +1,89 @@
+// Data for the shell's list panel, read from the URL so every state is a link (works without JS).
+import { asc, eq } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { GROUP_PAGE_SIZE, decorate, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
+import type { Reader } from "./access.server";
+import { and, desc } from "drizzle-orm";
+
+export const LIST_MODES = ["ticket", "livechat", "chat"] as const;
+export type ListMode = (typeof LIST_MODES)[number];
+export const TICKET_TABS = ["all", "department", "label"] as const;
+export type TicketTab = (typeof TICKET_TABS)[number];
+
+export interface ListGroup {
+  key: string;
+  id: number | null;
+  name: string;
+  color?: string;
+  items: ListItem[];
+  limit: number;
+  more: boolean;
+}
+
+export interface FilterChoices {
+  departments: { id: number; name: string }[];
+  labels: { id: number; name: string; color: string }[];
+  agents: { username: string; name: string }[];
+}
+
+async function filterChoices(): Promise<FilterChoices> {
+  const { db, schema } = getDb();
+  const [departments, labels, agents] = await Promise.all([
+    db.select({ id: schema.departments.id, name: schema.departments.name }).from(schema.departments).orderBy(asc(schema.departments.name)),
+    db.select({ id: schema.labels.id, name: schema.labels.name, color: schema.labels.color }).from(schema.labels).orderBy(asc(schema.labels.name)),
+    db.select({ username: schema.users.username, name: schema.users.name }).from(schema.users).orderBy(asc(schema.users.name)),
+  ]);
+  return { departments, labels, agents };
+}
+
+/** One group of the Department or Label tab: the first `limit` rows, 10 more per Show More. */
+async function group(reader: Reader, q: ListQuery, extra: Partial<ListQuery>, limit: number, timeZone: string) {
+  const { db, schema } = getDb();
+  const rows = await db
+    .select()
+    .from(schema.tickets)
+    .where(and(...listConditions(reader, "ticket", { ...q, ...extra }, Date.now(), timeZone)))
+    .orderBy(desc(schema.tickets.updatedAt), desc(schema.tickets.id))
+    .limit(limit + 1);
+  return { items: await decorate(reader, rows.slice(0, limit)), more: rows.length > limit };
+}
+
+const groupLimit = (params: URLSearchParams, key: string) => {
+  const n = Number(params.get(key));
+  return Number.isInteger(n) && n > GROUP_PAGE_SIZE ? Math.min(n, 500) : GROUP_PAGE_SIZE;
+};
+
+export async function loadListPanel(reader: Reader, url: URL, timeZone: string) {
+  const params = url.searchParams;
+  const mode: ListMode = (LIST_MODES as readonly string[]).includes(params.get("list") ?? "") ? (params.get("list") as ListMode) : "ticket";
+  const tab: TicketTab = (TICKET_TABS as readonly string[]).includes(params.get("tab") ?? "") ? (params.get("tab") as TicketTab) : "all";
+  const q = parseListQuery(params);
+  const choices = await filterChoices();
+  if (mode === "livechat") return { mode, tab, q, choices, list: null, groups: null };
+  if (mode === "chat" || tab === "all") {
+    const list = await listTickets(reader, mode === "chat" ? "chat" : "ticket", q, { timeZone });
+    return { mode, tab, q, choices, list, groups: null };
+  }
+  const sources =
+    tab === "department"
+      ? choices.departments.map((d) => ({ key: `g${d.id}`, id: d.id, name: d.name, extra: { department: d.id } }))
+      : choices.labels.map((l) => ({ key: `g${l.id}`, id: l.id, name: l.name, color: l.color, extra: { label: l.id } }));
+  const groups: ListGroup[] = await Promise.all(
+    sources.map(async (s) => {
+      const limit = groupLimit(params, s.key);
+      const { items, more } = await group(reader, q, s.extra, limit, timeZone);
+      return { key: s.key, id: s.id, name: s.name, color: "color" in s ? s.color : undefined, items, limit, more };
+    }),
+  );
+  return { mode, tab, q, choices, list: null, groups };
+}
+export type ListPanelData = Awaited<ReturnType<typeof loadListPanel>>;
+
+/** Marks a conversation read for a participant (used when it is opened). */
+export async function markRead(userId: number, ticketId: number, at = Date.now()) {
+  const { db, schema } = getDb();
+  await db
+    .update(schema.participants)
+    .set({ lastReadAt: at })
+    .where(and(eq(schema.participants.ticketId, ticketId), eq(schema.participants.userId, userId)));
+}

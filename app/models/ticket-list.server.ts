@@ -1,0 +1,182 @@
+// The ticket list panel: filters from the query string, one page of 30, and what each row shows.
+import { and, asc, count, desc, eq, gte, inArray, lt, notInArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { getDb } from "@db/client";
+import { CHANNELS_OF_KIND, isChannel, type Kind } from "~/channels";
+import { readableBy, type Reader } from "./access.server";
+
+export const PAGE_SIZE = 30;
+export const GROUP_PAGE_SIZE = 10;
+export const STATUS_ALL = 4;
+
+const DAY = 24 * 60 * 60 * 1000;
+const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const optionalInt = z.coerce.number().int().positive().optional().catch(undefined);
+
+/** Every filter is optional and a bad value is dropped, never an error: the list still loads. */
+export const listQuery = z.object({
+  status: z.coerce.number().int().min(0).max(4).catch(0),
+  page: z.coerce.number().int().min(1).max(1_000_000).catch(1),
+  channel: z.string().refine(isChannel).optional().catch(undefined),
+  label: optionalInt,
+  department: optionalInt,
+  priority: z.enum(["H", "M", "L", "none"]).optional().catch(undefined),
+  campaign: optionalInt,
+  assignee: z.string().max(100).optional().catch(undefined),
+  emotion: z.enum(["anger", "fear", "happy", "love", "sad", "surprise", "curious"]).optional().catch(undefined),
+  dateField: z.enum(["created", "updated", "appointment"]).catch("updated"),
+  preset: z.enum(["current", "yesterday", "1week", "custom"]).optional().catch(undefined),
+  from: ymd.optional().catch(undefined),
+  to: ymd.optional().catch(undefined),
+  sort: z.enum(["updated", "priority"]).catch("updated"),
+});
+export type ListQuery = z.infer<typeof listQuery>;
+
+export function parseListQuery(params: URLSearchParams): ListQuery {
+  const raw = Object.fromEntries([...params].filter(([, v]) => v !== ""));
+  return listQuery.parse(raw);
+}
+
+/** Start of the local day containing `at`, for the workspace time zone. */
+export function startOfDay(at: number, timeZone: string) {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const sinceMidnight = ((+parts.hour * 60 + +parts.minute) * 60 + +parts.second) * 1000 + (at % 1000);
+  return at - sinceMidnight;
+}
+
+/** [from, to) in unix ms for a date preset, or undefined for no date filter. */
+export function dateRange(q: Pick<ListQuery, "preset" | "from" | "to">, now: number, timeZone: string): [number, number] | undefined {
+  const today = startOfDay(now, timeZone);
+  switch (q.preset) {
+    case "current":
+      return [today, today + DAY];
+    case "yesterday":
+      return [today - DAY, today];
+    case "1week":
+      return [today - 6 * DAY, today + DAY];
+    case "custom": {
+      if (!q.from && !q.to) return undefined;
+      const start = q.from ? startOfDay(Date.parse(`${q.from}T12:00:00Z`), timeZone) : 0;
+      const end = q.to ? startOfDay(Date.parse(`${q.to}T12:00:00Z`), timeZone) + DAY : Number.MAX_SAFE_INTEGER;
+      return [start, end];
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Conditions shared by the list, its groups and its counts. */
+export function listConditions(reader: Reader, kind: Kind, q: ListQuery, now: number, timeZone: string): SQL[] {
+  const { schema, db } = getDb();
+  const t = schema.tickets;
+  const where: (SQL | undefined)[] = [readableBy(reader)];
+  where.push(kind === "ticket" ? notInArray(t.channel, Object.values(CHANNELS_OF_KIND).flat()) : inArray(t.channel, CHANNELS_OF_KIND[kind]));
+  if (q.status !== STATUS_ALL) where.push(eq(t.status, q.status));
+  if (q.channel) where.push(eq(t.channel, q.channel));
+  if (q.department) where.push(eq(t.departmentId, q.department));
+  if (q.priority) where.push(eq(t.severity, q.priority === "none" ? "" : q.priority));
+  if (q.campaign) where.push(eq(t.campaignId, q.campaign));
+  if (q.emotion) where.push(eq(t.emotion, q.emotion));
+  if (q.label) {
+    const tl = schema.ticketLabels;
+    where.push(inArray(t.id, db.select({ id: tl.ticketId }).from(tl).where(eq(tl.labelId, q.label))));
+  }
+  if (q.assignee) {
+    const p = schema.participants;
+    const u = schema.users;
+    where.push(
+      inArray(
+        t.id,
+        db.select({ id: p.ticketId }).from(p).innerJoin(u, eq(u.id, p.userId)).where(and(eq(u.username, q.assignee), eq(p.assignee, true))),
+      ),
+    );
+  }
+  const range = dateRange(q, now, timeZone);
+  if (range) {
+    const column = q.dateField === "created" ? t.createdAt : q.dateField === "appointment" ? t.appointmentAt : t.updatedAt;
+    where.push(gte(column, range[0]), lt(column, range[1]));
+  }
+  return where.filter((c): c is SQL => !!c);
+}
+
+export interface ListItem {
+  id: number;
+  ticketNumber: number;
+  title: string;
+  channel: string;
+  status: number;
+  severity: string;
+  lastMessage: string;
+  updatedAt: number;
+  responded: boolean;
+  unread: boolean;
+  assignees: { username: string; name: string; photo: string | null }[];
+  labels: { id: number; name: string | null; color: string | null; colorDark: string | null }[];
+}
+
+/** Priority order H, none, M, L (spec section 9), newest first within each. */
+function orderBy(q: ListQuery) {
+  const t = getDb().schema.tickets;
+  const byPriority = sql`case ${t.severity} when 'H' then 0 when '' then 1 when 'M' then 2 when 'L' then 3 else 4 end`;
+  return q.sort === "priority" ? [asc(byPriority), desc(t.updatedAt), desc(t.id)] : [desc(t.updatedAt), desc(t.id)];
+}
+
+export async function listTickets(reader: Reader, kind: Kind, q: ListQuery, opts: { now?: number; timeZone: string }) {
+  const { db, schema } = getDb();
+  const where = and(...listConditions(reader, kind, q, opts.now ?? Date.now(), opts.timeZone));
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select()
+      .from(schema.tickets)
+      .where(where)
+      .orderBy(...orderBy(q))
+      .limit(PAGE_SIZE)
+      .offset((q.page - 1) * PAGE_SIZE),
+    db.select({ total: count() }).from(schema.tickets).where(where),
+  ]);
+  return { items: await decorate(reader, rows), total: Number(total), page: q.page, pages: Math.max(1, Math.ceil(Number(total) / PAGE_SIZE)) };
+}
+
+type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
+
+/** Adds labels, assignees and the reader's unread flag to a page of rows (three small queries). */
+export async function decorate(reader: Reader, rows: TicketRow[]): Promise<ListItem[]> {
+  if (rows.length === 0) return [];
+  const { db, schema } = getDb();
+  const ids = rows.map((r) => r.id);
+  const [labels, people] = await Promise.all([
+    db
+      .select({ ticketId: schema.ticketLabels.ticketId, id: schema.ticketLabels.labelId, name: schema.labels.name, color: schema.labels.color, colorDark: schema.labels.colorDark })
+      .from(schema.ticketLabels)
+      .leftJoin(schema.labels, eq(schema.labels.id, schema.ticketLabels.labelId))
+      .where(inArray(schema.ticketLabels.ticketId, ids))
+      .orderBy(asc(schema.ticketLabels.labelId)),
+    db
+      .select({ ticketId: schema.participants.ticketId, userId: schema.participants.userId, assignee: schema.participants.assignee, lastReadAt: schema.participants.lastReadAt, username: schema.users.username, name: schema.users.name, photo: schema.users.photo })
+      .from(schema.participants)
+      .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
+      .where(inArray(schema.participants.ticketId, ids))
+      .orderBy(asc(schema.participants.addedAt), asc(schema.participants.userId)),
+  ]);
+  return rows.map((r) => {
+    const mine = people.find((p) => p.ticketId === r.id && p.userId === reader.id);
+    return {
+      id: r.id,
+      ticketNumber: r.ticketNumber,
+      title: r.title,
+      channel: r.channel,
+      status: r.status,
+      severity: r.severity,
+      lastMessage: r.lastMessage,
+      updatedAt: r.updatedAt,
+      responded: r.responded,
+      unread: !!mine && mine.lastReadAt < r.updatedAt,
+      assignees: people.filter((p) => p.ticketId === r.id && p.assignee).map(({ username, name, photo }) => ({ username, name, photo })),
+      labels: labels.filter((l) => l.ticketId === r.id).map(({ id, name, color, colorDark }) => ({ id, name, color, colorDark })),
+    };
+  });
+}

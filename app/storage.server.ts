@@ -1,0 +1,59 @@
+// File storage behind one interface; the default keeps files on local disk under DATA_DIR/files.
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
+import { dataDir } from "@db/client";
+
+export interface FileStorage {
+  put(data: Uint8Array): Promise<string>;
+  /** A stream of the stored bytes, or undefined when the key is unknown. */
+  get(key: string): Promise<ReadableStream<Uint8Array> | undefined>;
+  remove(key: string): Promise<void>;
+}
+
+const KEY = /^[a-f0-9]{32}$/;
+
+export class LocalDiskStorage implements FileStorage {
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string) {
+    if (!KEY.test(key)) throw new Error("bad storage key");
+    return path.join(this.root, key.slice(0, 2), key);
+  }
+
+  async put(data: Uint8Array) {
+    const key = randomBytes(16).toString("hex");
+    const file = this.pathOf(key);
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    await fs.promises.writeFile(file, data, { flag: "wx" });
+    return key;
+  }
+
+  async get(key: string) {
+    if (!KEY.test(key)) return undefined;
+    const file = this.pathOf(key);
+    if (!fs.existsSync(file)) return undefined;
+    return Readable.toWeb(fs.createReadStream(file)) as ReadableStream<Uint8Array>;
+  }
+
+  async remove(key: string) {
+    await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+}
+
+let storage: FileStorage | undefined;
+export function fileStorage(): FileStorage {
+  return (storage ??= new LocalDiskStorage(path.join(dataDir(), "files")));
+}
+
+/** Attachments: at most 10 MB each, 5 per message, of these types. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const MAX_FILES = 5;
+export const ALLOWED_TYPES = [
+  "image/png", "image/jpeg", "image/gif", "image/webp",
+  "application/pdf", "text/plain", "text/csv",
+  "application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "application/zip", "audio/mpeg", "audio/wav",
+];

@@ -1,0 +1,25 @@
+// Relative time as the list shows it (spec section 4): under 5 s "Now", then s, min, h, d, w.
+export type Relative = { key: "now" | "seconds" | "minutes" | "hours" | "days" | "weeks"; count: number };
+
+export function relativeTime(then: number, now: number): Relative {
+  const s = Math.max(0, Math.floor((now - then) / 1000));
+  if (s < 5) return { key: "now", count: 0 };
+  if (s < 60) return { key: "seconds", count: s };
+  if (s < 3600) return { key: "minutes", count: Math.floor(s / 60) };
+  if (s < 86400) return { key: "hours", count: Math.floor(s / 3600) };
+  if (s < 7 * 86400) return { key: "days", count: Math.floor(s / 86400) };
+  return { key: "weeks", count: Math.floor(s / (7 * 86400)) };
+}
+
+/** DD/MM/YYYY in the given time zone (spec section 9). */
+export function formatDate(at: number, timeZone: string) {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-GB", { timeZone, day: "2-digit", month: "2-digit", year: "numeric" }).formatToParts(at).map((x) => [x.type, x.value]),
+  );
+  return `${p.day}/${p.month}/${p.year}`;
+}
+
+/** HH:MM (24 h) in the given time zone. */
+export function formatTime(at: number, timeZone: string) {
+  return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at);
+}

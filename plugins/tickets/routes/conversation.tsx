@@ -1,0 +1,208 @@
+// A conversation: /ticket/{n} and /chat/{n}. Messages by date, the reply form and the ticket's
+// properties; every control is a plain form and works without JavaScript.
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { isRouteErrorResponse, useLoaderData, useRouteError } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import sanitizeHtml from "sanitize-html";
+import { guardPluginRoute } from "~/context.server";
+import { kindOf, type Kind } from "~/channels";
+import { AccessDenied } from "~/models/access.server";
+import * as conversation from "~/models/conversation.server";
+import { getSetting } from "~/models/settings.server";
+import { listLabelChoices, listDepartmentChoices } from "~/models/choices.server";
+import { formatDate, formatTime } from "~/time";
+import { NotFound as NotFoundPage } from "~/components/NotFound";
+import { fileStorage } from "~/storage.server";
+import { readReplyForm, storeFiles } from "../upload.server";
+import { checkAddresses, idSchema, replySchema } from "../conversation-forms";
+import { PRIORITIES, type Priority } from "~/conversation";
+import { ConversationView } from "../components/ConversationView";
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"),
+  allowedAttributes: { a: ["href", "title"], img: ["src", "alt"], td: ["colspan", "rowspan"], th: ["colspan", "rowspan"] },
+  allowedSchemes: ["http", "https", "mailto", "cid"],
+  transformTags: { a: sanitizeHtml.simpleTransform("a", { rel: "noopener noreferrer nofollow", target: "_blank" }) },
+};
+
+function kindFromUrl(request: Request): Kind {
+  const first = new URL(request.url).pathname.split("/")[1];
+  return first === "chat" || first === "call" || first === "livechat" ? first : "ticket";
+}
+
+async function open(request: Request, context: object, number: string | undefined) {
+  const { ctx } = await guardPluginRoute(request, context);
+  const user = ctx.user!;
+  const ticketNumber = Number(number);
+  try {
+    if (!Number.isInteger(ticketNumber) || ticketNumber <= 0) throw new conversation.NotFound();
+    const ticket = await conversation.findConversation(user, ticketNumber, kindFromUrl(request));
+    return { ctx, user, ticket };
+  } catch (error) {
+    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
+    if (error instanceof conversation.NotFound) throw new Response("Not Found", { status: 404 });
+    throw error;
+  }
+}
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { ctx, user, ticket } = await open(request, context, params.id);
+  const url = new URL(request.url);
+  const before = Number(url.searchParams.get("before")) || undefined;
+  const around = Number(url.searchParams.get("message_id")) || undefined;
+  const timeZone = await getSetting("timezone");
+  const [page, details, labels, departments, staff] = await Promise.all([
+    conversation.loadMessages(ticket, { before, around }),
+    conversation.conversationDetails(ticket),
+    listLabelChoices(),
+    listDepartmentChoices(),
+    conversation.staffList(),
+  ]);
+  await conversation.markConversationRead(user, ticket);
+  const replyTo = Number(url.searchParams.get("reply")) || null;
+  return json({
+    ticket: {
+      id: ticket.id,
+      number: ticket.ticketNumber,
+      title: ticket.title,
+      channel: ticket.channel,
+      kind: kindOf(ticket.channel),
+      status: ticket.status,
+      severity: ticket.severity,
+      contactName: ticket.contactName,
+      contactEmail: ticket.contactEmail,
+      departmentId: ticket.departmentId,
+      createdAt: ticket.createdAt,
+    },
+    me: { id: user.id, type: user.type },
+    messages: page.messages.map((m) => ({
+      ...m,
+      day: formatDate(m.createdAt, timeZone),
+      time: formatTime(m.createdAt, timeZone),
+      html: m.type === "text/html" ? sanitizeHtml(m.body, SANITIZE) : null,
+      system: m.type === "system" ? (JSON.parse(m.body) as conversation.SystemEvent) : null,
+    })),
+    hasOlder: page.hasOlder,
+    replyTo: page.messages.find((m) => m.id === replyTo) ? replyTo : null,
+    details,
+    labels,
+    departments,
+    staff,
+    toast: url.searchParams.get("toast"),
+    productTitle: ctx.edition.title,
+  });
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  const shell = matches.find((m) => m.id === "shell")?.data as { tabTitle?: string } | undefined;
+  return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : shell?.tabTitle ?? "" }];
+};
+
+type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> };
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const { user, ticket } = await open(request, context, params.id);
+  const { form, files, fileErrors } = await readReplyForm(request);
+  const intent = String(form.get("intent") ?? "");
+  const here = new URL(request.url);
+  const back = (extra = "") => redirect(`${here.pathname}${extra}`);
+  const actor = user;
+  try {
+    switch (intent) {
+      case "reply": {
+        const values = { message: String(form.get("message") ?? ""), cc: String(form.get("cc") ?? ""), email2: String(form.get("email2") ?? "") };
+        const fail = (error: string, errorValues?: Record<string, string>) =>
+          json<ActionResult>({ intent, error, errorValues, values }, { status: 400 });
+        if (fileErrors.length) return fail("conversation.uploadFailed", { error: fileErrors.join(" ") });
+        const parsed = replySchema.safeParse(Object.fromEntries(form));
+        if (!parsed.success) return fail(parsed.error.issues[0].message);
+        for (const field of [parsed.data.cc, parsed.data.email2]) {
+          const { bad } = checkAddresses(field);
+          if (bad) return fail("conversation.badEmail", { address: bad });
+        }
+        const body = parsed.data.message.trim();
+        if (!body && !files.length) return fail("conversation.empty");
+        const stored = await storeFiles(files);
+        try {
+          await conversation.reply(actor, ticket, { body, replyToId: parsed.data.reply_to, files: stored });
+        } catch (error) {
+          await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
+          throw error;
+        }
+        return back();
+      }
+      case "status":
+        await conversation.setStatus(actor, ticket, Number(form.get("status")));
+        return back();
+      case "priority": {
+        const priority = String(form.get("priority") ?? "");
+        if (!(PRIORITIES as readonly string[]).includes(priority)) return json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
+        await conversation.setPriority(ticket, priority as Priority);
+        return back(`?toast=priority-${priority || "none"}`);
+      }
+      case "labels":
+        await conversation.setLabels(ticket, form.getAll("label").map(Number).filter(Number.isInteger));
+        return back();
+      case "department": {
+        const value = String(form.get("department") ?? "");
+        await conversation.setDepartment(ticket, value ? Number(value) : null);
+        return back();
+      }
+      case "add_participant":
+        await conversation.addParticipant(actor, ticket, String(form.get("username") ?? ""), form.get("assignee") === "1");
+        return back();
+      case "remove_participant": {
+        const userId = idSchema.parse(form.get("user_id"));
+        await conversation.removeParticipant(actor, ticket, userId);
+        // agents who removed themselves may no longer read the conversation
+        return userId === actor.id && actor.type !== "admin" ? redirect("/") : back();
+      }
+      case "note": {
+        const body = String(form.get("note") ?? "").trim();
+        if (body) await conversation.addNote(actor, ticket, idSchema.parse(form.get("message_id")), body);
+        return back(`#m-${form.get("message_id")}`);
+      }
+      case "delete_note":
+        await conversation.deleteNote(actor, ticket, idSchema.parse(form.get("note_id")));
+        return back();
+      case "react":
+        await conversation.toggleReaction(actor, ticket, idSchema.parse(form.get("message_id")), String(form.get("reaction") ?? ""));
+        return back(`#m-${form.get("message_id")}`);
+      case "pin":
+        await conversation.togglePin(ticket, idSchema.parse(form.get("message_id")));
+        return back(`#m-${form.get("message_id")}`);
+      case "delete_message": {
+        const key = await conversation.deleteMessage(actor, ticket, idSchema.parse(form.get("message_id")));
+        if (key) await fileStorage().remove(key);
+        return back();
+      }
+      default:
+        return json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
+    }
+  } catch (error) {
+    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
+    if (error instanceof conversation.NotFound) return json<ActionResult>({ intent, error: "conversation.messageNotFound" }, { status: 404 });
+    throw error;
+  }
+}
+
+export default function Conversation() {
+  const data = useLoaderData<typeof loader>();
+  return <ConversationView data={data} />;
+}
+export type ConversationData = ReturnType<typeof useLoaderData<typeof loader>>;
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const { t } = useTranslation();
+  if (isRouteErrorResponse(error) && error.status === 403)
+    return (
+      <section className="access-denied" role="alert">
+        <h1>{t("conversation.deniedTitle")}</h1>
+        <p>{t("conversation.denied")}</p>
+      </section>
+    );
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
+  throw error;
+}
