@@ -12,7 +12,8 @@
 // Conversations must satisfy every token. Message hits are messages whose own body matches every
 // text and message: token and whose sender matches every from: token, in a conversation matching
 // every contact:, label: and number: token; a query with only conversation-level tokens lists no
-// message hits (it would list every message of those conversations).
+// message hits (it would list every message of those conversations). A contact: token also
+// lists the contacts (by email, 6 at most) of the conversations found, linking to /contacts/{uid}.
 //
 // Every value is matched literally: it is a bound parameter, and LIKE's wildcards % _ and the
 // escape character \ are escaped under an explicit ESCAPE clause. Matching is case-insensitive
@@ -161,7 +162,8 @@ interface Plan {
   messageTicket: SQL[];
   /** Conditions on `messages` for the message list (none: no message hits). */
   message: SQL[];
-  contact: string[];
+  /** Whether a contact: token asks for contact hits (the contacts of the conversations found). */
+  contact: boolean;
   /** Free-text and message: values, for excerpts and highlighting. */
   terms: string[];
 }
@@ -170,7 +172,7 @@ function plan(tokens: SearchToken[]): Plan {
   const { db, schema } = getDb();
   const t = schema.tickets;
   const m = schema.messages;
-  const out: Plan = { ticket: [], messageTicket: [], message: [], contact: [], terms: [] };
+  const out: Plan = { ticket: [], messageTicket: [], message: [], contact: false, terms: [] };
   const anyMessage = (condition: SQL) =>
     exists(db.select({ one: sql`1` }).from(m).where(and(eq(m.ticketId, t.id), condition)));
   for (const { key, value } of tokens) {
@@ -192,7 +194,7 @@ function plan(tokens: SearchToken[]): Plan {
         break;
       case "contact": {
         const c = or(contains(t.contactName, value), contains(t.contactEmail, value))!;
-        out.contact.push(value);
+        out.contact = true;
         out.ticket.push(c);
         out.messageTicket.push(c);
         break;
@@ -228,6 +230,8 @@ export interface PostHit {
   channel: string;
   ticket_number: number;
   title: string;
+  /** The conversation's last message (a search hit carries a message, spec section 3). */
+  message: string;
   contact_name: string;
   contact_email: string;
   status: number;
@@ -354,6 +358,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       channel: t.channel,
       ticketNumber: t.ticketNumber,
       title: t.title,
+      lastMessage: t.lastMessage,
       contactName: t.contactName,
       contactEmail: t.contactEmail,
       status: t.status,
@@ -396,11 +401,11 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       )
     : Promise.resolve({ count: 0, capped: false });
 
-  const contactRows = p.contact.length
+  const contactRows = p.contact
     ? db
         .select({ email: t.contactEmail, name: sql<string>`min(${t.contactName})` })
         .from(t)
-        .where(and(readable, sql`${t.contactEmail} <> ''`, ...p.contact.map((v) => or(contains(t.contactName, v), contains(t.contactEmail, v))!)))
+        .where(and(ticketWhere, sql`${t.contactEmail} <> ''`))
         .groupBy(t.contactEmail)
         .orderBy(asc(t.contactEmail))
         .limit(SEARCH_PAGE_SIZE)
@@ -414,6 +419,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       channel: r.channel,
       ticket_number: r.ticketNumber,
       title: r.title,
+      message: r.lastMessage,
       contact_name: r.contactName,
       contact_email: r.contactEmail,
       status: r.status,

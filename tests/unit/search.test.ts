@@ -214,6 +214,10 @@ describe.each(DIALECTS)("search on %s", (dialect) => {
     expect(byEmail.postCount).toBe(7);
     expect(byEmail.contact).toEqual([{ uid: "zed%2Bquux%40example.org", name: "Zed Quux", email: "zed+quux@example.org", link: "/contacts/zed%2Bquux%40example.org" }]);
     expect((await search(await admin(), parseSearch('contact:"zed quux" zebracorn'))).postCount).toBe(5);
+    // the contacts listed are those of the conversations found
+    expect((await search(await admin(), parseSearch("contact:example zebracorn"))).contact.map((c) => c.email)).toEqual(["zed+quux@example.org"]);
+    expect((await search(await admin(), parseSearch("contact:aisha zebracorn"))).contact).toEqual([]);
+    expect((await search(await admin(), parseSearch("zebracorn"))).contact).toEqual([]); // only with a contact: token
   });
 
   it("from: matches user names, usernames and the contact on customer messages", async () => {

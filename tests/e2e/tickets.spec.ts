@@ -1,0 +1,116 @@
+// The agent's working day on a ticket, with JavaScript on and off.
+import { test, expect, type Page } from "@playwright/test";
+import { chooseLanguage, login } from "./helpers";
+
+const attachment = { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("order 1234, shipped late") };
+
+async function openFirstTicket(page: Page) {
+  const item = page.locator(".ticket-item").first();
+  const number = await item.getAttribute("data-ticket");
+  await item.click();
+  await expect(page).toHaveURL(new RegExp(`/ticket/${number}`));
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(`#${number}`);
+  return number!;
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`tickets with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test.use({ javaScriptEnabled });
+    test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
+
+    test("filter, open, reply with a file, change status, label", async ({ page }) => {
+      await login(page, "agent", "agent");
+      const list = page.getByRole("region", { name: "Conversations" });
+      // filter the list: email tickets only
+      await list.getByText("Filters", { exact: true }).click();
+      await list.getByLabel("Channel").selectOption("EMAIL");
+      await list.getByRole("button", { name: "Apply" }).click();
+      await expect(page).toHaveURL(/channel=EMAIL/);
+      const channels = await list.locator(".ticket-item .channel").allTextContents();
+      expect(channels.length).toBeGreaterThan(0);
+      expect(new Set(channels)).toEqual(new Set(["Email"]));
+
+      const number = await openFirstTicket(page);
+      const text = `Reply ${javaScriptEnabled ? "js" : "nojs"} ${Date.now()} <b>not bold</b>`;
+      await page.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
+      await page.getByLabel("Attachments").setInputFiles(attachment);
+      await page.getByRole("button", { name: "Send" }).click();
+      await expect(page.locator(".text-body", { hasText: text })).toBeVisible();
+      await expect(page.locator("b", { hasText: "not bold" })).toHaveCount(0);
+      await expect(page.getByRole("link", { name: /notes\.txt/ })).toBeVisible();
+      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("");
+
+      const file = await page.request.get(await page.getByRole("link", { name: /notes\.txt/ }).getAttribute("href").then((h) => h!));
+      expect(await file.text()).toBe("order 1234, shipped late");
+
+      await page.getByRole("combobox", { name: "Ticket status" }).selectOption("1");
+      await page.getByRole("button", { name: "Change status" }).click();
+      await expect(page.locator(".system-message").last()).toHaveText("Alya Agent set the status to Pending");
+
+      await page.getByRole("checkbox", { name: "Urgent" }).check();
+      await page.getByRole("button", { name: "Save labels" }).click();
+      await expect(page.getByRole("checkbox", { name: "Urgent" })).toBeChecked();
+      await page.goto(`/?status=1`);
+      await expect(page.locator(`.ticket-item[data-ticket="${number}"] .label-chip`, { hasText: "Urgent" })).toBeVisible();
+
+      await page.goto(`/ticket/${number}`);
+      await page.getByRole("combobox", { name: "Priority", exact: true }).selectOption("H");
+      await page.getByRole("button", { name: "Mark priority" }).click();
+      await expect(page.getByText("Marked this sender as High priority.")).toBeVisible();
+    });
+
+    test("bad input keeps the typed text", async ({ page }) => {
+      await login(page, "admin", "admin");
+      await page.goto("/?channel=EMAIL");
+      await openFirstTicket(page);
+      await page.getByRole("textbox", { name: "Reply", exact: true }).fill("Please see the attached");
+      await page.getByLabel("Cc").fill("ok@example.com, not-an-address");
+      await page.getByRole("button", { name: "Send" }).click();
+      await expect(page.getByRole("alert")).toHaveText("Please check the email address. not-an-address");
+      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("Please see the attached");
+
+      await page.getByLabel("Cc").fill("");
+      await page.getByLabel("Attachments").setInputFiles({ name: "run.exe", mimeType: "application/x-msdownload", buffer: Buffer.from("MZ") });
+      await page.getByRole("button", { name: "Send" }).click();
+      await expect(page.getByRole("alert")).toContainText("Opps, file failed to upload. The error is run.exe");
+      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("Please see the attached");
+      await expect(page.locator(".text-body", { hasText: "Please see the attached" })).toHaveCount(0);
+    });
+  });
+}
+
+test("an agent outside the conversation gets Access denied, and 403 on its files", async ({ page, browser, baseURL }) => {
+  await chooseLanguage(page.context(), baseURL!);
+  // admin writes a file into a Sales ticket (department 1) that agent (Support) does not take part in
+  await login(page, "admin", "admin");
+  await page.goto("/?department=1&status=4");
+  const number = await openFirstTicket(page);
+  for (const person of ["Alya Agent"]) {
+    const remove = page.getByRole("button", { name: `Remove ${person}` });
+    if (await remove.count()) {
+      await remove.click();
+      await expect(remove).toHaveCount(0);
+    }
+  }
+  await page.getByLabel("Attachments").setInputFiles(attachment);
+  await page.getByRole("button", { name: "Send" }).click();
+  const href = (await page.getByRole("link", { name: /notes\.txt/ }).last().getAttribute("href"))!;
+
+  const agentContext = await browser.newContext();
+  await chooseLanguage(agentContext, baseURL!);
+  const agentPage = await agentContext.newPage();
+  await login(agentPage, "agent", "agent");
+  const res = await agentPage.goto(`/ticket/${number}`);
+  expect(res!.status()).toBe(403);
+  await expect(agentPage.getByText("Access denied")).toBeVisible();
+  await expect(agentPage.getByText("You cannot read this conversation.")).toBeVisible();
+  await expect(agentPage.locator(".message")).toHaveCount(0);
+  expect((await agentPage.request.get(href)).status()).toBe(403);
+  // a reply posted anyway is refused and writes nothing
+  const post = await agentPage.request.post(`/ticket/${number}`, { form: { intent: "reply", message: "sneaky" }, headers: { Origin: baseURL! } });
+  expect(post.status()).toBe(403);
+  await page.reload();
+  await expect(page.locator(".text-body", { hasText: "sneaky" })).toHaveCount(0);
+  expect((await agentPage.goto("/ticket/99999999"))!.status()).toBe(404);
+  await agentContext.close();
+});
