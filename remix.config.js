@@ -60,6 +60,16 @@ export default {
       route("api/label/get", "routes/api.label.get.ts");
       route("api/label/update", "routes/api.label.update.ts");
       route("api/search/data", "routes/api.search.data.ts");
+      route("api/ticket/load/:token/:status/:type/:offset", "routes/api.ticket.load.ts");
+      route("ticket/load/:token/:status/:type/:offset", "routes/api.ticket.load.ts", { id: "ticket-load-short" });
+      route("ticket/info/:token/:id", "routes/api.ticket.info.ts");
+      route("ticket/data/:id/:count", "routes/api.ticket.data.ts");
+      route("api/ticket/message/reply", "routes/api.ticket.message.reply.ts");
+      route("api/upload", "routes/api.ticket.message.reply.ts", { id: "api-upload" });
+      route("api/ticket/message/delete", "routes/api.ticket.message.delete.ts");
+      route("api/ticket/priority", "routes/api.ticket.priority.ts");
+      route("api/unread", "routes/api.unread.ts");
+      route("department/:userId", "routes/api.department.ts");
       route("*", "routes/not-found.tsx");
     });
   },

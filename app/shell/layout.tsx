@@ -17,6 +17,7 @@ import { loadListPanel } from "~/models/list-panel.server";
 import type { Preset } from "~/models/filter-presets.server";
 import { listPresets } from "~/models/filter-presets.server";
 import { getSetting } from "~/models/settings.server";
+import { unreadCounts } from "~/models/unread.server";
 import { canSee } from "~/permissions";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -33,14 +34,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     trial: isTrial(ctx),
     language: ctx.language,
   });
-  const unread = 0; // ticket + live chat + chat unread counts arrive with the realtime feature
   const { workspace, user } = ctx;
   const timeZone = await getSetting("timezone");
   const tickets = ctx.edition.enabled.includes("tickets") && !isTrial(ctx);
-  const [list, presets] = await Promise.all([
+  const [list, presets, counts] = await Promise.all([
     tickets ? loadListPanel(user, url, timeZone) : null,
     tickets ? listPresets(user, timeZone) : Promise.resolve<Preset[]>([]),
+    unreadCounts(user.id),
   ]);
+  const unread = counts.ticket + counts.livechat + counts.chat;
   return json({
     signedIn: true as const,
     productTitle: ctx.edition.title,

@@ -37,7 +37,8 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("signs in, shows the shell with the tab title, and logs out", async ({ page, context }) => {
       await login(page, "admin", "admin");
-      await expect(page).toHaveTitle("Demo Admin - OmniDesk");
+      // "(unread) admin name - product title"
+      await expect(page).toHaveTitle(/^\(\d+\) Demo Admin - OmniDesk$/);
       await expect(page.getByRole("complementary", { name: "Main navigation" }).getByRole("link", { name: "Tickets", exact: true })).toBeVisible();
       await page.locator(".user-menu summary").click();
       await page.getByRole("button", { name: "Log Out" }).click();

@@ -1,14 +1,16 @@
 // Attachments, served only to users who may read the conversation they belong to.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { guardPluginRoute } from "~/context.server";
+import { apiAuth } from "~/api.server";
 import { AccessDenied } from "~/models/access.server";
 import { messageFile, NotFound } from "~/models/conversation.server";
 import { fileStorage } from "~/storage.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const { ctx } = await guardPluginRoute(request, context);
+  // API clients send ?_token=; browsers the session cookie
+  const user = (await apiAuth(request))?.user ?? (await guardPluginRoute(request, context)).ctx.user!;
   try {
-    const file = await messageFile(ctx.user!, Number(params.messageId));
+    const file = await messageFile(user, Number(params.messageId));
     const body = await fileStorage().get(file.key);
     if (!body) throw new NotFound();
     const inline = file.type.startsWith("image/") && file.type !== "image/svg+xml";
