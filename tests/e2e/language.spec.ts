@@ -88,7 +88,7 @@ test.describe("saved language of a user", () => {
     await expect(page.locator("html")).toHaveAttribute("lang", "ms");
     await expect(page.locator(".settings h1")).toHaveText(messages("ms").settings.title);
     // menu labels come from the plugin manifests
-    await expect(page.getByRole("link", { name: "Tiket", exact: true })).toBeVisible();
+    await expect(page.locator(".left-nav").getByRole("link", { name: "Tiket", exact: true })).toBeVisible();
     await logout(page);
 
     const fresh = await browser.newContext({ baseURL, locale: "en-US" });
@@ -99,7 +99,7 @@ test.describe("saved language of a user", () => {
       await expect(other.locator("html")).toHaveAttribute("lang", "en");
       await login(other, "agent", "agent");
       await expect(other.locator("html")).toHaveAttribute("lang", "ms");
-      await expect(other.getByRole("link", { name: "Tiket", exact: true })).toBeVisible();
+      await expect(other.locator(".left-nav").getByRole("link", { name: "Tiket", exact: true })).toBeVisible();
       await other.goto("/settings");
       await expect(other.locator(".settings h1")).toHaveText(messages("ms").settings.title);
     } finally {
