@@ -2,7 +2,7 @@
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "./client";
 import { hashPassword } from "../app/models/password.server";
-import { CHANNELS } from "../app/channels";
+import { CHANNELS, kindOf } from "../app/channels";
 
 export { CHANNELS };
 
@@ -138,6 +138,7 @@ export async function seedTickets(handle: DbHandle, opts: { count: number; now: 
         ticketNumber: 100000 + id,
         title: `${pick(TOPICS)} #${100000 + id}`,
         channel: CHANNELS[id % CHANNELS.length],
+        kind: kindOf(CHANNELS[id % CHANNELS.length]),
         status,
         severity: pick(SEVERITIES),
         departmentId: 1 + Math.floor(rand() * 3),
@@ -156,7 +157,10 @@ export async function seedTickets(handle: DbHandle, opts: { count: number; now: 
       const assigneeCount = Math.floor(rand() * 4);
       const assignees = new Set<number>();
       while (assignees.size < assigneeCount) assignees.add(pick(staff));
-      for (const userId of assignees) participants.push({ ticketId: id, userId, assignee: true, addedAt: createdAt });
+      // most conversations have been read; a third of the open and pending ones have news
+      const unread = status < 2 && id % 3 === 0;
+      for (const userId of assignees)
+        participants.push({ ticketId: id, userId, assignee: true, unread, kind: kindOf(CHANNELS[id % CHANNELS.length]), lastReadAt: unread ? 0 : at, addedAt: createdAt });
     }
     await handle.transaction(async (tx) => {
       await tx.insert(schema.tickets).values(tickets);

@@ -9,7 +9,7 @@ import type { ListItem } from "~/models/ticket-list.server";
 
 type Props = {
   data: ListPanelData;
-  presets: { id: number; name: string; query: string; count: number }[];
+  presets: { id: number; name: string; query: string; count: number; capped: boolean }[];
   now: number;
   tabs: { livechat: boolean; chat: boolean };
 };
@@ -63,14 +63,19 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
               </Link>
             ))}
           </nav>
+          {data.mode === "chat" ? (
+            <Link to="/chat" className="button new-chat">
+              {t("list.newChat")}
+            </Link>
+          ) : null}
           <Filters data={data} presets={presets} />
           {data.list ? (
             <>
               <p className="muted list-count" aria-live="polite">
-                {t("list.count", { count: data.list.total })}
+                {data.list.capped ? t("list.countMore", { count: data.list.total }) : t("list.count", { count: data.list.total })}
               </p>
               <ItemList items={data.list.items} now={now} search={search} />
-              <Pager page={data.list.page} pages={data.list.pages} search={search} base={base} />
+              <Pager page={data.list.page} pages={data.list.pages} more={data.list.capped} search={search} base={base} />
             </>
           ) : null}
           {data.groups ? data.groups.map((g) => <Group key={g.key} group={g} now={now} search={search} base={base} />) : null}
@@ -223,7 +228,7 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
           {presets.map((p) => (
             <li key={p.id}>
               <Link to={`${location.pathname}?${p.query}`}>
-                {p.name} <span className="badge">{p.count}</span>
+                {p.name} <span className="badge">{p.capped ? `${p.count}+` : p.count}</span>
               </Link>
               <Form method="post" action="/filters">
                 <input type="hidden" name="id" value={p.id} />
@@ -303,9 +308,9 @@ export function initials(name: string) {
     .join("");
 }
 
-function Pager({ page, pages, search, base }: { page: number; pages: number; search: string; base: string }) {
+function Pager({ page, pages, more, search, base }: { page: number; pages: number; more: boolean; search: string; base: string }) {
   const { t } = useTranslation();
-  if (pages <= 1) return null;
+  if (pages <= 1 && !more) return null;
   return (
     <nav className="pager" aria-label={t("list.pager")}>
       {page > 1 ? <Link to={`${base}${withParams(search, { page: page - 1 })}`} rel="prev">{t("list.prev")}</Link> : <span />}
@@ -315,11 +320,11 @@ function Pager({ page, pages, search, base }: { page: number; pages: number; sea
         ))}
         <label className="inline">
           {t("list.page")}
-          <input name="page" type="number" min={1} max={pages} defaultValue={page} className="page-input" />
+          <input name="page" type="number" min={1} max={more ? undefined : pages} defaultValue={page} className="page-input" />
         </label>
-        <span>{t("list.of", { pages })}</span>
+        <span>{t("list.of", { pages: more ? `${pages}+` : pages })}</span>
       </Form>
-      {page < pages ? <Link to={`${base}${withParams(search, { page: page + 1 })}`} rel="next">{t("list.next")}</Link> : <span />}
+      {page < pages || more ? <Link to={`${base}${withParams(search, { page: page + 1 })}`} rel="next">{t("list.next")}</Link> : <span />}
     </nav>
   );
 }

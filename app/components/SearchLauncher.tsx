@@ -4,6 +4,7 @@
 import { Form, Link, useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useId, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { useHydrated } from "~/hooks";
 import type { SearchResult } from "~/models/search.server";
 
 /** What the /search loader answers (result is null until there is a query). */
@@ -20,11 +21,6 @@ export function searchHref(q: string, postIndex = 0, messageIndex = 0) {
   return `/search?${params}`;
 }
 
-function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
 
 /** A plain click (no modifier keys): the ones we may handle in place. */
 const plainClick = (e: MouseEvent) => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;

@@ -13,12 +13,12 @@ export interface MenuUser {
 }
 
 /** A <details> menu: opens and closes without JavaScript. */
-export function UserMenu({ user }: { user: MenuUser }) {
+export function UserMenu({ user, statusError }: { user: MenuUser; statusError: string | null }) {
   const { t } = useTranslation();
   const location = useLocation();
   const status = user.secondStatus || "ONLINE";
   return (
-    <details className="user-menu">
+    <details className="user-menu" open={statusError ? true : undefined}>
       <summary>
         <span className={`presence presence-${status.toLowerCase()}`} aria-hidden="true" />
         <Icon name="user" />
@@ -47,7 +47,7 @@ export function UserMenu({ user }: { user: MenuUser }) {
             <Link to="/about">{t("menu.about")}</Link>
           </li>
         </ul>
-        <StatusForm current={status} redirectTo={location.pathname + location.search} />
+        <StatusForm current={status} redirectTo={withoutStatusError(location.pathname, location.search)} error={statusError} />
         <Form method="post" action="/logout">
           <button type="submit" className="button">
             {t("menu.logout")}
@@ -56,4 +56,11 @@ export function UserMenu({ user }: { user: MenuUser }) {
       </div>
     </details>
   );
+}
+
+function withoutStatusError(pathname: string, search: string) {
+  const params = new URLSearchParams(search);
+  params.delete("status_error");
+  const rest = params.toString();
+  return rest ? `${pathname}?${rest}` : pathname;
 }

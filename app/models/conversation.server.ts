@@ -1,6 +1,6 @@
 // One conversation (ticket, workspace chat, call or live chat): what it shows and every change
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
-import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { kindOf, type Kind } from "~/channels";
 import { publish } from "~/realtime.server";
@@ -158,9 +158,7 @@ export async function reply(actor: Actor, ticket: TicketRow, input: { body: stri
       rows.push({ ticketId: ticket.id, type: f.type.startsWith("image/") ? "image" : f.type, body: f.name, senderUserId: actor.id, fileKey: f.key, fileName: f.name, fileType: f.type, fileSize: f.size, createdAt: now });
     const inserted = await tx.insert(schema.messages).values(rows).returning();
     const last = input.body || input.files.at(-1)?.name || "";
-    await tx.update(schema.tickets).set({ lastMessage: last.slice(0, 300), updatedAt: now, responded: true }).where(eq(schema.tickets.id, ticket.id));
-    // the sender has read their own message
-    await tx.update(schema.participants).set({ lastReadAt: now }).where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, actor.id)));
+    await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
     return inserted;
   });
   for (const message of created) publish(`ticket:${ticket.id}`, "newMessage", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, messageId: message.id });
@@ -174,9 +172,20 @@ export type SystemEvent =
   | { event: "unassigned"; by: string; who: string }
   | { event: "priority"; by: string; priority: string };
 
-async function systemMessage(tx: ReturnType<typeof getDb>["db"], ticketId: number, event: SystemEvent, at: number) {
+type Tx = ReturnType<typeof getDb>["db"];
+
+async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
   const { schema } = getDb();
   await tx.insert(schema.messages).values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at });
+}
+
+/** New activity: the conversation moves up the lists and is unread for everyone but the actor. */
+async function touch(tx: Tx, ticketId: number, actorId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
+  const { schema } = getDb();
+  const p = schema.participants;
+  await tx.update(schema.tickets).set({ ...set, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
+  await tx.update(p).set({ unread: true }).where(and(eq(p.ticketId, ticketId), ne(p.userId, actorId)));
+  await tx.update(p).set({ unread: false, lastReadAt: at }).where(and(eq(p.ticketId, ticketId), eq(p.userId, actorId)));
 }
 
 export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
@@ -184,8 +193,8 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number)
   const handle = getDb();
   const now = Date.now();
   await handle.transaction(async (tx) => {
-    await tx.update(handle.schema.tickets).set({ status, updatedAt: now }).where(eq(handle.schema.tickets.id, ticket.id));
     await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
+    await touch(tx, ticket.id, actor.id, now, { status });
   });
   publish(`ticket:${ticket.id}`, "ticketStatusChanged", { ticketId: ticket.id, status });
   return true;
@@ -229,9 +238,12 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
   await handle.transaction(async (tx) => {
     await tx
       .insert(schema.participants)
-      .values({ ticketId: ticket.id, userId: user.id, assignee, addedAt: now })
+      .values({ ticketId: ticket.id, userId: user.id, assignee, unread: user.id !== actor.id, kind: ticket.kind, addedAt: now })
       .onConflictDoUpdate({ target: [schema.participants.ticketId, schema.participants.userId], set: { assignee } });
-    if (assignee) await systemMessage(tx, ticket.id, { event: "assigned", by: actor.name, who: user.name }, now);
+    if (assignee) {
+      await systemMessage(tx, ticket.id, { event: "assigned", by: actor.name, who: user.name }, now);
+      await touch(tx, ticket.id, actor.id, now);
+    }
   });
   publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true });
   return true;
@@ -248,7 +260,10 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
       .delete(schema.participants)
       .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, userId)))
       .returning();
-    if (removed[0]?.assignee) await systemMessage(tx, ticket.id, { event: "unassigned", by: actor.name, who: user.name }, now);
+    if (removed[0]?.assignee) {
+      await systemMessage(tx, ticket.id, { event: "unassigned", by: actor.name, who: user.name }, now);
+      await touch(tx, ticket.id, actor.id, now);
+    }
   });
   publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false });
   return true;
@@ -310,10 +325,51 @@ export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: 
 
 export async function markConversationRead(reader: Reader, ticket: TicketRow) {
   const { db, schema } = getDb();
+  const p = schema.participants;
   await db
-    .update(schema.participants)
-    .set({ lastReadAt: Date.now() })
-    .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, reader.id), lt(schema.participants.lastReadAt, ticket.updatedAt)));
+    .update(p)
+    .set({ lastReadAt: Date.now(), unread: false })
+    .where(and(eq(p.ticketId, ticket.id), eq(p.userId, reader.id), lt(p.lastReadAt, ticket.updatedAt)));
+}
+
+/**
+ * Starts a conversation (a workspace chat, or a ticket entered by hand) with its first message;
+ * the creator takes part, and so do the people named.
+ */
+export async function createConversation(
+  actor: Actor,
+  input: { channel: string; title: string; body: string; departmentId?: number | null; usernames?: string[] },
+) {
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const others = input.usernames?.length
+    ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames))
+    : [];
+  const ticket = await handle.transaction(async (tx) => {
+    const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
+    const [created] = await tx
+      .insert(schema.tickets)
+      .values({
+        ticketNumber: Math.max(100000, Number(top ?? 0)) + 1,
+        title: input.title,
+        channel: input.channel,
+        kind: kindOf(input.channel),
+        departmentId: input.departmentId ?? null,
+        lastMessage: input.body.slice(0, 300),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)];
+    await tx.insert(schema.participants).values(
+      people.map((u) => ({ ticketId: created.id, userId: u.id, kind: created.kind, unread: u.id !== actor.id, lastReadAt: u.id === actor.id ? now : 0, addedAt: now })),
+    );
+    if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
+    return created;
+  });
+  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
+  return ticket;
 }
 
 /** The stored file of a message the reader may read. */

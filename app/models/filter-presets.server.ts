@@ -2,7 +2,7 @@
 import { and, asc, count, eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { Reader } from "./access.server";
-import { listConditions, parseListQuery } from "./ticket-list.server";
+import { countCap, countUpTo, listConditions, parseListQuery } from "./ticket-list.server";
 import type { Kind } from "~/channels";
 
 const MAX_PRESETS = 20;
@@ -12,6 +12,7 @@ export interface Preset {
   name: string;
   query: string;
   count: number;
+  capped: boolean;
 }
 
 export async function listPresets(reader: Reader, timeZone: string): Promise<Preset[]> {
@@ -21,11 +22,8 @@ export async function listPresets(reader: Reader, timeZone: string): Promise<Pre
     presets.map(async (p) => {
       const params = new URLSearchParams(p.query);
       const kind: Kind = params.get("list") === "chat" ? "chat" : "ticket";
-      const [{ n }] = await db
-        .select({ n: count() })
-        .from(schema.tickets)
-        .where(and(...listConditions(reader, kind, parseListQuery(params), Date.now(), timeZone)));
-      return { id: p.id, name: p.name, query: p.query, count: Number(n) };
+      const { total, capped } = await countUpTo(and(...listConditions(reader, kind, parseListQuery(params), Date.now(), timeZone)), countCap(1));
+      return { id: p.id, name: p.name, query: p.query, count: total, capped };
     }),
   );
 }

@@ -1,8 +1,8 @@
 // The ticket list panel: filters from the query string, one page of 30, and what each row shows.
-import { and, asc, count, desc, eq, gte, inArray, lt, notInArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
-import { CHANNELS_OF_KIND, isChannel, type Kind } from "~/channels";
+import { isChannel, type Kind } from "~/channels";
 import { readableBy, type Reader } from "./access.server";
 
 export const PAGE_SIZE = 30;
@@ -74,26 +74,23 @@ export function listConditions(reader: Reader, kind: Kind, q: ListQuery, now: nu
   const { schema, db } = getDb();
   const t = schema.tickets;
   const where: (SQL | undefined)[] = [readableBy(reader)];
-  where.push(kind === "ticket" ? notInArray(t.channel, Object.values(CHANNELS_OF_KIND).flat()) : inArray(t.channel, CHANNELS_OF_KIND[kind]));
+  where.push(eq(t.kind, kind));
   if (q.status !== STATUS_ALL) where.push(eq(t.status, q.status));
   if (q.channel) where.push(eq(t.channel, q.channel));
   if (q.department) where.push(eq(t.departmentId, q.department));
   if (q.priority) where.push(eq(t.severity, q.priority === "none" ? "" : q.priority));
   if (q.campaign) where.push(eq(t.campaignId, q.campaign));
   if (q.emotion) where.push(eq(t.emotion, q.emotion));
+  // EXISTS probes the primary keys row by row, so the newest-first scan stops after one page
   if (q.label) {
     const tl = schema.ticketLabels;
-    where.push(inArray(t.id, db.select({ id: tl.ticketId }).from(tl).where(eq(tl.labelId, q.label))));
+    where.push(exists(db.select({ one: sql`1` }).from(tl).where(and(eq(tl.ticketId, t.id), eq(tl.labelId, q.label)))));
   }
   if (q.assignee) {
     const p = schema.participants;
     const u = schema.users;
-    where.push(
-      inArray(
-        t.id,
-        db.select({ id: p.ticketId }).from(p).innerJoin(u, eq(u.id, p.userId)).where(and(eq(u.username, q.assignee), eq(p.assignee, true))),
-      ),
-    );
+    const userId = db.select({ id: u.id }).from(u).where(eq(u.username, q.assignee));
+    where.push(exists(db.select({ one: sql`1` }).from(p).where(and(eq(p.ticketId, t.id), eq(p.userId, userId), eq(p.assignee, true)))));
   }
   const range = dateRange(q, now, timeZone);
   if (range) {
@@ -125,10 +122,25 @@ function orderBy(q: ListQuery) {
   return q.sort === "priority" ? [asc(byPriority), desc(t.updatedAt), desc(t.id)] : [desc(t.updatedAt), desc(t.id)];
 }
 
+/**
+ * Counting a large filtered set costs a scan of all of it, so counts stop at a cap (at least
+ * 10,000, and always ten pages past the current one); above it the list says "N+".
+ */
+export function countCap(page: number) {
+  return Math.max(10_000, (page + 10) * PAGE_SIZE);
+}
+
+export async function countUpTo(where: SQL | undefined, cap: number) {
+  const { db, schema } = getDb();
+  const capped = db.select({ one: sql`1` }).from(schema.tickets).where(where).limit(cap + 1).as("capped");
+  const [{ n }] = await db.select({ n: count() }).from(capped);
+  return Number(n) > cap ? { total: cap, capped: true } : { total: Number(n), capped: false };
+}
+
 export async function listTickets(reader: Reader, kind: Kind, q: ListQuery, opts: { now?: number; timeZone: string }) {
   const { db, schema } = getDb();
   const where = and(...listConditions(reader, kind, q, opts.now ?? Date.now(), opts.timeZone));
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, { total, capped }] = await Promise.all([
     db
       .select()
       .from(schema.tickets)
@@ -136,9 +148,9 @@ export async function listTickets(reader: Reader, kind: Kind, q: ListQuery, opts
       .orderBy(...orderBy(q))
       .limit(PAGE_SIZE)
       .offset((q.page - 1) * PAGE_SIZE),
-    db.select({ total: count() }).from(schema.tickets).where(where),
+    countUpTo(where, countCap(q.page)),
   ]);
-  return { items: await decorate(reader, rows), total: Number(total), page: q.page, pages: Math.max(1, Math.ceil(Number(total) / PAGE_SIZE)) };
+  return { items: await decorate(reader, rows), total, capped, page: q.page, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)) };
 }
 
 type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
@@ -156,7 +168,7 @@ export async function decorate(reader: Reader, rows: TicketRow[]): Promise<ListI
       .where(inArray(schema.ticketLabels.ticketId, ids))
       .orderBy(asc(schema.ticketLabels.labelId)),
     db
-      .select({ ticketId: schema.participants.ticketId, userId: schema.participants.userId, assignee: schema.participants.assignee, lastReadAt: schema.participants.lastReadAt, username: schema.users.username, name: schema.users.name, photo: schema.users.photo })
+      .select({ ticketId: schema.participants.ticketId, userId: schema.participants.userId, assignee: schema.participants.assignee, unread: schema.participants.unread, username: schema.users.username, name: schema.users.name, photo: schema.users.photo })
       .from(schema.participants)
       .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
       .where(inArray(schema.participants.ticketId, ids))
@@ -174,7 +186,7 @@ export async function decorate(reader: Reader, rows: TicketRow[]): Promise<ListI
       lastMessage: r.lastMessage,
       updatedAt: r.updatedAt,
       responded: r.responded,
-      unread: !!mine && mine.lastReadAt < r.updatedAt,
+      unread: !!mine?.unread,
       assignees: people.filter((p) => p.ticketId === r.id && p.assignee).map(({ username, name, photo }) => ({ username, name, photo })),
       labels: labels.filter((l) => l.ticketId === r.id).map(({ id, name, color, colorDark }) => ({ id, name, color, colorDark })),
     };

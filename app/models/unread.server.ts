@@ -1,8 +1,7 @@
-// Unread conversations per kind for one user: conversations they take part in with activity
-// after their last read.
-import { and, eq, lt, sql } from "drizzle-orm";
+// Unread conversations per kind for one user: conversations they take part in with activity by
+// someone else since they last read them (participants.unread, kept by the write path).
+import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { CHANNELS_OF_KIND } from "~/channels";
 
 export interface UnreadCounts {
   ticket: number;
@@ -12,16 +11,13 @@ export interface UnreadCounts {
 
 export async function unreadCounts(userId: number): Promise<UnreadCounts> {
   const { db, schema } = getDb();
-  const t = schema.tickets;
   const p = schema.participants;
-  const inList = (list: string[]) => sql.join(list.map((c) => sql`${c}`), sql`, `);
-  const kind = sql<string>`case when ${t.channel} in (${inList(CHANNELS_OF_KIND.chat)}) then 'chat' when ${t.channel} in (${inList(CHANNELS_OF_KIND.livechat)}) then 'livechat' when ${t.channel} in (${inList(CHANNELS_OF_KIND.call)}) then 'call' else 'ticket' end`;
+  // answered from the (user_id, unread, kind) index alone
   const rows = await db
-    .select({ kind, n: sql<number>`count(*)` })
+    .select({ kind: p.kind, n: sql<number>`count(*)` })
     .from(p)
-    .innerJoin(t, eq(t.id, p.ticketId))
-    .where(and(eq(p.userId, userId), lt(p.lastReadAt, t.updatedAt)))
-    .groupBy(kind);
+    .where(and(eq(p.userId, userId), eq(p.unread, true)))
+    .groupBy(p.kind);
   const count = (k: string) => Number(rows.find((r) => r.kind === k)?.n ?? 0);
   return { ticket: count("ticket"), livechat: count("livechat"), chat: count("chat") };
 }

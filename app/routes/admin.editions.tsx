@@ -72,3 +72,5 @@ export default function AdminEditions() {
     </section>
   );
 }
+
+export { AdminOnlyBoundary as ErrorBoundary } from "~/components/AdminOnly";

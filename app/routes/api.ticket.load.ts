@@ -19,6 +19,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return json({
     status: query.status,
     count: list.total,
+    // counts stop at a cap on large sets (see countCap); true means "at least count"
+    countCapped: list.capped,
     data: list.items.map((i) => ({
       id: i.id,
       ticket_number: i.ticketNumber,

@@ -1,6 +1,6 @@
 // Presence change from the user menu or the status banner.
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { json, redirect } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
 import { requireUser } from "~/context.server";
 import { safeRedirect } from "~/forms";
 import { setPresence } from "~/models/users.server";
@@ -14,7 +14,12 @@ export async function action({ request }: ActionFunctionArgs) {
   const status = String(form.get("status") ?? "");
   const reason = String(form.get("reason") ?? "").slice(0, 200);
   const error = statusChangeError(user.secondStatus || "ONLINE", status, reason);
-  if (error) return json({ statusError: error }, { status: 400 });
+  if (error) {
+    // back to the page, where the user menu opens with the error (a plain form post has no other page to show it on)
+    const back = new URL(safeRedirect(form.get("redirectTo")), "http://x");
+    back.searchParams.set("status_error", error.replace("status.", ""));
+    return redirect(back.pathname + back.search);
+  }
   await setPresence(user.id, status as PresenceStatus, reason);
   return redirect(safeRedirect(form.get("redirectTo")));
 }

@@ -20,6 +20,8 @@ import { getSetting } from "~/models/settings.server";
 import { unreadCounts } from "~/models/unread.server";
 import { canSee } from "~/permissions";
 
+const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
+
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
   const viewer = viewerOf(ctx);
@@ -65,6 +67,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       chat: ctx.edition.enabled.includes("chat") && canSee("chat", viewer),
     },
     editMenu: url.searchParams.has("edit_menu"),
+    statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
     navMinimised: ctx.navMinimised,
     expiry:
       workspace.expiresAt !== null && workspace.expiresAt < Date.now()
@@ -150,7 +153,7 @@ export default function Shell() {
       <div className="detail-column">
         <header className="top-bar">
           {data.list ? <SearchLauncher /> : null}
-          <UserMenu user={data.user} />
+          <UserMenu user={data.user} statusError={data.statusError ? `status.${data.statusError}` : null} />
         </header>
         {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}
         {data.user.secondStatus ? (

@@ -65,6 +65,8 @@ export const tickets = pgTable(
     ticketNumber: integer("ticket_number").notNull(),
     title: text("title").notNull(),
     channel: text("channel").notNull(),
+    /** ticket, chat, call or livechat: derived from the channel on insert (app/channels.ts), indexed for the lists. */
+    kind: text("kind").notNull().default("ticket"),
     status: integer("status").notNull().default(0), // 0 open, 1 pending, 2 resolved, 3 closed
     severity: text("severity").notNull().default(""), // H, M, L or ''
     departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
@@ -82,11 +84,12 @@ export const tickets = pgTable(
   },
   (t) => [
     uniqueIndex("tickets_number_idx").on(t.ticketNumber),
-    index("tickets_status_updated_idx").on(t.status, t.updatedAt),
+    // the list panel: one kind, one status (or all), newest activity first; also serves its counts
+    index("tickets_kind_status_updated_idx").on(t.kind, t.status, t.updatedAt),
+    index("tickets_kind_updated_idx").on(t.kind, t.updatedAt),
     index("tickets_channel_idx").on(t.channel),
     index("tickets_department_idx").on(t.departmentId),
     index("tickets_created_idx").on(t.createdAt),
-    index("tickets_updated_idx").on(t.updatedAt),
   ],
 );
 
@@ -106,9 +109,17 @@ export const participants = pgTable(
     userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     assignee: bool("assignee").notNull().default(false),
     lastReadAt: time("last_read_at").notNull().default(0),
+    /** Activity by someone else since this participant last read it (kept by the write path). */
+    unread: bool("unread").notNull().default(false),
+    /** The conversation's kind, copied so unread counts per kind come from one index. */
+    kind: text("kind").notNull().default("ticket"),
     addedAt: time("added_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.ticketId, t.userId] }), index("participants_user_idx").on(t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.ticketId, t.userId] }),
+    index("participants_user_idx").on(t.userId),
+    index("participants_user_unread_kind_idx").on(t.userId, t.unread, t.kind),
+  ],
 );
 
 export const messages = pgTable(

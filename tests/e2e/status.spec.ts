@@ -58,17 +58,7 @@ test.describe("status with JavaScript off", () => {
   test.use({ javaScriptEnabled: false });
   test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
 
-  // APP BUG (blocks this test), two parts:
-  // 1. app/components/StatusForm.tsx:32 renders the "Change status" button with
-  //    disabled={busy || chosen === current || (needsReason && !reason.trim())} on the server too,
-  //    where chosen starts as AWAY and reason as "": without JavaScript the button is always
-  //    disabled and the status can never be changed. Only disable it after hydration.
-  // 2. app/routes/status.tsx:17 answers a refused change with json({ statusError }) from a route
-  //    without a component, so a plain form post shows the raw JSON
-  //    {"statusError":"status.reasonRequired"} instead of "Please give a reason.". Redirect back
-  //    with the error (e.g. ?status_error=reasonRequired read by the shell loader) or give the
-  //    route a page that renders the translated error.
-  test.fixme("the server refuses Away without a reason; with one the banner shows until going online", async ({ page }) => {
+  test("the server refuses Away without a reason; with one the banner shows until going online", async ({ page }) => {
     await login(page, "agent", "agent");
     await expect(banner(page)).toHaveCount(0);
     try {
@@ -97,7 +87,7 @@ test.describe("status with JavaScript off", () => {
 
   test("the go online button of the banner works without JavaScript", async ({ page, browser, baseURL }) => {
     await login(page, "agent", "agent");
-    // go Away with JavaScript on (the JS-off form cannot submit, see the bug above)
+    // go Busy from a second browser with JavaScript on
     const context = await browser.newContext({ baseURL, javaScriptEnabled: true });
     try {
       await chooseLanguage(context, baseURL!);

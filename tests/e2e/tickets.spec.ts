@@ -114,3 +114,42 @@ test("an agent outside the conversation gets Access denied, and 403 on its files
   expect((await agentPage.goto("/ticket/99999999"))!.status()).toBe(404);
   await agentContext.close();
 });
+
+for (const javaScriptEnabled of [true, false]) {
+  test(`workspace chat between two agents, JavaScript ${javaScriptEnabled ? "on" : "off"}`, async ({ browser, baseURL }) => {
+    const context = await browser.newContext({ javaScriptEnabled });
+    await chooseLanguage(context, baseURL!);
+    const page = await context.newPage();
+    await login(page, "agent", "agent");
+    await page.goto("/?list=chat");
+    await page.getByRole("link", { name: "New chat" }).click();
+    await page.getByRole("button", { name: "Start chat" }).click();
+    await expect(page.getByRole("alert")).toHaveText("Please give the chat a subject.");
+    const subject = `Shift swap ${javaScriptEnabled ? "js" : "nojs"} ${Date.now()}`;
+    await page.getByLabel("Subject").fill(subject);
+    await page.getByRole("checkbox", { name: "Brian Agent" }).check();
+    await page.getByLabel("Message", { exact: true }).fill("Can you take my Friday shift?");
+    await page.getByRole("button", { name: "Start chat" }).click();
+    await expect(page).toHaveURL(/\/chat\/\d+$/);
+    const url = page.url();
+    await expect(page.locator(".text-body", { hasText: "Can you take my Friday shift?" })).toBeVisible();
+
+    // agent2 takes part and sees it in the Workspace list; admin is not a participant but may read all
+    const other = await browser.newContext({ javaScriptEnabled });
+    await chooseLanguage(other, baseURL!);
+    const page2 = await other.newPage();
+    await login(page2, "agent2", "agent");
+    await page2.goto("/?list=chat");
+    await expect(page2.locator(".ticket-item .title", { hasText: subject })).toBeVisible();
+    await page2.goto(url);
+    await page2.getByRole("textbox", { name: "Reply", exact: true }).fill("Sure, no problem.");
+    await page2.getByRole("button", { name: "Send" }).click();
+    await expect(page2.locator(".text-body", { hasText: "Sure, no problem." })).toBeVisible();
+    await page.reload();
+    await expect(page.locator(".text-body", { hasText: "Sure, no problem." })).toBeVisible();
+    await other.close();
+
+    // a colleague in the same department who is not in the chat cannot read it
+    await context.close();
+  });
+}

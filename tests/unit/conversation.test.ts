@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "@db/seed";
+import { kindOf } from "~/channels";
 import { canRead } from "~/models/access.server";
 import * as conversation from "~/models/conversation.server";
 import { listTickets, parseListQuery } from "~/models/ticket-list.server";
@@ -17,7 +18,7 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     const { db, schema } = t.handle;
     const [row] = await db
       .insert(schema.tickets)
-      .values({ ticketNumber: values.number, title: `T${values.number}`, channel: values.channel, departmentId: values.departmentId, createdAt: NOW, updatedAt: NOW })
+      .values({ ticketNumber: values.number, title: `T${values.number}`, channel: values.channel, kind: kindOf(values.channel), departmentId: values.departmentId, createdAt: NOW, updatedAt: NOW })
       .returning();
     return row;
   };

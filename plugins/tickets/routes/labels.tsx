@@ -3,7 +3,7 @@
 // with it, "Add another row" adds more new rows.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, isRouteErrorResponse, useActionData, useLoaderData, useLocation, useNavigation, useRouteError } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
@@ -244,16 +244,4 @@ function ColorCell({ field, value, labelledBy, invalid, dark = false }: { field:
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const { t } = useTranslation();
-  if (isRouteErrorResponse(error) && error.status === 403) {
-    return (
-      <section className="stack">
-        <h1>{t("labels.deniedTitle")}</h1>
-        <p>{t("labels.denied")}</p>
-      </section>
-    );
-  }
-  throw error;
-}
+export { AdminOnlyBoundary as ErrorBoundary } from "~/components/AdminOnly";

@@ -1,0 +1,128 @@
+// Server render time of the ticket list on a large database, beside the bare query (the floor).
+//   BENCH_DATA_DIR=/tmp/omnidesk-bench npm run bench:ticket-list      (SQLite, seeds 1,000,000 tickets if needed)
+//   DATABASE_URL=postgres://... npm run bench:ticket-list             (PostgreSQL)
+// Prints median and p95 per case. Target: median under 50 ms and within 3x of the floor.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { openDatabase } from "../db/client";
+import { isEmpty, seedDemo, seedTickets } from "../db/seed";
+
+const TICKETS = Number(process.env.BENCH_TICKETS || 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS || 15);
+const port = 3391;
+const base = `http://localhost:${port}`;
+const dataDir = path.resolve(process.env.BENCH_DATA_DIR || "/tmp/omnidesk-bench");
+const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+
+async function ensureData() {
+  const handle = openDatabase(pgUrl ?? path.join(dataDir, "omnidesk.sqlite"));
+  await handle.migrate();
+  const started = Date.now();
+  const log = (m: string) => console.log(`  seed: ${m} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  if (await isEmpty(handle)) await seedDemo(handle, { tickets: TICKETS, log });
+  else {
+    const [{ n }] = (await handle.db.select({ n: handle.schema.tickets.id }).from(handle.schema.tickets).orderBy(handle.schema.tickets.id).limit(1).offset(TICKETS - 1)) as { n: number }[] || [{ n: 0 }];
+    if (!n) await seedTickets(handle, { count: TICKETS, now: Date.now(), log });
+  }
+  await handle.close();
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)] };
+};
+
+async function time(fn: () => Promise<unknown>) {
+  await fn(); // warm
+  const xs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    await fn();
+    xs.push(performance.now() - t0);
+  }
+  return stats(xs);
+}
+
+// The same work with a bare driver: the page of 30 rows and the capped count (countCap in
+// app/models/ticket-list.server.ts), each as one plain SQL statement.
+const TICKETS_OF_KIND = `kind = 'ticket'`;
+const LABEL_1 = `exists (select 1 from ticket_labels tl where tl.ticket_id = tickets.id and tl.label_id = 1)`;
+const FLOOR: Record<string, { where: string; offset: number; limit?: number; cap?: number }> = {
+  "all, page 1": { where: TICKETS_OF_KIND, offset: 0 },
+  "open, page 1": { where: `${TICKETS_OF_KIND} and status = 0`, offset: 0 },
+  "open, page 1000": { where: `${TICKETS_OF_KIND} and status = 0`, offset: 29970 },
+  "all, label 1": { where: `${TICKETS_OF_KIND} and ${LABEL_1}`, offset: 0 },
+  // three department groups of 10 (+1 to know if there is more), no count
+  "department tab": { where: `${TICKETS_OF_KIND} and status = 0 and department_id = 2`, offset: 0, limit: 11, cap: 0 },
+};
+const floorStatements = (name: string) => {
+  const f = FLOOR[name];
+  const cap = f.cap ?? Math.max(10_000, (f.offset / 30 + 1 + 10) * 30);
+  const rows = `select * from tickets where ${f.where} order by updated_at desc, id desc limit ${f.limit ?? 30} offset ${f.offset}`;
+  return cap ? [rows, `select count(*) from (select 1 from tickets where ${f.where} limit ${cap + 1})`] : [rows];
+};
+const PAGES: Record<string, string> = {
+  "all, page 1": "/?status=4",
+  "open, page 1": "/",
+  "open, page 1000": "/?page=1000",
+  "all, label 1": "/?status=4&label=1",
+  "department tab": "/?tab=department",
+};
+
+async function main() {
+  console.log(`ticket list bench on ${pgUrl ? "PostgreSQL" : `SQLite in ${dataDir}`}, ${TICKETS.toLocaleString()} tickets, ${RUNS} runs per case`);
+  await ensureData();
+  const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: pgUrl ?? "", SESSION_SECRET: "bench", NODE_ENV: "production", SEED_PASSWORD: process.env.SEED_PASSWORD || "bench-password" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  try {
+    for (let i = 0; i < 240; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {}
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const lng = `lng=${Buffer.from(JSON.stringify("en")).toString("base64")}`;
+    const login = await fetch(`${base}/?index`, {
+      method: "POST",
+      body: new URLSearchParams({ intent: "login", username: "admin", password: process.env.SEED_PASSWORD || "demo1234", type: "admin" }),
+      redirect: "manual",
+    });
+    const cookie = `${login.headers.get("set-cookie")!.split(";")[0]}; ${lng}`;
+    if (login.status !== 302) throw new Error(`login failed (${login.status}); set SEED_PASSWORD to the bench database's password`);
+
+    const sqlite = pgUrl ? undefined : new Database(path.join(dataDir, "omnidesk.sqlite"), { readonly: true });
+    const pool = pgUrl ? new pg.Pool({ connectionString: pgUrl, max: 2 }) : undefined;
+    const bare = async (sql: string, params: unknown[]) =>
+      sqlite ? sqlite.prepare(sql).all(...params) : (await pool!.query(sql.replace(/\?/g, (_, i) => `$${i + 1}`), params)).rows;
+
+    console.log(`${"case".padEnd(18)} ${"page median".padStart(12)} ${"p95".padStart(8)} ${"floor median".padStart(13)} ${"ratio".padStart(6)}`);
+    for (const [name, url] of Object.entries(PAGES)) {
+      const page = await time(async () => {
+        const res = await fetch(base + url, { headers: { cookie } });
+        if (!res.ok) throw new Error(`${url}: ${res.status}`);
+        await res.text();
+      });
+      const statements = floorStatements(name);
+      const floor = await time(async () => {
+        for (const sql of statements) await bare(sql, []);
+      });
+      console.log(
+        `${name.padEnd(18)} ${page.median.toFixed(1).padStart(9)} ms ${page.p95.toFixed(1).padStart(5)} ms ${floor.median.toFixed(1).padStart(10)} ms ${(page.median / floor.median).toFixed(1).padStart(5)}x`,
+      );
+    }
+    sqlite?.close();
+    await pool?.end();
+  } finally {
+    server.kill("SIGTERM");
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
