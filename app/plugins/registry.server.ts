@@ -32,8 +32,19 @@ export interface RouteOwner {
   guestOnly: boolean;
 }
 
+// matchPath compiles its pattern on every call; paths repeat, so answers are kept (bounded)
+const owners = new Map<string, RouteOwner | undefined>();
+
 /** Which plugin serves this path, if any (the route table of remix.config.js, read the same way). */
 export function pluginForPath(pathname: string): RouteOwner | undefined {
+  if (owners.has(pathname)) return owners.get(pathname);
+  const owner = findOwner(pathname);
+  if (owners.size >= 5000) owners.clear();
+  owners.set(pathname, owner);
+  return owner;
+}
+
+function findOwner(pathname: string): RouteOwner | undefined {
   for (const plugin of plugins()) {
     for (const r of plugin.routes) if (matchPath(r.path, pathname)) return { plugin, isPublic: false, guestOnly: false };
     for (const r of plugin.publicRoutes)
