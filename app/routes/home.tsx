@@ -11,9 +11,10 @@ import { clientAddress, codeSchema, fieldErrors, loginSchema, type FieldErrors }
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
-  if (ctx.user) return json({ view: "home" as const, name: ctx.user.name, productTitle: ctx.edition.title });
+  const removed = new URL(request.url).searchParams.get("notice") === "removed";
+  if (ctx.user) return json({ view: "home" as const, name: ctx.user.name, productTitle: ctx.edition.title, removed });
   const pending = await findSession(await sessionToken(request), { mfaPending: true });
-  return json({ view: pending ? ("tfa" as const) : ("login" as const), name: "", productTitle: ctx.edition.title });
+  return json({ view: pending ? ("tfa" as const) : ("login" as const), name: "", productTitle: ctx.edition.title, removed: false });
 }
 
 type ActionData = { errors: FieldErrors; values?: { username: string; type: string }; tfa?: boolean };
@@ -57,7 +58,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function Home() {
   const data = useLoaderData<typeof loader>();
-  if (data.view === "home") return <Welcome name={data.name} />;
+  if (data.view === "home") return <Welcome name={data.name} removed={data.removed} />;
   return (
     <main className="login-page">
       <section className="login-card">
@@ -68,10 +69,15 @@ export default function Home() {
   );
 }
 
-function Welcome({ name }: { name: string }) {
+function Welcome({ name, removed }: { name: string; removed: boolean }) {
   const { t } = useTranslation();
   return (
     <section className="welcome">
+      {removed ? (
+        <p className="notice" role="status">
+          {t("conversation.removed")}
+        </p>
+      ) : null}
       <h1>{t("home.welcome", { name })}</h1>
       <p className="muted">{t("home.empty")}</p>
     </section>

@@ -31,7 +31,8 @@ for (const javaScriptEnabled of [true, false]) {
       expect(new Set(channels)).toEqual(new Set(["Email"]));
 
       const number = await openFirstTicket(page);
-      const text = `Reply ${javaScriptEnabled ? "js" : "nojs"} ${Date.now()} <b>not bold</b>`;
+      const marker = `m${Date.now()}${javaScriptEnabled ? "js" : "nojs"}`;
+      const text = `Reply ${marker} <b>not bold</b>`;
       await page.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
       await page.getByLabel("Attachments").setInputFiles(attachment);
       await page.getByRole("button", { name: "Send" }).click();
@@ -57,6 +58,14 @@ for (const javaScriptEnabled of [true, false]) {
       await page.getByRole("combobox", { name: "Priority", exact: true }).selectOption("H");
       await page.getByRole("button", { name: "Mark priority" }).click();
       await expect(page.getByText("Marked this sender as High priority.")).toBeVisible();
+
+      // the reply is found by search and leads back to its message
+      await page.goto(`/search?q=${marker}`);
+      const hit = page.locator('[data-list="message"] a', { hasText: marker });
+      await expect(hit).toHaveCount(1);
+      await expect(hit).toHaveAttribute("href", new RegExp(`^/ticket/${number}\\?message_id=\\d+`));
+      await hit.click();
+      await expect(page.locator(".text-body", { hasText: marker })).toBeVisible();
     });
 
     test("bad input keeps the typed text", async ({ page }) => {
@@ -147,9 +156,13 @@ for (const javaScriptEnabled of [true, false]) {
     await expect(page2.locator(".text-body", { hasText: "Sure, no problem." })).toBeVisible();
     await page.reload();
     await expect(page.locator(".text-body", { hasText: "Sure, no problem." })).toBeVisible();
-    await other.close();
 
-    // a colleague in the same department who is not in the chat cannot read it
+    // leaving the chat sends agent2 home with the notice, and the chat is closed to them
+    await page2.getByRole("button", { name: "Remove Brian Agent" }).click();
+    await expect(page2.getByText("You're no longer a participant in this conversation.")).toBeVisible();
+    expect(new URL(page2.url()).pathname).toBe("/");
+    expect((await page2.goto(url))!.status()).toBe(403);
+    await other.close();
     await context.close();
   });
 }

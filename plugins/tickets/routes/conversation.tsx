@@ -7,7 +7,7 @@ import { useTranslation } from "react-i18next";
 import sanitizeHtml from "sanitize-html";
 import { guardPluginRoute } from "~/context.server";
 import { kindOf, type Kind } from "~/channels";
-import { AccessDenied } from "~/models/access.server";
+import { AccessDenied, canRead } from "~/models/access.server";
 import * as conversation from "~/models/conversation.server";
 import { getSetting } from "~/models/settings.server";
 import { listLabelChoices, listDepartmentChoices } from "~/models/choices.server";
@@ -156,7 +156,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         const userId = idSchema.parse(form.get("user_id"));
         await conversation.removeParticipant(actor, ticket, userId);
         // agents who removed themselves may no longer read the conversation
-        return userId === actor.id && actor.type !== "admin" ? redirect("/") : back();
+        return userId === actor.id && !(await canRead(actor, ticket.id)) ? redirect("/?notice=removed") : back();
       }
       case "note": {
         const body = String(form.get("note") ?? "").trim();
