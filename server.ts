@@ -32,14 +32,21 @@ function settleSessionSecret() {
   process.env.SESSION_SECRET = fs.readFileSync(file, "utf8").trim();
 }
 
-/** Same-origin check for state-changing requests, on top of SameSite=Lax cookies. */
-function sameOrigin(req: express.Request) {
-  const origin = req.get("Origin");
+/** Same-origin check (no Origin header: not a cross-site browser request); a bad Origin fails. */
+function sameOrigin(origin: string | undefined, host: string | undefined) {
   if (!origin) return true;
   try {
-    return new URL(origin).host === req.get("Host");
+    return new URL(origin).host === host;
   } catch {
     return false;
+  }
+}
+
+function decodedPath(path: string) {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
   }
 }
 
@@ -81,7 +88,8 @@ async function main() {
       await handle.db.select().from(handle.schema.settings).limit(1);
       res.json({ ok: true, database: handle.dialect });
     } catch (error) {
-      res.status(503).json({ ok: false, error: String(error) });
+      console.error("healthz:", error);
+      res.status(503).json({ ok: false });
     }
   });
 
@@ -91,9 +99,10 @@ async function main() {
 
   app.use(async (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
-    if (!sameOrigin(req)) return res.status(403).type("text").send("Cross-origin request refused");
-    // a route of a plugin that is off for this edition has no actions either (loaders: plugin-gate)
-    const owner = pluginForPath(req.path);
+    if (!sameOrigin(req.get("Origin"), req.get("Host"))) return res.status(403).type("text").send("Cross-origin request refused");
+    // a route of a plugin that is off for this edition has no actions either (loaders: plugin-gate);
+    // match the decoded path, as Remix does
+    const owner = pluginForPath(decodedPath(req.path));
     if (owner && !(await editionForHost(req.get("Host") ?? null)).enabled.includes(owner.plugin.id))
       return res.status(404).type("text").send("Not Found");
     next();
@@ -104,7 +113,8 @@ async function main() {
     createRequestHandler({
       build,
       mode: build.mode,
-      getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce as string }),
+      // req.ip honours TRUST_PROXY: the client address the login rate limit counts by
+      getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? "unknown" }),
     }),
   );
 
@@ -112,10 +122,7 @@ async function main() {
   const io = new SocketServer(server, {
     serveClient: false,
     maxHttpBufferSize: 1e6,
-    allowRequest: (req, callback) => {
-      const origin = req.headers.origin;
-      callback(null, !origin || new URL(origin).host === req.headers.host);
-    },
+    allowRequest: (req, callback) => callback(null, sameOrigin(req.headers.origin, req.headers.host)),
   });
   if (process.env.REDIS_URL) {
     const { createClient } = await import("redis");

@@ -3,9 +3,18 @@ import { json } from "@remix-run/node";
 import { AccessDenied } from "./models/access.server";
 import { NotFound } from "./models/conversation.server";
 import { apiAuth } from "./api.server";
+import { findSession } from "./models/sessions.server";
+import { createI18n } from "./i18n";
+import { resourcesFor } from "./i18n.server";
 
-export async function requireApiUser(request: Request, body: Record<string, unknown> = {}) {
-  const auth = await apiAuth(request, body);
+/** The English text of a message key, for JSON answers (the same texts the pages show). */
+export function englishText(key: string, values?: Record<string, string>) {
+  return createI18n("en", resourcesFor("en")).t(key, values);
+}
+
+/** The user behind a _token (query, body or Bearer header), or behind the {token} of a path. */
+export async function requireApiUser(request: Request, body: Record<string, unknown> = {}, pathToken?: string) {
+  const auth = pathToken ? await findSession(pathToken) : await apiAuth(request, body);
   if (!auth) throw json({ result: "failed", description: "Session expired. Please log in again." }, { status: 403 });
   return auth.user;
 }

@@ -11,6 +11,8 @@ const ABORT_DELAY = 5_000;
 declare module "@remix-run/node" {
   interface AppLoadContext {
     cspNonce: string;
+    /** The client's address as Express sees it (honours TRUST_PROXY). */
+    clientIp: string;
   }
 }
 

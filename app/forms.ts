@@ -26,9 +26,9 @@ export function fieldErrors(error: z.ZodError): FieldErrors {
 /** Only same-site relative paths are followed after a form post. */
 export function safeRedirect(target: FormDataEntryValue | null | undefined, fallback = "/") {
   const value = typeof target === "string" ? target : "";
-  return value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : fallback;
-}
-
-export function clientAddress(request: Request) {
-  return request.headers.get("X-Forwarded-For")?.split(",")[0].trim() || request.headers.get("X-Real-IP") || "local";
+  // browsers drop tabs and newlines and read a backslash as "/": "/<tab>/x" would leave the site
+  if (!value.startsWith("/") || /[\u0000-\u001f\\]/.test(value)) return fallback;
+  const base = "http://same.invalid";
+  const url = new URL(value, base);
+  return url.origin === base ? url.pathname + url.search + url.hash : fallback;
 }

@@ -4,6 +4,7 @@ import { Form, Link, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { CHANNELS, conversationPath } from "~/channels";
 import { relativeTime } from "~/time";
+import { listParams, listSearch } from "~/list-params";
 import type { ListGroup, ListPanelData } from "~/models/list-panel.server";
 import type { ListItem } from "~/models/ticket-list.server";
 
@@ -17,9 +18,9 @@ type Props = {
 const STATUS_CODES = [0, 1, 2, 3, 4] as const;
 const MAX_AVATARS = 3;
 
-/** The current query with some keys changed (null removes a key). */
+/** The list's part of the query with some keys changed (null removes a key). */
 function withParams(search: string, changes: Record<string, string | number | null>) {
-  const params = new URLSearchParams(search);
+  const params = listParams(search);
   for (const [key, value] of Object.entries(changes)) {
     if (value === null) params.delete(key);
     else params.set(key, String(value));
@@ -91,7 +92,7 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
   const location = useLocation();
   const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "preset"].filter((k) => q[k as keyof typeof q] !== undefined).length;
   return (
-    <details className="filters" open={active > 0 ? undefined : undefined}>
+    <details className="filters">
       <summary>
         {t("list.filters")}
         {active ? <span className="badge">{active}</span> : null}
@@ -262,7 +263,7 @@ function ItemList({ items, now, search }: { items: ListItem[]; now: number; sear
 function Item({ item, now, search }: { item: ListItem; now: number; search: string }) {
   const { t } = useTranslation();
   const location = useLocation();
-  const href = `${conversationPath(item.channel, item.ticketNumber)}${search}`;
+  const href = `${conversationPath(item.channel, item.ticketNumber)}${listSearch(search)}`;
   const rel = relativeTime(item.updatedAt, now);
   const current = location.pathname === conversationPath(item.channel, item.ticketNumber);
   return (
@@ -315,7 +316,7 @@ function Pager({ page, pages, more, search, base }: { page: number; pages: numbe
     <nav className="pager" aria-label={t("list.pager")}>
       {page > 1 ? <Link to={`${base}${withParams(search, { page: page - 1 })}`} rel="prev">{t("list.prev")}</Link> : <span />}
       <Form method="get" className="inline-form">
-        {[...new URLSearchParams(search)].filter(([k]) => k !== "page").map(([k, v]) => (
+        {[...listParams(search)].filter(([k]) => k !== "page").map(([k, v]) => (
           <input key={k} type="hidden" name={k} value={v} />
         ))}
         <label className="inline">

@@ -1,6 +1,6 @@
 // One conversation (ticket, workspace chat, call or live chat): what it shows and every change
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
-import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { kindOf, type Kind } from "~/channels";
 import { publish } from "~/realtime.server";
@@ -12,22 +12,24 @@ export class NotFound extends Error {}
 
 type Actor = Reader & { name: string; username: string };
 
-export async function findConversation(reader: Reader, ticketNumber: number, kind: Kind) {
+/** A conversation by its number (pages) or id (JSON twins), checked against the reader. */
+async function openConversation(reader: Reader, where: SQL, kind?: Kind) {
   const { db, schema } = getDb();
-  const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.ticketNumber, ticketNumber));
-  if (!ticket || kindOf(ticket.channel) !== kind) throw new NotFound();
+  const [ticket] = await db.select().from(schema.tickets).where(where);
+  if (!ticket || (kind && ticket.kind !== kind)) throw new NotFound();
   if (!(await canRead(reader, ticket.id))) throw new AccessDenied();
   return ticket;
 }
+
+export function findConversation(reader: Reader, ticketNumber: number, kind: Kind) {
+  if (!Number.isSafeInteger(ticketNumber)) throw new NotFound();
+  return openConversation(reader, eq(getDb().schema.tickets.ticketNumber, ticketNumber), kind);
+}
 export type TicketRow = Awaited<ReturnType<typeof findConversation>>;
 
-/** The ticket by id, checked against the reader (used by actions and JSON twins). */
-export async function conversationById(reader: Reader, ticketId: number) {
-  const { db, schema } = getDb();
-  const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, ticketId));
-  if (!ticket) throw new NotFound();
-  if (!(await canRead(reader, ticket.id))) throw new AccessDenied();
-  return ticket;
+export function conversationById(reader: Reader, ticketId: number) {
+  if (!Number.isSafeInteger(ticketId)) throw new NotFound();
+  return openConversation(reader, eq(getDb().schema.tickets.id, ticketId));
 }
 
 export async function conversationDetails(ticket: TicketRow) {
@@ -148,6 +150,7 @@ export interface StoredFile {
  * ticket's last message, activity time and "responded" flag follow.
  */
 export async function reply(actor: Actor, ticket: TicketRow, input: { body: string; replyToId?: number; files: StoredFile[]; html?: boolean }) {
+  if (input.replyToId) await messageOf(ticket, input.replyToId);
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
@@ -298,19 +301,28 @@ export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number
 export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId: number, reaction: string) {
   if (!(REACTIONS as readonly string[]).includes(reaction)) return;
   await messageOf(ticket, messageId);
-  const { db, schema } = getDb();
-  const r = schema.messageReactions;
+  const handle = getDb();
+  const r = handle.schema.messageReactions;
   const where = and(eq(r.messageId, messageId), eq(r.userId, actor.id), eq(r.reaction, reaction));
-  const removed = await db.delete(r).where(where).returning();
-  if (!removed.length) await db.insert(r).values({ messageId, userId: actor.id, reaction });
+  // a double submit toggles twice rather than failing on the primary key
+  const removed = await handle.transaction(async (tx) => {
+    const gone = await tx.delete(r).where(where).returning();
+    if (!gone.length) await tx.insert(r).values({ messageId, userId: actor.id, reaction }).onConflictDoNothing();
+    return gone;
+  });
   publish(`ticket:${ticket.id}`, removed.length ? "remove-reaction" : "add-reaction", { ticketId: ticket.id, messageId, reaction, username: actor.username });
 }
 
 export async function togglePin(ticket: TicketRow, messageId: number) {
-  const message = await messageOf(ticket, messageId);
+  await messageOf(ticket, messageId);
   const { db, schema } = getDb();
-  await db.update(schema.messages).set({ pinned: !message.pinned }).where(eq(schema.messages.id, messageId));
-  publish(`ticket:${ticket.id}`, message.pinned ? "remove-pin" : "add-pin", { ticketId: ticket.id, messageId });
+  // flipped in the statement itself, so two toggles at once cannot overwrite each other
+  const [row] = await db
+    .update(schema.messages)
+    .set({ pinned: not(schema.messages.pinned) })
+    .where(eq(schema.messages.id, messageId))
+    .returning({ pinned: schema.messages.pinned });
+  publish(`ticket:${ticket.id}`, row.pinned ? "add-pin" : "remove-pin", { ticketId: ticket.id, messageId });
 }
 
 /** Agents delete their own messages; admins any. Returns the deleted message's file key. */
@@ -332,6 +344,18 @@ export async function markConversationRead(reader: Reader, ticket: TicketRow) {
     .where(and(eq(p.ticketId, ticket.id), eq(p.userId, reader.id), lt(p.lastReadAt, ticket.updatedAt)));
 }
 
+/** Opening a conversation page marks it read; called by the shell before it counts unread. */
+export async function markViewed(reader: Reader, pathname: string) {
+  const m = /^\/(ticket|chat|call|livechat)\/(\d+)$/.exec(pathname);
+  if (!m) return;
+  try {
+    await markConversationRead(reader, await findConversation(reader, Number(m[2]), m[1] as Kind));
+  } catch (error) {
+    // unknown or forbidden: the page itself answers 404 or 403
+    if (!(error instanceof NotFound || error instanceof AccessDenied)) throw error;
+  }
+}
+
 /**
  * Starts a conversation (a workspace chat, or a ticket entered by hand) with its first message;
  * the creator takes part, and so do the people named.
@@ -346,7 +370,7 @@ export async function createConversation(
   const others = input.usernames?.length
     ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames))
     : [];
-  const ticket = await handle.transaction(async (tx) => {
+  const create = () => handle.transaction(async (tx) => {
     const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
     const [created] = await tx
       .insert(schema.tickets)
@@ -368,6 +392,16 @@ export async function createConversation(
     if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
     return created;
   });
+  // two creators at once on PostgreSQL can pick the same next number: the unique index refuses
+  // the second, which tries again with a fresh maximum
+  let ticket: Awaited<ReturnType<typeof create>> | undefined;
+  for (let attempt = 1; !ticket; attempt++) {
+    try {
+      ticket = await create();
+    } catch (error) {
+      if (attempt >= 5 || !/unique|duplicate/i.test(String((error as Error).message))) throw error;
+    }
+  }
   for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
   return ticket;
 }

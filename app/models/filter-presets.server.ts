@@ -4,6 +4,7 @@ import { getDb } from "@db/client";
 import type { Reader } from "./access.server";
 import { countCap, countUpTo, listConditions, parseListQuery } from "./ticket-list.server";
 import type { Kind } from "~/channels";
+import { listParams } from "~/list-params";
 
 const MAX_PRESETS = 20;
 
@@ -28,15 +29,10 @@ export async function listPresets(reader: Reader, timeZone: string): Promise<Pre
   );
 }
 
-/** Keeps only the list's own parameters, so a preset cannot smuggle anything else into a link. */
+/** Keeps only the list's own filters (not its page), so a preset cannot smuggle anything else into a link. */
 export function cleanPresetQuery(query: string) {
-  const keep = ["list", "tab", "status", "channel", "label", "department", "priority", "campaign", "assignee", "emotion", "dateField", "preset", "from", "to", "sort"];
-  const params = new URLSearchParams(query);
   const out = new URLSearchParams();
-  for (const key of keep) {
-    const value = params.get(key);
-    if (value) out.set(key, value.slice(0, 100));
-  }
+  for (const [key, value] of listParams(query)) if (key !== "page" && value) out.set(key, value.slice(0, 100));
   return out.toString();
 }
 

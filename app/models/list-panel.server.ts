@@ -1,9 +1,10 @@
 // Data for the shell's list panel, read from the URL so every state is a link (works without JS).
-import { asc, eq } from "drizzle-orm";
+import { and, desc } from "drizzle-orm";
 import { getDb } from "@db/client";
+import { listDepartmentChoices, listLabelChoices } from "./choices.server";
+import { staffList } from "./conversation.server";
 import { GROUP_PAGE_SIZE, decorate, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
 import type { Reader } from "./access.server";
-import { and, desc } from "drizzle-orm";
 
 export const LIST_MODES = ["ticket", "livechat", "chat"] as const;
 export type ListMode = (typeof LIST_MODES)[number];
@@ -27,12 +28,7 @@ export interface FilterChoices {
 }
 
 async function filterChoices(): Promise<FilterChoices> {
-  const { db, schema } = getDb();
-  const [departments, labels, agents] = await Promise.all([
-    db.select({ id: schema.departments.id, name: schema.departments.name }).from(schema.departments).orderBy(asc(schema.departments.name)),
-    db.select({ id: schema.labels.id, name: schema.labels.name, color: schema.labels.color }).from(schema.labels).orderBy(asc(schema.labels.name)),
-    db.select({ username: schema.users.username, name: schema.users.name }).from(schema.users).orderBy(asc(schema.users.name)),
-  ]);
+  const [departments, labels, agents] = await Promise.all([listDepartmentChoices(), listLabelChoices(), staffList()]);
   return { departments, labels, agents };
 }
 
@@ -78,12 +74,3 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
   return { mode, tab, q, choices, list: null, groups };
 }
 export type ListPanelData = Awaited<ReturnType<typeof loadListPanel>>;
-
-/** Marks a conversation read for a participant (used when it is opened). */
-export async function markRead(userId: number, ticketId: number, at = Date.now()) {
-  const { db, schema } = getDb();
-  await db
-    .update(schema.participants)
-    .set({ lastReadAt: at })
-    .where(and(eq(schema.participants.ticketId, ticketId), eq(schema.participants.userId, userId)));
-}

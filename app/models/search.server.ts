@@ -24,7 +24,7 @@
 // ("1000+"), conversations are read in updated_at order (indexed) and messages in id order
 // (the primary key), so a common word stops early. A full-text index (SQLite FTS5, PostgreSQL
 // tsvector/pg_trgm) is the next step when the scans get slow.
-import { and, asc, count, desc, eq, exists, inArray, isNull, or, sql, type AnyColumn, type SQL, type Subquery } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, inArray, isNull, ne, or, sql, type AnyColumn, type SQL, type Subquery } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { conversationPath } from "~/channels";
@@ -173,8 +173,9 @@ function plan(tokens: SearchToken[]): Plan {
   const t = schema.tickets;
   const m = schema.messages;
   const out: Plan = { ticket: [], messageTicket: [], message: [], contact: false, terms: [] };
+  // system messages hold JSON describing an event, not words anyone wrote
   const anyMessage = (condition: SQL) =>
-    exists(db.select({ one: sql`1` }).from(m).where(and(eq(m.ticketId, t.id), condition)));
+    exists(db.select({ one: sql`1` }).from(m).where(and(eq(m.ticketId, t.id), ne(m.type, "system"), condition)));
   for (const { key, value } of tokens) {
     if (!value) continue;
     switch (key) {
@@ -350,7 +351,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
   const m = schema.messages;
   const readable = readableBy(reader);
   const ticketWhere = and(readable, ...p.ticket);
-  const messageWhere = p.message.length ? and(readable, ...p.messageTicket, ...p.message) : undefined;
+  const messageWhere = p.message.length ? and(readable, ne(m.type, "system"), ...p.messageTicket, ...p.message) : undefined;
 
   const postRows = db
     .select({

@@ -42,12 +42,13 @@ export async function findSession(token: string | null | undefined, opts: { mfaP
 /** Exchanges a refresh token for a fresh session (the old one is deleted). */
 export async function refreshSession(refreshToken: string) {
   const { db, schema } = getDb();
+  const s = schema.sessions;
+  // one statement: of two concurrent refreshes with the same token, only one gets the row
   const [row] = await db
-    .select()
-    .from(schema.sessions)
-    .where(and(eq(schema.sessions.refreshHash, hashToken(refreshToken)), eq(schema.sessions.mfaPending, false)));
+    .delete(s)
+    .where(and(eq(s.refreshHash, hashToken(refreshToken)), eq(s.mfaPending, false), gt(s.expiresAt, Date.now())))
+    .returning();
   if (!row) return undefined;
-  await db.delete(schema.sessions).where(eq(schema.sessions.idHash, row.idHash));
   disconnectSessionSockets(row.idHash);
   return createSession(row.userId, { userAgent: row.userAgent });
 }

@@ -47,6 +47,7 @@ export interface Workspace {
   plan: number;
   accountType: number;
   expiresAt: number | null;
+  timeZone: string;
 }
 
 export async function getWorkspace(): Promise<Workspace> {
@@ -58,5 +59,6 @@ export async function getWorkspace(): Promise<Workspace> {
     plan: Number(s.plan),
     accountType: Number(s.account_type),
     expiresAt: s.account_expires_at ? Number(s.account_expires_at) : null,
+    timeZone: s.timezone,
   };
 }

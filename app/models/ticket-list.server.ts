@@ -124,10 +124,10 @@ function orderBy(q: ListQuery) {
 
 /**
  * Counting a large filtered set costs a scan of all of it, so counts stop at a cap (at least
- * 10,000, and always ten pages past the current one); above it the list says "N+".
+ * 1,000, and always ten pages past the current one); above it the list says "1000+".
  */
 export function countCap(page: number) {
-  return Math.max(10_000, (page + 10) * PAGE_SIZE);
+  return Math.max(1_000, (page + 10) * PAGE_SIZE);
 }
 
 export async function countUpTo(where: SQL | undefined, cap: number) {

@@ -24,7 +24,9 @@ export async function action({ request }: ActionFunctionArgs) {
   const editionId = String(form.get("edition"));
   const hosts = parseHostPatterns(String(form.get("hosts") ?? ""));
   const badHost = hosts.find((h) => !HOST_PATTERN.test(h));
-  if (badHost) return json({ edition: editionId, error: badHost }, { status: 400 });
+  // the typed hosts and ticked plugins come back, so a no-JS form shows them again
+  if (badHost)
+    return json({ edition: editionId, error: badHost, hosts: String(form.get("hosts") ?? ""), plugins: form.getAll("plugins").map(String) }, { status: 400 });
   await saveEdition(editionId, form.getAll("plugins").map(String), hosts);
   return redirect(`/admin/editions?saved=${encodeURIComponent(editionId)}#edition-${editionId}`);
 }
@@ -38,7 +40,7 @@ export default function AdminEditions() {
       <h1>{t("editions.title")}</h1>
       <p className="muted">{t("editions.help")}</p>
       {data.editions.map((edition) => (
-        <Form key={edition.id} method="post" className="card stack" id={`edition-${edition.id}`} aria-labelledby={`edition-${edition.id}-title`}>
+        <Form key={`${edition.id}-${failed?.edition === edition.id ? failed.hosts : ""}`} method="post" className="card stack" id={`edition-${edition.id}`} aria-labelledby={`edition-${edition.id}-title`}>
           <h2 id={`edition-${edition.id}-title`}>
             {edition.title} <code>{edition.id}</code>
           </h2>
@@ -46,7 +48,7 @@ export default function AdminEditions() {
           <input type="hidden" name="edition" value={edition.id} />
           <label>
             {t("editions.hosts")}
-            <textarea name="hosts" rows={2} defaultValue={edition.hosts.join("\n")} disabled={edition.id === "default"} />
+            <textarea name="hosts" rows={2} defaultValue={failed?.edition === edition.id ? failed.hosts : edition.hosts.join("\n")} disabled={edition.id === "default"} />
           </label>
           {edition.id === "default" ? <p className="muted">{t("editions.defaultHosts")}</p> : null}
           {failed?.edition === edition.id ? (
@@ -58,7 +60,12 @@ export default function AdminEditions() {
             <legend>{t("editions.plugins")}</legend>
             {data.plugins.map((plugin) => (
               <label key={plugin.id}>
-                <input type="checkbox" name="plugins" value={plugin.id} defaultChecked={edition.enabled.includes(plugin.id)} />
+                <input
+                  type="checkbox"
+                  name="plugins"
+                  value={plugin.id}
+                  defaultChecked={(failed?.edition === edition.id ? failed.plugins : edition.enabled).includes(plugin.id)}
+                />
                 {plugin.title}
                 {plugin.status === "planned" ? <span className="badge">{t("editions.planned")}</span> : null}
               </label>

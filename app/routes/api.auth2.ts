@@ -2,7 +2,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { readBody, str } from "~/api.server";
-import { clientAddress } from "~/forms";
 import { authenticate } from "~/models/auth.server";
 import { createSession } from "~/models/sessions.server";
 
@@ -16,13 +15,13 @@ const DESCRIPTIONS = {
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const body = await readBody(request);
   const username = str(body.client).trim();
   const password = str(body.password);
   if (!username || !password) return json({ result: "failed", description: DESCRIPTIONS.required }, { status: 400 });
   const type = str(body.type) === "admin" ? "admin" : "agent";
-  const result = await authenticate({ username, password, type, code: str(body.tfa) || undefined, ip: clientAddress(request) });
+  const result = await authenticate({ username, password, type, code: str(body.tfa) || undefined, ip: context.clientIp });
   if (!result.ok) {
     const status = result.code === "rate_limited" ? 429 : result.code === "tfa_required" ? 401 : 403;
     return json({ result: "failed", description: DESCRIPTIONS[result.code], tfa: result.code.startsWith("tfa") }, { status });

@@ -1,15 +1,13 @@
 // GET /ticket/info/{token}/{id} -> the ticket with its labels, department and participants.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { findSession } from "~/models/sessions.server";
 import { conversationById, conversationDetails } from "~/models/conversation.server";
-import { jsonErrors } from "~/api-tickets.server";
+import { jsonErrors, requireApiUser } from "~/api-tickets.server";
 
-export async function loader({ params }: LoaderFunctionArgs) {
-  const auth = await findSession(params.token);
-  if (!auth) return json({ result: "failed", description: "Session expired. Please log in again." }, { status: 403 });
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireApiUser(request, {}, params.token);
   return jsonErrors(async () => {
-    const ticket = await conversationById(auth.user, Number(params.id));
+    const ticket = await conversationById(user, Number(params.id));
     const details = await conversationDetails(ticket);
     return json({
       result: "success",

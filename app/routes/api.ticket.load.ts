@@ -1,21 +1,19 @@
 // GET /api/ticket/load/{token}/{status}/{type}/{offset} (also without /api) -> {data, count, status}
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { findSession } from "~/models/sessions.server";
 import { listTickets, parseListQuery } from "~/models/ticket-list.server";
 import { getSetting } from "~/models/settings.server";
-import { listParamsFromApi } from "~/api-tickets.server";
+import { listParamsFromApi, requireApiUser } from "~/api-tickets.server";
 import type { Kind } from "~/channels";
 
 const KIND_OF_TYPE: Record<string, Kind> = { ticket: "ticket", chat: "chat", call: "call", call2: "call", livechat: "livechat" };
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const auth = await findSession(params.token);
-  if (!auth) return json({ result: "failed", description: "Session expired. Please log in again." }, { status: 403 });
+  const user = await requireApiUser(request, {}, params.token);
   const kind = KIND_OF_TYPE[params.type ?? ""];
   if (!kind) return json({ result: "failed", description: "Unknown type." }, { status: 400 });
   const query = parseListQuery(listParamsFromApi(new URL(request.url), params.status ?? "0", Number(params.offset) || 0));
-  const list = await listTickets(auth.user, kind, query, { timeZone: await getSetting("timezone") });
+  const list = await listTickets(user, kind, query, { timeZone: await getSetting("timezone") });
   return json({
     status: query.status,
     count: list.total,

@@ -7,7 +7,7 @@ import { requestContext, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
 import { authenticate, verifySecondFactor } from "~/models/auth.server";
 import { createSession, deleteSession, findSession } from "~/models/sessions.server";
-import { clientAddress, codeSchema, fieldErrors, loginSchema, type FieldErrors } from "~/forms";
+import { codeSchema, fieldErrors, loginSchema, type FieldErrors } from "~/forms";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
@@ -24,10 +24,10 @@ async function signIn(request: Request, userId: number, mfaPending = false) {
   return sessionCookie().serialize(token);
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = form.get("intent");
-  const ip = clientAddress(request);
+  const ip = context.clientIp;
 
   if (intent === "tfa" || intent === "cancel_tfa") {
     const token = await sessionToken(request);

@@ -6,6 +6,7 @@ import { useTranslation } from "react-i18next";
 import QRCode from "qrcode";
 import { requestContext, requireUser } from "~/context.server";
 import { disableTotp, enableTotp, newTotpSecret, totpUri } from "~/models/auth.server";
+import { verifyPassword } from "~/models/password.server";
 import { LanguageDialog } from "~/components/LanguageDialog";
 import { THEMES } from "~/theme";
 
@@ -14,12 +15,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
   const user = ctx.user!;
   const params = new URL(request.url).searchParams;
-  let setup: { secret: string; qr: string } | null = null;
-  if (!user.totpEnabled) {
-    const secret = params.get("secret") ?? newTotpSecret();
-    const qr = await QRCode.toString(totpUri(user.username, ctx.edition.title, secret), { type: "svg", margin: 1 });
-    setup = { secret, qr };
-  }
+  const setup = user.totpEnabled ? null : await totpSetup(user.username, ctx.edition.title, newTotpSecret());
   return json({
     language: ctx.language,
     theme: ctx.theme,
@@ -27,27 +23,38 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     totpEnabled: user.totpEnabled,
     setup,
     saved: params.has("saved"),
-    codeError: params.has("error"),
   });
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+/** The secret travels in the form (never the URL); a failed attempt shows the same secret again. */
+async function totpSetup(username: string, issuer: string, secret: string) {
+  return { secret, qr: await QRCode.toString(totpUri(username, issuer, secret), { type: "svg", margin: 1 }) };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
+  const ctx = await requestContext(request, context);
   const form = await request.formData();
   if (form.get("intent") === "tfa_disable") {
+    // turning the second factor off asks for the password, so a borrowed session cannot do it
+    if (!(await verifyPassword(String(form.get("password") ?? ""), user.passwordHash)))
+      return json({ intent: "tfa_disable", error: "settings.passwordInvalid", setup: null }, { status: 400 });
     await disableTotp(user.id);
     return redirect("/settings?saved=1");
   }
+  if (user.totpEnabled) return json({ intent: "tfa_enable", error: "settings.tfaAlreadyOn", setup: null }, { status: 400 });
   const secret = String(form.get("secret") ?? "");
-  if (!/^[A-Z2-7]{16,64}$/.test(secret)) return json({ error: "settings.tfaInvalid" }, { status: 400 });
+  if (!/^[A-Z2-7]{16,64}$/.test(secret)) return json({ intent: "tfa_enable", error: "settings.tfaInvalid", setup: null }, { status: 400 });
   if (!(await enableTotp(user.id, secret, String(form.get("code") ?? ""))))
-    return redirect(`/settings?secret=${secret}&error=1`);
+    return json({ intent: "tfa_enable", error: "login.codeInvalid", setup: await totpSetup(user.username, ctx.edition.title, secret) }, { status: 400 });
   return redirect("/settings?saved=1");
 }
 
 export default function Settings() {
   const data = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  // after a wrong code the same secret is shown again (it is already in the user's app)
+  const setup = actionData?.setup ?? data.setup;
   const { t } = useTranslation();
   return (
     <section className="settings stack">
@@ -85,25 +92,38 @@ export default function Settings() {
       <section>
         <h2>{t("settings.tfa")}</h2>
         {data.totpEnabled ? (
-          <Form method="post" className="inline-form">
-            <span>{t("settings.tfaOn")}</span>
+          <Form method="post" className="stack narrow">
+            <p>{t("settings.tfaOn")}</p>
+            <label>
+              {t("settings.currentPassword")}
+              <input name="password" type="password" autoComplete="current-password" required />
+            </label>
+            {actionData?.intent === "tfa_disable" ? (
+              <p className="field-error" role="alert">
+                {t(actionData.error)}
+              </p>
+            ) : null}
             <button type="submit" name="intent" value="tfa_disable" className="button">
               {t("settings.tfaDisable")}
             </button>
           </Form>
-        ) : data.setup ? (
+        ) : setup ? (
           <Form method="post" className="stack narrow">
             <p>{t("settings.tfaScan")}</p>
-            <div className="qr" dangerouslySetInnerHTML={{ __html: data.setup.qr }} />
+            <div className="qr" dangerouslySetInnerHTML={{ __html: setup.qr }} />
             <p>
-              {t("settings.tfaSecret")}: <code data-testid="totp-secret">{data.setup.secret}</code>
+              {t("settings.tfaSecret")}: <code data-testid="totp-secret">{setup.secret}</code>
             </p>
-            <input type="hidden" name="secret" value={data.setup.secret} />
+            <input type="hidden" name="secret" value={setup.secret} />
             <label>
               {t("login.code")}
               <input name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required />
             </label>
-            {actionData?.error || data.codeError ? <p className="field-error">{t("login.codeInvalid")}</p> : null}
+            {actionData?.intent === "tfa_enable" ? (
+              <p className="field-error" role="alert">
+                {t(actionData.error)}
+              </p>
+            ) : null}
             <button type="submit" name="intent" value="tfa_enable" className="button primary">
               {t("settings.tfaEnable")}
             </button>

@@ -2,7 +2,7 @@
 // its index route, which renders the login form without the shell around it.
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { Form, Link, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
+import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
 import { buildNav, parseVisibility } from "~/nav";
@@ -16,8 +16,8 @@ import { SearchLauncher } from "~/components/SearchLauncher";
 import { loadListPanel } from "~/models/list-panel.server";
 import type { Preset } from "~/models/filter-presets.server";
 import { listPresets } from "~/models/filter-presets.server";
-import { getSetting } from "~/models/settings.server";
 import { unreadCounts } from "~/models/unread.server";
+import { markViewed } from "~/models/conversation.server";
 import { canSee } from "~/permissions";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
@@ -37,7 +37,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     language: ctx.language,
   });
   const { workspace, user } = ctx;
-  const timeZone = await getSetting("timezone");
+  const { timeZone } = workspace;
+  // loaders run in parallel: mark the open conversation read here, before the list and counts
+  await markViewed(user, url.pathname);
   const tickets = ctx.edition.enabled.includes("tickets") && !isTrial(ctx);
   const [list, presets, counts] = await Promise.all([
     tickets ? loadListPanel(user, url, timeZone) : null,
@@ -76,6 +78,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     now: Date.now(),
   });
 }
+
+/** The list and unread counts follow every navigation, not only changes of the query. */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, defaultShouldRevalidate }) =>
+  defaultShouldRevalidate || currentUrl.pathname !== nextUrl.pathname;
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data && data.signedIn ? data.tabTitle : data?.productTitle ?? "OmniDesk" },

@@ -14,8 +14,10 @@ export function checkAddresses(text: string): { addresses: string[]; bad?: strin
 export const replySchema = z.object({
   message: z.string().max(MAX_MESSAGE_LENGTH, "conversation.tooLong").default(""),
   reply_to: z.coerce.number().int().positive().optional().catch(undefined),
+  // recipients of e-mail replies; checked here, delivered once mail channels exist
   cc: z.string().max(2000).default(""),
   email2: z.string().max(2000).default(""),
+  email: z.string().max(2000).default(""),
 });
 
 export const idSchema = z.coerce.number().int().positive();

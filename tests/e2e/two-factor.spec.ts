@@ -39,6 +39,11 @@ async function enableTwoFactor(page: Page) {
 
 async function disableTwoFactor(page: Page) {
   await page.goto("/settings");
+  // the password is asked first
+  await page.getByLabel("Current password").fill("wrong password");
+  await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+  await expect(page.getByRole("alert")).toHaveText("That password is not right.");
+  await page.getByLabel("Current password").fill(PASSWORD);
   await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
   await expect(page.getByRole("status")).toHaveText("Settings updated");
   await expect(page.getByTestId("totp-secret")).toBeVisible();

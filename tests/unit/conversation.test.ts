@@ -108,6 +108,29 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     expect(gone).toHaveLength(0);
   });
 
+  it("refuses a reply to a message of another ticket, and pins safely twice at once", async () => {
+    const ticket = await conversation.findConversation(agent, 1, "ticket");
+    const other = await conversation.findConversation(admin, 2, "ticket");
+    const [foreign] = await conversation.reply(admin, other, { body: "elsewhere", files: [] });
+    await expect(conversation.reply(agent, ticket, { body: "re", replyToId: foreign.id, files: [] })).rejects.toBeInstanceOf(conversation.NotFound);
+    const [mine] = await conversation.reply(agent, ticket, { body: "pin me", files: [] });
+    await Promise.all([conversation.togglePin(ticket, mine.id), conversation.togglePin(ticket, mine.id)]);
+    const view = (await conversation.loadMessages(ticket)).messages.find((m) => m.id === mine.id)!;
+    expect(view.pinned).toBe(false);
+    await Promise.all([conversation.toggleReaction(agent, ticket, mine.id, "👍"), conversation.toggleReaction(agent, ticket, mine.id, "👍")]);
+  });
+
+  it("numbers new conversations after the highest one", async () => {
+    const chat = await conversation.createConversation(agent, { channel: "chat", title: "Lunch?", body: "12:30", usernames: ["agent2"] });
+    expect(chat.kind).toBe("chat");
+    expect(chat.ticketNumber).toBe(100001);
+    expect(await canRead(agent2, chat.id)).toBe(true);
+    expect(await canRead(admin, chat.id)).toBe(true);
+    const second = await conversation.createConversation(admin, { channel: "EMAIL", title: "By hand", body: "", departmentId: 1 });
+    expect(second.ticketNumber).toBe(100002);
+    expect(second.kind).toBe("ticket");
+  });
+
   it("writes nothing when a reply fails midway", async () => {
     const ticket = await conversation.findConversation(agent, 1, "ticket");
     const { db, schema } = t.handle;

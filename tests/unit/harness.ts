@@ -45,9 +45,19 @@ export async function createTestDb(dialect: Dialect): Promise<TestDb> {
     async cleanup() {
       setDb(undefined);
       await handle.close();
+      // not WITH (FORCE): killing connections the pool is still closing surfaces as unhandled
+      // errors; the pool's goodbyes arrive within moments
       const client = new pg.Client({ connectionString: PG_URL });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query(`DROP DATABASE IF EXISTS ${name}`);
+          break;
+        } catch (error) {
+          if (attempt >= 50 || !/being accessed by other users/.test(String(error))) throw error;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
       await client.end();
     },
   };

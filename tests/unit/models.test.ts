@@ -126,6 +126,15 @@ describe.each(DIALECTS)("models on %s", (dialect) => {
       expect(await findSession(renewed!.token)).toBeUndefined();
     });
 
+    it("refuses an expired refresh token, and gives one token once under concurrency", async () => {
+      const expired = await createSession(3);
+      await t.handle.db.update(t.handle.schema.sessions).set({ expiresAt: Date.now() - 1 }).where(eq(t.handle.schema.sessions.userId, 3));
+      expect(await refreshSession(expired.refreshToken)).toBeUndefined();
+      const live = await createSession(3);
+      const results = await Promise.all([refreshSession(live.refreshToken), refreshSession(live.refreshToken)]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
     it("keeps only a hash of the token and lasts about a year", async () => {
       const { token } = await createSession(1);
       const rows = await t.handle.db.select().from(t.handle.schema.sessions);

@@ -1,6 +1,7 @@
 import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { REACTIONS } from "~/conversation";
+import { listParams } from "~/list-params";
 import type { ConversationData } from "../routes/conversation";
 
 type Data = ConversationData;
@@ -20,6 +21,9 @@ export function ConversationView({ data }: { data: Data }) {
   }
   const location = useLocation();
   const oldest = data.messages[0]?.id;
+  const result = useActionData<ActionResult>();
+  const older = listParams(location.search);
+  if (oldest) older.set("before", String(oldest));
   return (
     <div className="conversation">
       <header className="conversation-head">
@@ -31,6 +35,11 @@ export function ConversationView({ data }: { data: Data }) {
           {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
         </p>
       </header>
+      {result?.error && result.intent !== "reply" ? (
+        <p className="form-error" role="alert">
+          {t(result.error)}
+        </p>
+      ) : null}
       {data.toast?.startsWith("priority-") ? (
         <p className="notice" role="status">
           {t("conversation.priorityMarked", { priority: t(`priority.${data.toast.slice("priority-".length)}`) })}
@@ -39,7 +48,7 @@ export function ConversationView({ data }: { data: Data }) {
       <div className="conversation-body">
         <section className="messages" aria-label={t("conversation.messages")}>
           {data.hasOlder && oldest ? (
-            <Link className="load-older" to={`${location.pathname}?before=${oldest}`}>
+            <Link className="load-older" to={`${location.pathname}?${older}`}>
               {t("conversation.loadOlder")}
             </Link>
           ) : null}

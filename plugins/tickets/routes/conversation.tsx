@@ -6,16 +6,17 @@ import { isRouteErrorResponse, useLoaderData, useRouteError } from "@remix-run/r
 import { useTranslation } from "react-i18next";
 import sanitizeHtml from "sanitize-html";
 import { guardPluginRoute } from "~/context.server";
-import { kindOf, type Kind } from "~/channels";
+import type { Kind } from "~/channels";
 import { AccessDenied, canRead } from "~/models/access.server";
 import * as conversation from "~/models/conversation.server";
-import { getSetting } from "~/models/settings.server";
 import { listLabelChoices, listDepartmentChoices } from "~/models/choices.server";
 import { formatDate, formatTime } from "~/time";
 import { NotFound as NotFoundPage } from "~/components/NotFound";
 import { fileStorage } from "~/storage.server";
-import { readReplyForm, storeFiles } from "../upload.server";
-import { checkAddresses, idSchema, replySchema } from "../conversation-forms";
+import { readReplyForm } from "../upload.server";
+import { sendReply } from "../send-reply.server";
+import { idSchema } from "../conversation-forms";
+import { listParams, listSearch } from "~/list-params";
 import { PRIORITIES, type Priority } from "~/conversation";
 import { ConversationView } from "../components/ConversationView";
 
@@ -51,7 +52,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const before = Number(url.searchParams.get("before")) || undefined;
   const around = Number(url.searchParams.get("message_id")) || undefined;
-  const timeZone = await getSetting("timezone");
+  const { timeZone } = ctx.workspace;
   const [page, details, labels, departments, staff] = await Promise.all([
     conversation.loadMessages(ticket, { before, around }),
     conversation.conversationDetails(ticket),
@@ -59,7 +60,6 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     listDepartmentChoices(),
     conversation.staffList(),
   ]);
-  await conversation.markConversationRead(user, ticket);
   const replyTo = Number(url.searchParams.get("reply")) || null;
   return json({
     ticket: {
@@ -67,7 +67,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
       number: ticket.ticketNumber,
       title: ticket.title,
       channel: ticket.channel,
-      kind: kindOf(ticket.channel),
+      kind: ticket.kind,
       status: ticket.status,
       severity: ticket.severity,
       contactName: ticket.contactName,
@@ -106,30 +106,17 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { form, files, fileErrors } = await readReplyForm(request);
   const intent = String(form.get("intent") ?? "");
   const here = new URL(request.url);
-  const back = (extra = "") => redirect(`${here.pathname}${extra}`);
+  // back to the conversation, keeping the list's filters
+  const back = (extra = "") => redirect(`${here.pathname}${listSearch(here.search)}${extra}`);
+  const messageId = idSchema.safeParse(form.get("message_id"));
+  const badInput = () => json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
   const actor = user;
   try {
     switch (intent) {
       case "reply": {
         const values = { message: String(form.get("message") ?? ""), cc: String(form.get("cc") ?? ""), email2: String(form.get("email2") ?? "") };
-        const fail = (error: string, errorValues?: Record<string, string>) =>
-          json<ActionResult>({ intent, error, errorValues, values }, { status: 400 });
-        if (fileErrors.length) return fail("conversation.uploadFailed", { error: fileErrors.join(" ") });
-        const parsed = replySchema.safeParse(Object.fromEntries(form));
-        if (!parsed.success) return fail(parsed.error.issues[0].message);
-        for (const field of [parsed.data.cc, parsed.data.email2]) {
-          const { bad } = checkAddresses(field);
-          if (bad) return fail("conversation.badEmail", { address: bad });
-        }
-        const body = parsed.data.message.trim();
-        if (!body && !files.length) return fail("conversation.empty");
-        const stored = await storeFiles(files);
-        try {
-          await conversation.reply(actor, ticket, { body, replyToId: parsed.data.reply_to, files: stored });
-        } catch (error) {
-          await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
-          throw error;
-        }
+        const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors });
+        if (!sent.ok) return json<ActionResult>({ intent, error: sent.error, errorValues: sent.errorValues, values }, { status: 400 });
         return back();
       }
       case "status":
@@ -137,9 +124,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         return back();
       case "priority": {
         const priority = String(form.get("priority") ?? "");
-        if (!(PRIORITIES as readonly string[]).includes(priority)) return json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
+        if (!(PRIORITIES as readonly string[]).includes(priority)) return badInput();
         await conversation.setPriority(ticket, priority as Priority);
-        return back(`?toast=priority-${priority || "none"}`);
+        const search = listParams(here.search);
+        search.set("toast", `priority-${priority || "none"}`);
+        return redirect(`${here.pathname}?${search}`);
       }
       case "labels":
         await conversation.setLabels(ticket, form.getAll("label").map(Number).filter(Number.isInteger));
@@ -153,32 +142,41 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         await conversation.addParticipant(actor, ticket, String(form.get("username") ?? ""), form.get("assignee") === "1");
         return back();
       case "remove_participant": {
-        const userId = idSchema.parse(form.get("user_id"));
+        const parsedUser = idSchema.safeParse(form.get("user_id"));
+        if (!parsedUser.success) return badInput();
+        const userId = parsedUser.data;
         await conversation.removeParticipant(actor, ticket, userId);
         // agents who removed themselves may no longer read the conversation
         return userId === actor.id && !(await canRead(actor, ticket.id)) ? redirect("/?notice=removed") : back();
       }
       case "note": {
+        if (!messageId.success) return badInput();
         const body = String(form.get("note") ?? "").trim();
-        if (body) await conversation.addNote(actor, ticket, idSchema.parse(form.get("message_id")), body);
-        return back(`#m-${form.get("message_id")}`);
+        if (body) await conversation.addNote(actor, ticket, messageId.data, body);
+        return back(`#m-${messageId.data}`);
       }
-      case "delete_note":
-        await conversation.deleteNote(actor, ticket, idSchema.parse(form.get("note_id")));
+      case "delete_note": {
+        const noteId = idSchema.safeParse(form.get("note_id"));
+        if (!noteId.success) return badInput();
+        await conversation.deleteNote(actor, ticket, noteId.data);
         return back();
+      }
       case "react":
-        await conversation.toggleReaction(actor, ticket, idSchema.parse(form.get("message_id")), String(form.get("reaction") ?? ""));
-        return back(`#m-${form.get("message_id")}`);
+        if (!messageId.success) return badInput();
+        await conversation.toggleReaction(actor, ticket, messageId.data, String(form.get("reaction") ?? ""));
+        return back(`#m-${messageId.data}`);
       case "pin":
-        await conversation.togglePin(ticket, idSchema.parse(form.get("message_id")));
-        return back(`#m-${form.get("message_id")}`);
+        if (!messageId.success) return badInput();
+        await conversation.togglePin(ticket, messageId.data);
+        return back(`#m-${messageId.data}`);
       case "delete_message": {
-        const key = await conversation.deleteMessage(actor, ticket, idSchema.parse(form.get("message_id")));
+        if (!messageId.success) return badInput();
+        const key = await conversation.deleteMessage(actor, ticket, messageId.data);
         if (key) await fileStorage().remove(key);
         return back();
       }
       default:
-        return json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
+        return badInput();
     }
   } catch (error) {
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
