@@ -7,7 +7,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { openDatabase } from "../db/client";
+import { openDatabase, setDb } from "../db/client";
+import { listTickets, parseListQuery } from "../app/models/ticket-list.server";
+import { loadListPanel } from "../app/models/list-panel.server";
+import { findUserByUsername } from "../app/models/users.server";
 import { isEmpty, seedDemo, seedTickets } from "../db/seed";
 
 const TICKETS = Number(process.env.BENCH_TICKETS || 1_000_000);
@@ -100,23 +103,41 @@ async function main() {
     const bare = async (sql: string, params: unknown[]) =>
       sqlite ? sqlite.prepare(sql).all(...params) : (await pool!.query(sql.replace(/\?/g, (_, i) => `$${i + 1}`), params)).rows;
 
-    console.log(`${"case".padEnd(18)} ${"page median".padStart(12)} ${"p95".padStart(8)} ${"floor median".padStart(13)} ${"ratio".padStart(6)}`);
+    // model: listTickets()/loadListPanel() in this process, the list's own code on the same database
+    const modelDb = openDatabase(pgUrl ?? path.join(dataDir, "omnidesk.sqlite"));
+    setDb(modelDb);
+    const admin = (await findUserByUsername("admin"))!;
+    // page: the whole HTML document (shell, navigation, list, React render); data: the shell
+    // loader's JSON alone (Remix data request), i.e. the list's server work without rendering
+    console.log(`${"case".padEnd(18)} ${"page median".padStart(12)} ${"p95".padStart(8)} ${"data median".padStart(12)} ${"model median".padStart(13)} ${"floor median".padStart(13)} ${"page/floor".padStart(10)} ${"model/floor".padStart(11)}`);
     for (const [name, url] of Object.entries(PAGES)) {
       const page = await time(async () => {
         const res = await fetch(base + url, { headers: { cookie } });
         if (!res.ok) throw new Error(`${url}: ${res.status}`);
         await res.text();
       });
+      const data = await time(async () => {
+        const res = await fetch(`${base}${url}${url.includes("?") ? "&" : "?"}_data=shell`, { headers: { cookie } });
+        if (!res.ok) throw new Error(`${url} data: ${res.status}`);
+        await res.text();
+      });
+      const params = new URL(base + url).searchParams;
+      const model = await time(async () => {
+        if (params.get("tab")) await loadListPanel(admin, new URL(base + url), "UTC");
+        else await listTickets(admin, "ticket", parseListQuery(params), { timeZone: "UTC" });
+      });
       const statements = floorStatements(name);
       const floor = await time(async () => {
         for (const sql of statements) await bare(sql, []);
       });
+      const ms = (x: number, w: number) => `${x.toFixed(1).padStart(w)} ms`;
       console.log(
-        `${name.padEnd(18)} ${page.median.toFixed(1).padStart(9)} ms ${page.p95.toFixed(1).padStart(5)} ms ${floor.median.toFixed(1).padStart(10)} ms ${(page.median / floor.median).toFixed(1).padStart(5)}x`,
+        `${name.padEnd(18)} ${ms(page.median, 9)} ${ms(page.p95, 5)} ${ms(data.median, 9)} ${ms(model.median, 10)} ${ms(floor.median, 10)} ${(page.median / floor.median).toFixed(1).padStart(9)}x ${(model.median / floor.median).toFixed(1).padStart(10)}x`,
       );
     }
     sqlite?.close();
     await pool?.end();
+    await modelDb.close();
   } finally {
     server.kill("SIGTERM");
   }
