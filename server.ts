@@ -14,6 +14,7 @@ import { Server as SocketServer } from "socket.io";
 import { getDb, dataDir } from "./db/client";
 import { seedIfEmpty } from "./db/seed";
 import { registerRealtime } from "./app/realtime.server";
+import { attachSocketHandlers } from "./app/socket.server";
 import { sessionCookie } from "./app/cookies.server";
 import { findSession } from "./app/models/sessions.server";
 import { editionForHost } from "./app/models/editions.server";
@@ -121,7 +122,7 @@ async function main() {
   const server = http.createServer(app);
   const io = new SocketServer(server, {
     serveClient: false,
-    maxHttpBufferSize: 1e6,
+    maxHttpBufferSize: 64 * 1024, // events carry ids and short texts; messages go through HTTP
     allowRequest: (req, callback) => callback(null, sameOrigin(req.headers.origin, req.headers.host)),
   });
   if (process.env.REDIS_URL) {
@@ -145,6 +146,7 @@ async function main() {
       next(error as Error);
     }
   });
+  attachSocketHandlers(io);
   registerRealtime(io);
 
   server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));

@@ -15,3 +15,8 @@ export function publish(room: string, event: string, payload: unknown) {
 export function disconnectSessionSockets(sessionIdHash: string) {
   g.__omnideskIo?.in(`session:${sessionIdHash}`).disconnectSockets(true);
 }
+
+/** Takes every socket of one room (a user's) out of another (a conversation's). */
+export function leaveRoomFor(whoseRoom: string, room: string) {
+  g.__omnideskIo?.in(whoseRoom).socketsLeave(room);
+}

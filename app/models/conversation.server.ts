@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { kindOf, type Kind } from "~/channels";
-import { publish } from "~/realtime.server";
+import { leaveRoomFor, publish } from "~/realtime.server";
 import { AccessDenied, canRead, type Reader } from "./access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation";
 
@@ -138,6 +138,18 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
   });
 }
 
+/**
+ * Tells the conversation's open pages (room ticket:<id>) and its participants' lists
+ * (rooms user:<id>) that it changed; browsers then reload what they show.
+ */
+async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber">, event: string, payload: Record<string, unknown> = {}) {
+  const { db, schema } = getDb();
+  const body = { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, ...payload };
+  publish(`ticket:${ticket.id}`, event, body);
+  const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
+  for (const p of people) publish(`user:${p.userId}`, "updateTicket", body);
+}
+
 export interface StoredFile {
   key: string;
   name: string;
@@ -164,7 +176,7 @@ export async function reply(actor: Actor, ticket: TicketRow, input: { body: stri
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
     return inserted;
   });
-  for (const message of created) publish(`ticket:${ticket.id}`, "newMessage", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, messageId: message.id });
+  await announce(ticket, "newMessage", { messageIds: created.map((m) => m.id) });
   return created;
 }
 
@@ -199,14 +211,14 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number)
     await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
     await touch(tx, ticket.id, actor.id, now, { status });
   });
-  publish(`ticket:${ticket.id}`, "ticketStatusChanged", { ticketId: ticket.id, status });
+  await announce(ticket, "ticketStatusChanged", { status });
   return true;
 }
 
 export async function setPriority(ticket: TicketRow, priority: Priority) {
   const { db, schema } = getDb();
   await db.update(schema.tickets).set({ severity: priority }).where(eq(schema.tickets.id, ticket.id));
-  publish(`ticket:${ticket.id}`, "updateTicket", { ticketId: ticket.id, severity: priority });
+  await announce(ticket, "updateTicket", { severity: priority });
 }
 
 export async function setLabels(ticket: TicketRow, labelIds: number[]) {
@@ -218,7 +230,7 @@ export async function setLabels(ticket: TicketRow, labelIds: number[]) {
     await tx.delete(schema.ticketLabels).where(eq(schema.ticketLabels.ticketId, ticket.id));
     if (ids.length) await tx.insert(schema.ticketLabels).values(ids.map((labelId) => ({ ticketId: ticket.id, labelId })));
   });
-  publish(`ticket:${ticket.id}`, "updateTicket", { ticketId: ticket.id, labels: ids });
+  await announce(ticket, "updateTicket", { labels: ids });
 }
 
 export async function setDepartment(ticket: TicketRow, departmentId: number | null) {
@@ -228,7 +240,7 @@ export async function setDepartment(ticket: TicketRow, departmentId: number | nu
     if (!dep) return false;
   }
   await db.update(schema.tickets).set({ departmentId }).where(eq(schema.tickets.id, ticket.id));
-  publish(`ticket:${ticket.id}`, "updateTicket", { ticketId: ticket.id, departmentId });
+  await announce(ticket, "updateTicket", { departmentId });
   return true;
 }
 
@@ -268,7 +280,10 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
       await touch(tx, ticket.id, actor.id, now);
     }
   });
-  publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false });
+  const stillReads = await canRead(user, ticket.id);
+  // a removed agent's open pages stop hearing about the conversation at once
+  if (!stillReads) leaveRoomFor(`user:${userId}`, `ticket:${ticket.id}`);
+  publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false, canRead: stillReads });
   return true;
 }
 

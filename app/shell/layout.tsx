@@ -13,6 +13,7 @@ import { ExpiryBanner } from "~/components/ExpiryBanner";
 import { Icon } from "~/components/Icon";
 import { ListPanel } from "~/components/ListPanel";
 import { SearchLauncher } from "~/components/SearchLauncher";
+import { Realtime } from "~/components/Realtime";
 import { loadListPanel } from "~/models/list-panel.server";
 import type { Preset } from "~/models/filter-presets.server";
 import { listPresets } from "~/models/filter-presets.server";
@@ -161,6 +162,7 @@ export default function Shell() {
           {data.list ? <SearchLauncher /> : null}
           <UserMenu user={data.user} statusError={data.statusError ? `status.${data.statusError}` : null} />
         </header>
+        <Realtime />
         {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}
         {data.user.secondStatus ? (
           <StatusBanner status={data.user.secondStatus} since={data.user.statusTime} now={data.now} />

@@ -2,6 +2,7 @@ import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-ru
 import { useTranslation } from "react-i18next";
 import { REACTIONS } from "~/conversation";
 import { listParams } from "~/list-params";
+import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/components/LiveConversation";
 import type { ConversationData } from "../routes/conversation";
 
 type Data = ConversationData;
@@ -20,12 +21,14 @@ export function ConversationView({ data }: { data: Data }) {
     else days.push({ day: m.day, messages: [m] });
   }
   const location = useLocation();
+  useConversationRoom(data.ticket.id);
+  const live = useLive(data.ticket.id);
   const oldest = data.messages[0]?.id;
   const result = useActionData<ActionResult>();
   const older = listParams(location.search);
   if (oldest) older.set("before", String(oldest));
   return (
-    <div className="conversation">
+    <div className="conversation" data-live={live}>
       <header className="conversation-head">
         <h1>
           <span className="muted">#{data.ticket.number}</span> {data.ticket.title}
@@ -67,6 +70,7 @@ export function ConversationView({ data }: { data: Data }) {
             </section>
           ))}
           {data.messages.length === 0 ? <p className="muted">{t("conversation.noMessages")}</p> : null}
+          <TypingIndicator ticketId={data.ticket.id} />
           <ReplyForm data={data} />
         </section>
         <Properties data={data} />
@@ -202,6 +206,7 @@ function ReplyForm({ data }: { data: Data }) {
   const failed = result?.intent === "reply" ? result : undefined;
   const replyTo = data.messages.find((m) => m.id === data.replyTo);
   const email = data.ticket.channel === "EMAIL" || data.ticket.channel === "GRAPH_EMAIL";
+  const typing = useTypingEmitter(data.ticket.id);
   return (
     // a new key after each sent message empties the form; after a failure the typed text stays
     <Form method="post" encType="multipart/form-data" className="reply-form" id="reply" key={failed ? "failed" : `after-${data.messages.at(-1)?.id}`}>
@@ -219,7 +224,7 @@ function ReplyForm({ data }: { data: Data }) {
       ) : null}
       <label>
         {t("conversation.reply")}
-        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values?.message ?? ""} />
+        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values?.message ?? ""} onInput={typing} />
       </label>
       {email ? (
         <>

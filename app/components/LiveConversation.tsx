@@ -1,0 +1,66 @@
+// The open conversation's live parts: its socket room, who is typing, and our own typing.
+import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { subscribe, useSnapshot } from "valtio";
+import { LOCAL_TYPING_MS, realtime, typingNames } from "~/realtime-store";
+
+/** Joins ticket:<id> while the page is open, and again after every reconnect. */
+export function useConversationRoom(ticketId: number) {
+  useEffect(() => {
+    let joined = false;
+    const join = () => {
+      // (re)join when the connection comes up; a reconnect is a new socket on the server
+      if (realtime.status === "connected" && !joined)
+        realtime.socket?.emit("joinRoom", { ticketId }, (answer: { ok: boolean }) => (realtime.rooms[ticketId] = answer.ok));
+      joined = realtime.status === "connected";
+      if (!joined) realtime.rooms[ticketId] = false;
+    };
+    join();
+    const unsubscribe = subscribe(realtime, join);
+    return () => {
+      unsubscribe();
+      realtime.rooms[ticketId] = false;
+      realtime.socket?.emit("leaveRoom", { ticketId });
+    };
+  }, [ticketId]);
+}
+
+/** Sends sendTyping while the user types (at most once a second) and removeTyping after 2 s idle. */
+export function useTypingEmitter(ticketId: number) {
+  const state = useRef<{ lastSent: number; idle?: ReturnType<typeof setTimeout> }>({ lastSent: 0 });
+  useEffect(() => () => clearTimeout(state.current.idle), []);
+  return () => {
+    const now = Date.now();
+    if (now - state.current.lastSent > 1000) {
+      realtime.socket?.emit("sendTyping", { ticketId });
+      state.current.lastSent = now;
+    }
+    clearTimeout(state.current.idle);
+    state.current.idle = setTimeout(() => {
+      realtime.socket?.emit("removeTyping", { ticketId });
+      state.current.lastSent = 0;
+    }, LOCAL_TYPING_MS);
+  };
+}
+
+export function TypingIndicator({ ticketId }: { ticketId: number }) {
+  const { t } = useTranslation();
+  const snap = useSnapshot(realtime);
+  // re-render once a second so entries disappear 5 s after the last news
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const names = typingNames(snap.typing, ticketId, now);
+  return (
+    <p className="typing muted" aria-live="polite">
+      {names.length ? t("realtime.typing", { names: names.join(", "), count: names.length }) : "\u00a0"}
+    </p>
+  );
+}
+
+/** "on" while the page receives this conversation's events (tests and styles can wait on it). */
+export function useLive(ticketId: number) {
+  return useSnapshot(realtime).rooms[ticketId] ? "on" : "off";
+}

@@ -1,0 +1,43 @@
+// Realtime state in the browser (valtio): connection, typing. Everything else comes from loaders,
+// which socket events revalidate.
+import { proxy, ref } from "valtio";
+import type { Socket } from "socket.io-client";
+
+export type ConnectionStatus = "connecting" | "connected" | "disconnected";
+
+export const RECONNECT_DELAY_MS = 5_000;
+/** After more than this many failed reconnects the full-page network error shows. */
+export const MAX_FAILURES = 5;
+export const REMOTE_TYPING_MS = 5_000;
+export const LOCAL_TYPING_MS = 2_000;
+
+export const realtime = proxy({
+  status: "connecting" as ConnectionStatus,
+  failures: 0,
+  /** ticketId -> username -> {name, until (ms)} */
+  typing: {} as Record<string, Record<string, { name: string; until: number }>>,
+  socket: null as Socket | null,
+  /** Conversation rooms the server let this page into. */
+  rooms: {} as Record<string, boolean>,
+});
+
+export function setSocket(socket: Socket) {
+  realtime.socket = ref(socket) as Socket;
+}
+
+export function setTyping(ticketId: number, username: string, name: string, now = Date.now()) {
+  realtime.typing[ticketId] = { ...(realtime.typing[ticketId] ?? {}), [username]: { name, until: now + REMOTE_TYPING_MS } };
+}
+
+export function clearTyping(ticketId: number, username: string) {
+  const current = { ...(realtime.typing[ticketId] ?? {}) };
+  delete current[username];
+  realtime.typing[ticketId] = current;
+}
+
+/** Names typing in a conversation now (entries expire after 5 s without news). */
+export function typingNames(typing: (typeof realtime)["typing"], ticketId: number, now = Date.now()) {
+  return Object.values(typing[ticketId] ?? {})
+    .filter((t) => t.until > now)
+    .map((t) => t.name);
+}

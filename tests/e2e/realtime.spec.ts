@@ -1,0 +1,66 @@
+// Two agents on one conversation, JavaScript on: replies and typing arrive without reload.
+import { test, expect } from "@playwright/test";
+import { chooseLanguage, login } from "./helpers";
+
+test("a reply and typing reach the other agent without reload", async ({ browser, baseURL }) => {
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  await chooseLanguage(contextA, baseURL!);
+  await chooseLanguage(contextB, baseURL!);
+  const a = await contextA.newPage();
+  const b = await contextB.newPage();
+  await login(a, "agent", "agent");
+  await login(b, "admin", "admin");
+
+  // a Support ticket the agent may read, opened by both
+  await a.goto("/?department=2&status=4");
+  const item = a.locator(".ticket-item").first();
+  const number = await item.getAttribute("data-ticket");
+  await item.click();
+  await expect(a).toHaveURL(new RegExp(`/ticket/${number}`));
+  await b.goto(`/ticket/${number}`);
+  await expect(b.locator(".conversation")).toBeVisible();
+  // both pages have their sockets in the room
+  await expect(a.locator('.conversation[data-live="on"]')).toBeVisible();
+  await expect(b.locator('.conversation[data-live="on"]')).toBeVisible();
+
+  const text = `live ${Date.now()}`;
+  await a.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
+  await a.getByRole("button", { name: "Send" }).click();
+  await expect(b.locator(".text-body", { hasText: text })).toBeVisible();
+  await expect(b.locator(".text-body", { hasText: text })).toHaveCount(1);
+
+  // B types: A sees it, and it clears once B stops (2 s idle at B, at the latest 5 s at A)
+  await b.getByRole("textbox", { name: "Reply", exact: true }).pressSequentially("hello", { delay: 50 });
+  await expect(a.locator(".typing")).toHaveText("Demo Admin is typing…");
+  await expect(a.locator(".typing")).not.toContainText("typing", { timeout: 8_000 });
+
+  await contextA.close();
+  await contextB.close();
+});
+
+test("joining the room of a conversation the user may not read is refused", async ({ baseURL, playwright }) => {
+  const { io } = await import("socket.io-client");
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  await api.post("/?index", { form: { intent: "login", username: "agent", password: process.env.SEED_PASSWORD || "demo1234", type: "agent" } });
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const admin = await (await api.post("/api/auth2", { data: { client: "admin", password: process.env.SEED_PASSWORD || "demo1234", type: "admin" } })).json();
+  // a Sales ticket without the agent
+  const sales = await (await api.get(`/api/ticket/load/${admin.token}/4/ticket/0?depFilter=1`)).json();
+  let forbidden: number | undefined;
+  for (const t of sales.data) {
+    const info = await (await api.get(`/ticket/info/${admin.token}/${t.id}`)).json();
+    if (!info.participants.includes("agent")) {
+      forbidden = t.id;
+      break;
+    }
+  }
+  const own = await (await api.get(`/api/ticket/load/${admin.token}/4/ticket/0?depFilter=2`)).json();
+  const socket = io(baseURL!, { transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  await new Promise<void>((resolve) => socket.on("connect", () => resolve()));
+  const join = (ticketId: number) => new Promise<{ ok: boolean }>((resolve) => socket.emit("joinRoom", { ticketId }, resolve));
+  expect(await join(forbidden!)).toEqual({ ok: false });
+  expect(await join(own.data[0].id)).toEqual({ ok: true });
+  socket.close();
+  await api.dispose();
+});
