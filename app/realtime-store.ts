@@ -6,6 +6,7 @@ import type { Socket } from "socket.io-client";
 export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 export const RECONNECT_DELAY_MS = 5_000;
+export const AUTH_RECHECK_MS = 300_000;
 /** After more than this many failed reconnects the full-page network error shows. */
 export const MAX_FAILURES = 5;
 export const REMOTE_TYPING_MS = 5_000;

@@ -4,7 +4,7 @@ import { Form, useLocation, useNavigate, useRevalidator } from "@remix-run/react
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { useSnapshot } from "valtio";
-import { MAX_FAILURES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping } from "~/realtime-store";
+import { AUTH_RECHECK_MS, MAX_FAILURES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping } from "~/realtime-store";
 
 /** Events after which the open page and the list reload their data. */
 const CHANGES = [
@@ -28,6 +28,8 @@ export function Realtime() {
       clearTimeout(timer);
       timer = setTimeout(() => latest.current.revalidator.revalidate(), 200);
     };
+    // the session is re-checked every 5 minutes: reloading the data asks the server who we are
+    const recheck = setInterval(() => latest.current.revalidator.revalidate(), AUTH_RECHECK_MS);
     let cleanup = () => {};
     import("socket.io-client").then(({ io }) => {
       if (cancelled) return;
@@ -62,6 +64,7 @@ export function Realtime() {
     return () => {
       cancelled = true;
       clearTimeout(timer);
+      clearInterval(recheck);
       cleanup();
     };
   }, []);

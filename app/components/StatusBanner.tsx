@@ -1,4 +1,5 @@
 import { Form, useLocation } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { AWAY_RED_MINUTES } from "~/presence";
 
@@ -6,7 +7,14 @@ import { AWAY_RED_MINUTES } from "~/presence";
 export function StatusBanner({ status, since, now }: { status: string; since: number; now: number }) {
   const { t } = useTranslation();
   const location = useLocation();
-  const minutes = Math.max(0, Math.floor((now - since) / 60_000));
+  // the server's "now" first (same markup on both sides), then the browser's clock every 60 s
+  const [clock, setClock] = useState(now);
+  useEffect(() => {
+    setClock(Date.now());
+    const timer = setInterval(() => setClock(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  const minutes = Math.max(0, Math.floor((clock - since) / 60_000));
   return (
     <div className={minutes >= AWAY_RED_MINUTES ? "banner banner-red" : "banner banner-orange"} role="status">
       <span>{t("status.banner", { status: t(`status.${status}`), count: minutes })}</span>

@@ -69,21 +69,32 @@ for (const javaScriptEnabled of [true, false]) {
     });
 
     test("bad input keeps the typed text", async ({ page }) => {
+      const typed = `Please see the attached ${javaScriptEnabled ? "js" : "nojs"} ${Date.now()}`;
       await login(page, "admin", "admin");
       await page.goto("/?channel=EMAIL");
       await openFirstTicket(page);
-      await page.getByRole("textbox", { name: "Reply", exact: true }).fill("Please see the attached");
+      await page.getByRole("textbox", { name: "Reply", exact: true }).fill(typed);
       await page.getByLabel("Cc").fill("ok@example.com, not-an-address");
       await page.getByRole("button", { name: "Send" }).click();
       await expect(page.getByRole("alert")).toHaveText("Please check the email address. not-an-address");
-      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("Please see the attached");
+      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue(typed);
+      const failed = page.locator('[data-send-state="failed"]');
+      await expect(failed).toContainText(typed);
+      await expect(failed).toContainText("Not sent.");
 
       await page.getByLabel("Cc").fill("");
       await page.getByLabel("Attachments").setInputFiles({ name: "run.exe", mimeType: "application/x-msdownload", buffer: Buffer.from("MZ") });
       await page.getByRole("button", { name: "Send" }).click();
       await expect(page.getByRole("alert")).toContainText("Opps, file failed to upload. The error is run.exe");
-      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("Please see the attached");
-      await expect(page.locator(".text-body", { hasText: "Please see the attached" })).toHaveCount(0);
+      await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue(typed);
+      // only the "not sent" copy, no message was written
+      await expect(page.locator(".message-list .text-body", { hasText: typed })).toHaveCount(0);
+
+      // Retry sends the kept text once the problem is fixed
+      await page.getByLabel("Attachments").setInputFiles([]);
+      await page.getByRole("button", { name: "Retry" }).click();
+      await expect(page.locator(".message-list .text-body", { hasText: typed })).toHaveCount(1);
+      await expect(page.locator('[data-send-state="failed"]')).toHaveCount(0);
     });
   });
 }

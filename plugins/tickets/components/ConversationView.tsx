@@ -70,6 +70,7 @@ export function ConversationView({ data }: { data: Data }) {
             </section>
           ))}
           {data.messages.length === 0 ? <p className="muted">{t("conversation.noMessages")}</p> : null}
+          <SendState />
           <TypingIndicator ticketId={data.ticket.id} />
           <ReplyForm data={data} />
         </section>
@@ -197,6 +198,35 @@ function systemText(t: TFn, e: NonNullable<Message["system"]>) {
     default:
       return t("conversation.system.priority", { by: e.by, priority: t(`priority.${e.priority || "none"}`) });
   }
+}
+
+/**
+ * The reply on its way (JavaScript on): "sending" while the form is posted, then either the real
+ * message replaces it or it stays as "failed" with Retry, which sends the kept text again.
+ */
+function SendState() {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  const result = useActionData<ActionResult>();
+  const sending = navigation.state !== "idle" && navigation.formData?.get("intent") === "reply" ? String(navigation.formData.get("message") ?? "") : null;
+  if (sending !== null)
+    return (
+      <article className="message mine staff pending" data-send-state="sending">
+        <p className="text-body">{sending}</p>
+        <p className="muted">{t("conversation.sending")}</p>
+      </article>
+    );
+  if (result?.intent === "reply" && result.error && result.values?.message)
+    return (
+      <article className="message mine staff failed" data-send-state="failed">
+        <p className="text-body">{result.values.message}</p>
+        <p className="field-error">{t("conversation.notSent")}</p>
+        <button type="submit" form="reply" className="button">
+          {t("conversation.retry")}
+        </button>
+      </article>
+    );
+  return null;
 }
 
 function ReplyForm({ data }: { data: Data }) {
