@@ -31,6 +31,7 @@ export default {
         route(undefined, "routes/home.tsx", { index: true, id: "home" });
         route("settings", "routes/settings.tsx");
         route("admin/editions", "routes/admin.editions.tsx");
+        route("agents/online", "routes/agents.online.tsx");
         for (const plugin of plugins) {
           route(undefined, "shell/plugin-gate.tsx", { id: `plugin/${plugin.id}` }, () => {
             plugin.routes.forEach((r, i) => route(r.path, pluginFile(plugin, r.file), { id: `plugin/${plugin.id}/${i}` }));
@@ -70,6 +71,7 @@ export default {
       route("api/ticket/priority", "routes/api.ticket.priority.ts");
       route("api/unread", "routes/api.unread.ts");
       route("department/:userId", "routes/api.department.ts");
+      route("status/get", "routes/api.status.get.ts");
       route("*", "routes/not-found.tsx");
     });
   },

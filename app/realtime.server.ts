@@ -20,3 +20,16 @@ export function disconnectSessionSockets(sessionIdHash: string) {
 export function leaveRoomFor(whoseRoom: string, room: string) {
   g.__omnideskIo?.in(whoseRoom).socketsLeave(room);
 }
+
+/** Ids of users with at least one connected socket, on every node (via the adapter). */
+export async function onlineUserIds(): Promise<Set<number>> {
+  const io = g.__omnideskIo;
+  if (!io) return new Set();
+  const sockets = await io.fetchSockets();
+  return new Set(sockets.map((s) => Number(s.data.userId)).filter(Number.isInteger));
+}
+
+/** To every connected socket. */
+export function broadcast(event: string, payload: unknown) {
+  g.__omnideskIo?.emit(event, payload);
+}

@@ -3,6 +3,7 @@
 import type { Server, Socket } from "socket.io";
 import { canRead } from "./models/access.server";
 import { findUserById } from "./models/users.server";
+import { broadcast } from "./realtime.server";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
 const EVENTS_PER_SECOND = 20;
@@ -29,6 +30,11 @@ export function attachSocketHandlers(io: Server) {
     const overLimit = rateLimited(socket);
     const userId = socket.data.userId as number;
     socket.use((_packet, next) => (overLimit() ? next(new Error("rate limited")) : next()));
+
+    // presence: lists of online agents refresh when someone comes or goes
+    broadcast("statusUpdated", { userId });
+    socket.on("disconnect", () => broadcast("statusUpdated", { userId }));
+    socket.on("tellOnline", () => broadcast("statusUpdated", { userId }));
 
     // joinRoom {ticketId}: only conversations this user may read; answers {ok} to the ack
     socket.on("joinRoom", async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {

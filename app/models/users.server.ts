@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { STATUSES_NEEDING_REASON, type PresenceStatus } from "~/presence";
+import { broadcast, onlineUserIds } from "~/realtime.server";
 
 export type UserType = "admin" | "agent";
 
@@ -45,4 +46,16 @@ export async function setPresence(userId: number, status: PresenceStatus, reason
       statusTime: Date.now(),
     })
     .where(eq(schema.users.id, userId));
+  broadcast("statusUpdated", { userId });
+}
+
+/** Users with a connected socket, with their presence; shadow admins are never listed. */
+export async function onlineAgents() {
+  const ids = [...(await onlineUserIds())];
+  if (!ids.length) return [];
+  const { db, schema } = getDb();
+  const rows = await db.select().from(schema.users).where(inArray(schema.users.id, ids)).orderBy(asc(schema.users.name));
+  return rows
+    .filter((u) => !permissionsOf(u).includes("shadow_admin"))
+    .map((u) => ({ username: u.username, name: u.name, status: u.status, second_status: u.secondStatus, ts: u.statusTime }));
 }

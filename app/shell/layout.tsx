@@ -14,6 +14,7 @@ import { Icon } from "~/components/Icon";
 import { ListPanel } from "~/components/ListPanel";
 import { SearchLauncher } from "~/components/SearchLauncher";
 import { Realtime } from "~/components/Realtime";
+import { OnlineAgents } from "~/components/OnlineAgents";
 import { loadListPanel } from "~/models/list-panel.server";
 import type { Preset } from "~/models/filter-presets.server";
 import { listPresets } from "~/models/filter-presets.server";
@@ -160,6 +161,7 @@ export default function Shell() {
       <div className="detail-column">
         <header className="top-bar">
           {data.list ? <SearchLauncher /> : null}
+          <OnlineAgents />
           <UserMenu user={data.user} statusError={data.statusError ? `status.${data.statusError}` : null} />
         </header>
         <Realtime />

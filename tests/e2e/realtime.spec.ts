@@ -64,3 +64,35 @@ test("joining the room of a conversation the user may not read is refused", asyn
   socket.close();
   await api.dispose();
 });
+
+test("the online-agents popup lists who is online and follows status changes", async ({ browser, baseURL }) => {
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  await chooseLanguage(contextA, baseURL!);
+  await chooseLanguage(contextB, baseURL!);
+  const a = await contextA.newPage();
+  const b = await contextB.newPage();
+  await login(a, "agent2", "agent");
+  await login(b, "admin", "admin");
+  await expect(a.locator(".connection-banner")).toHaveCount(0);
+
+  await b.locator(".online-agents summary").click();
+  const row = b.locator('.online-agents [data-agent="agent2"]');
+  await expect(row).toContainText("Brian Agent");
+  await expect(row).toContainText("Online");
+
+  // agent2 goes busy: the open popup at the admin follows without a reload
+  await a.locator(".user-menu summary").click();
+  const form = a.locator(".status-form");
+  await form.getByLabel("Status").selectOption({ label: "Busy" });
+  await form.getByLabel("Reason").fill("On a call");
+  await form.getByRole("button", { name: "Change status" }).click();
+  await expect(row).toContainText("Busy");
+
+  await a.locator(".banner").getByRole("button", { name: "go online" }).click();
+  await expect(row).toContainText("Online");
+  // leaving takes agent2 off the list
+  await contextA.close();
+  await expect(row).toHaveCount(0);
+  await contextB.close();
+});

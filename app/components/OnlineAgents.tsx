@@ -1,0 +1,59 @@
+// The online-agents popup: a <details> that, with JavaScript, loads the list when opened and
+// refreshes it every 60 s and whenever someone's presence changes; without, it links the page.
+import { Link, useFetcher } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { realtime } from "~/realtime-store";
+
+type Agent = { username: string; name: string; status: string; second_status: string; ts: number };
+const REFRESH_MS = 60_000;
+
+export function OnlineAgents() {
+  const { t } = useTranslation();
+  const fetcher = useFetcher<{ agents: Agent[] }>();
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    const load = () => fetcher.load("/agents/online");
+    load();
+    const timer = setInterval(load, REFRESH_MS);
+    realtime.socket?.on("statusUpdated", load);
+    return () => {
+      clearInterval(timer);
+      realtime.socket?.off("statusUpdated", load);
+    };
+    // fetcher.load is stable enough for this; re-subscribing on each render would spam loads
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+  return (
+    <details className="online-agents" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>{t("online.title")}</summary>
+      <div className="menu-panel">
+        {fetcher.data ? <OnlineList agents={fetcher.data.agents} /> : <Link to="/agents/online">{t("online.open")}</Link>}
+      </div>
+    </details>
+  );
+}
+
+export function OnlineList({ agents, heading = false }: { agents: Agent[]; heading?: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <section className="online-list">
+      {heading ? <h1>{t("online.title")}</h1> : null}
+      {agents.length === 0 ? (
+        <p className="muted">{t("online.none")}</p>
+      ) : (
+        <ul>
+          {agents.map((a) => {
+            const shown = a.second_status || a.status;
+            return (
+              <li key={a.username} data-agent={a.username}>
+                <span className={`presence presence-${shown.toLowerCase()}`} aria-hidden="true" /> {a.name} <span className="muted">{t(`status.${shown}`)}</span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,10 @@
+// GET /status/get ?_token -> online users {username, status, second_status, ts}
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { requireApiUser } from "~/api-tickets.server";
+import { onlineAgents } from "~/models/users.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireApiUser(request);
+  return json({ result: "success", data: await onlineAgents() });
+}
