@@ -7,6 +7,8 @@ export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 export const RECONNECT_DELAY_MS = 5_000;
 export const AUTH_RECHECK_MS = 300_000;
+/** Snackbars on screen at most (spec section 9). */
+export const MAX_NOTICES = 3;
 /** After more than this many failed reconnects the full-page network error shows. */
 export const MAX_FAILURES = 5;
 export const REMOTE_TYPING_MS = 5_000;
@@ -20,6 +22,8 @@ export const realtime = proxy({
   socket: null as Socket | null,
   /** Conversation rooms the server let this page into. */
   rooms: {} as Record<string, boolean>,
+  /** Conversations that arrived for this user: ticket number and page. */
+  notices: [] as { ticketNumber: number; path: string; at: number }[],
 });
 
 export function setSocket(socket: Socket) {

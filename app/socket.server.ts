@@ -4,6 +4,7 @@ import type { Server, Socket } from "socket.io";
 import { canRead } from "./models/access.server";
 import { findUserById } from "./models/users.server";
 import { broadcast } from "./realtime.server";
+import { unreadCounts } from "./models/unread.server";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
 const EVENTS_PER_SECOND = 20;
@@ -49,6 +50,11 @@ export function attachSocketHandlers(io: Server) {
       const ticketId = Number((payload as { ticketId?: unknown })?.ticketId);
       if (Number.isSafeInteger(ticketId)) await socket.leave(ticketRoom(ticketId));
     });
+
+    // refresh*UnreadCount: the counts of this user, answered as unreadCount2 {ticket, livechat, chat}
+    for (const event of ["refreshTicketUnreadCount", "refreshLiveChatUnreadCount", "refreshChatUnreadCount"]) {
+      socket.on(event, async () => socket.emit("unreadCount2", await unreadCounts(userId)));
+    }
 
     // typing goes only to rooms the socket has joined (and so was allowed into)
     for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {

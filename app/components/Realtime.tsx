@@ -1,10 +1,10 @@
 // The socket of a signed-in page (JavaScript only): connection banner, network error screen,
 // and reloading what the page shows when the server says something changed.
-import { Form, useLocation, useNavigate, useRevalidator } from "@remix-run/react";
+import { Form, Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { useSnapshot } from "valtio";
-import { AUTH_RECHECK_MS, MAX_FAILURES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping } from "~/realtime-store";
+import { AUTH_RECHECK_MS, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping } from "~/realtime-store";
 
 /** Events after which the open page and the list reload their data. */
 const CHANGES = [
@@ -23,11 +23,24 @@ export function Realtime() {
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let wasDown = false;
-    // reloads are batched: a burst of events costs one round trip
+    // reloads are batched (a burst of events costs one round trip) and wait while the tab is
+    // hidden: reloading marks the open conversation read, which only a person looking may do
+    let pending = false;
     const reload = () => {
       clearTimeout(timer);
+      if (document.hidden) {
+        pending = true;
+        return;
+      }
       timer = setTimeout(() => latest.current.revalidator.revalidate(), 200);
     };
+    const onVisible = () => {
+      if (!document.hidden && pending) {
+        pending = false;
+        reload();
+      }
+    };
+    document.addEventListener("visibilitychange", onVisible);
     // the session is re-checked every 5 minutes: reloading the data asks the server who we are
     const recheck = setInterval(() => latest.current.revalidator.revalidate(), AUTH_RECHECK_MS);
     let cleanup = () => {};
@@ -38,6 +51,7 @@ export function Realtime() {
       socket.on("connect", () => {
         realtime.status = "connected";
         realtime.failures = 0;
+        socket.emit("tellOnline");
         // messages written while we were away: the loaders fetch them, each once
         if (wasDown) reload();
         wasDown = false;
@@ -54,9 +68,12 @@ export function Realtime() {
         wasDown = true;
       });
       for (const event of CHANGES) socket.on(event, reload);
-      socket.on("participantChanged", (e: { ticketNumber: number; added: boolean; canRead?: boolean }) => {
+      socket.on("participantChanged", (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
         if (!e.added && !e.canRead && latest.current.pathname.endsWith(`/${e.ticketNumber}`)) latest.current.navigate("/?notice=removed");
+        if (e.added && e.path) notify(e.ticketNumber, e.path);
       });
+      // a conversation I was just brought into: a notice, wherever the list's filters point
+      socket.on("createTicket", (e: { ticketNumber: number; path?: string }) => e.path && notify(e.ticketNumber, e.path));
       socket.on("setTyping", (e: { ticketId: number; username: string; name: string }) => setTyping(e.ticketId, e.username, e.name));
       socket.on("removeTyping", (e: { ticketId: number; username: string }) => clearTyping(e.ticketId, e.username));
       cleanup = () => socket.close();
@@ -65,11 +82,42 @@ export function Realtime() {
       cancelled = true;
       clearTimeout(timer);
       clearInterval(recheck);
+      document.removeEventListener("visibilitychange", onVisible);
       cleanup();
     };
   }, []);
 
-  return <ConnectionBanner />;
+  return (
+    <>
+      <ConnectionBanner />
+      <Notices />
+    </>
+  );
+}
+
+/** New-conversation notices (at most three on screen, newest first). */
+function notify(ticketNumber: number, path: string) {
+  realtime.notices = [{ ticketNumber, path, at: Date.now() }, ...realtime.notices.filter((n) => n.path !== path)].slice(0, MAX_NOTICES);
+}
+
+function Notices() {
+  const { t } = useTranslation();
+  const snap = useSnapshot(realtime);
+  if (!snap.notices.length) return null;
+  return (
+    <ul className="notices" aria-live="polite">
+      {snap.notices.map((n) => (
+        <li key={n.path} className="notice-toast">
+          <Link to={n.path} onClick={() => (realtime.notices = realtime.notices.filter((x) => x.path !== n.path))}>
+            {t("realtime.newTicket", { number: n.ticketNumber })}
+          </Link>
+          <button type="button" className="link-button" aria-label={t("realtime.dismiss")} onClick={() => (realtime.notices = realtime.notices.filter((x) => x.path !== n.path))}>
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 function ConnectionBanner() {

@@ -2,7 +2,7 @@
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
 import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { kindOf, type Kind } from "~/channels";
+import { conversationPath, kindOf, type Kind } from "~/channels";
 import { leaveRoomFor, publish } from "~/realtime.server";
 import { AccessDenied, canRead, type Reader } from "./access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation";
@@ -260,7 +260,7 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
       await touch(tx, ticket.id, actor.id, now);
     }
   });
-  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true });
+  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true, path: conversationPath(ticket.channel, ticket.ticketNumber) });
   return true;
 }
 
@@ -417,7 +417,7 @@ export async function createConversation(
       if (attempt >= 5 || !/unique|duplicate/i.test(String((error as Error).message))) throw error;
     }
   }
-  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
+  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.channel, ticket.ticketNumber) });
   return ticket;
 }
 

@@ -96,3 +96,37 @@ test("the online-agents popup lists who is online and follows status changes", a
   await expect(row).toHaveCount(0);
   await contextB.close();
 });
+
+test("a new conversation for me shows a notice at once and tops the Workspace list", async ({ browser, baseURL }) => {
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  await chooseLanguage(contextA, baseURL!);
+  await chooseLanguage(contextB, baseURL!);
+  const a = await contextA.newPage();
+  const b = await contextB.newPage();
+  await login(a, "agent", "agent");
+  await login(b, "agent2", "agent");
+  await b.goto("/?list=chat");
+  await expect(b.locator(".connection-banner")).toHaveCount(0);
+
+  await a.goto("/chat");
+  const subject = `Quick question ${Date.now()}`;
+  await a.getByLabel("Subject").fill(subject);
+  await a.getByRole("checkbox", { name: "Brian Agent" }).check();
+  await a.getByLabel("Message", { exact: true }).fill("Have you got a minute?");
+  await a.getByRole("button", { name: "Start chat" }).click();
+  await expect(a).toHaveURL(/\/chat\/(\d+)$/);
+  const number = new URL(a.url()).pathname.split("/").pop();
+
+  const notice = b.locator(".notice-toast");
+  await expect(notice).toContainText(`New conversation #${number}`);
+  // the Workspace list follows too, unread at the top
+  await expect(b.locator(".ticket-item").first()).toContainText(subject);
+  await expect(b.locator(".ticket-item").first()).toHaveClass(/unread/);
+  await notice.getByRole("link").click();
+  await expect(b).toHaveURL(new RegExp(`/chat/${number}$`));
+  await expect(b.locator(".notice-toast")).toHaveCount(0);
+
+  await contextA.close();
+  await contextB.close();
+});

@@ -49,3 +49,17 @@ test("a socket from another origin is refused", async ({ baseURL, playwright }) 
   socket.close();
   await api.dispose();
 });
+
+test("refreshTicketUnreadCount answers unreadCount2 with the counts of /api/unread", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  await api.post("/?index", { form: { intent: "login", username: "admin", password: PASSWORD, type: "admin" } });
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const token = (await (await api.post("/api/auth2", { data: { client: "admin", password: PASSWORD, type: "admin" } })).json()).token;
+  const { socket, error } = await connect(baseURL!, `sid=${sid.value}`);
+  expect(error).toBeUndefined();
+  const counts = new Promise((resolve) => socket.on("unreadCount2", resolve));
+  socket.emit("refreshTicketUnreadCount");
+  expect(await counts).toEqual(await (await api.get(`/api/unread?_token=${token}`)).json());
+  socket.close();
+  await api.dispose();
+});
