@@ -1,6 +1,6 @@
 // Realtime state in the browser (valtio): connection, typing. Everything else comes from loaders,
 // which socket events revalidate.
-import { proxy, ref } from "valtio";
+import { proxy, ref, snapshot, useSnapshot } from "valtio";
 import type { Socket } from "socket.io-client";
 
 export type ConnectionStatus = "connecting" | "connected" | "disconnected";
@@ -45,4 +45,13 @@ export function typingNames(typing: (typeof realtime)["typing"], ticketId: numbe
   return Object.values(typing[ticketId] ?? {})
     .filter((t) => t.until > now)
     .map((t) => t.name);
+}
+
+/**
+ * The store for rendering. On the server there is no connection: a plain snapshot (valtio's hook
+ * relies on layout effects, which do nothing there). The branch is fixed per environment, so hooks
+ * keep their order.
+ */
+export function useRealtime() {
+  return typeof document === "undefined" ? snapshot(realtime) : useSnapshot(realtime);
 }

@@ -1,29 +1,16 @@
 // Prints the HTML bytes and the gzip JS bytes of the login page and the agent shell.
 // Starts its own server on a fresh temporary database (run `npm run build` first).
 // Target: the agent shell under 150 KB of gzip JS, and fully usable with none.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { startServer, stopServer, waitHealthy } from "../tests/support/server-process";
 
 const port = 3390;
 const base = `http://localhost:${port}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-bench-"));
-const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-  env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SESSION_SECRET: "bench" },
-  stdio: "ignore",
-});
-
-async function waitForServer() {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("server did not start");
-}
+const server = startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SESSION_SECRET: "bench" });
 
 async function weigh(label: string, cookie = "") {
   const html = await (await fetch(base + "/", { headers: { cookie } })).text();
@@ -43,7 +30,7 @@ async function weigh(label: string, cookie = "") {
 }
 
 try {
-  await waitForServer();
+  await waitHealthy(base);
   const lng = `lng=${Buffer.from(JSON.stringify("en")).toString("base64")}`;
   await weigh("login page", lng);
   const res = await fetch(`${base}/?index`, {
@@ -55,6 +42,6 @@ try {
   const shellJs = await weigh("agent shell", `${sid}; ${lng}`);
   console.log(`agent shell gzip JS target 150 KB: ${shellJs <= 150 * 1024 ? "met" : "NOT met"}`);
 } finally {
-  server.kill("SIGTERM");
+  await stopServer(server);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

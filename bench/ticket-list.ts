@@ -2,7 +2,7 @@
 //   BENCH_DATA_DIR=/tmp/omnidesk-bench npm run bench:ticket-list      (SQLite, seeds 1,000,000 tickets if needed)
 //   DATABASE_URL=postgres://... npm run bench:ticket-list             (PostgreSQL)
 // Prints median and p95 per case. Target: median under 50 ms and within 3x of the floor.
-import { spawn } from "node:child_process";
+import { startServer, stopServer, waitHealthy } from "../tests/support/server-process";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
@@ -78,17 +78,9 @@ const PAGES: Record<string, string> = {
 async function main() {
   console.log(`ticket list bench on ${pgUrl ? "PostgreSQL" : `SQLite in ${dataDir}`}, ${TICKETS.toLocaleString()} tickets, ${RUNS} runs per case`);
   await ensureData();
-  const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: pgUrl ?? "", SESSION_SECRET: "bench", NODE_ENV: "production", SEED_PASSWORD: process.env.SEED_PASSWORD || "bench-password" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const server = startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: pgUrl ?? "", SESSION_SECRET: "bench", NODE_ENV: "production", SEED_PASSWORD: process.env.SEED_PASSWORD || "bench-password" });
   try {
-    for (let i = 0; i < 240; i++) {
-      try {
-        if ((await fetch(`${base}/healthz`)).ok) break;
-      } catch {}
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await waitHealthy(base, 120_000);
     const lng = `lng=${Buffer.from(JSON.stringify("en")).toString("base64")}`;
     const login = await fetch(`${base}/?index`, {
       method: "POST",
@@ -139,7 +131,7 @@ async function main() {
     await pool?.end();
     await modelDb.close();
   } finally {
-    server.kill("SIGTERM");
+    await stopServer(server);
   }
 }
 

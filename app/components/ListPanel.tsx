@@ -16,6 +16,25 @@ type Props = {
 };
 
 const STATUS_CODES = [0, 1, 2, 3, 4] as const;
+const EMOTIONS = ["anger", "fear", "happy", "love", "sad", "surprise", "curious"] as const;
+
+/** A filter select whose first choice, "Any", leaves the filter off. */
+function AnySelect({ name, label, value, options }: { name: string; label: string; value: string | number | undefined; options: [string | number, string][] }) {
+  const { t } = useTranslation();
+  return (
+    <label>
+      {label}
+      <select name={name} defaultValue={value ?? ""}>
+        <option value="">{t("list.any")}</option>
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 const MAX_AVATARS = 3;
 
 /** The list's part of the query with some keys changed (null removes a key). */
@@ -101,72 +120,12 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
         {data.mode !== "ticket" ? <input type="hidden" name="list" value={data.mode} /> : null}
         {data.tab !== "all" ? <input type="hidden" name="tab" value={data.tab} /> : null}
         <input type="hidden" name="status" value={q.status} />
-        <label>
-          {t("list.channel")}
-          <select name="channel" defaultValue={q.channel ?? ""}>
-            <option value="">{t("list.any")}</option>
-            {CHANNELS.map((c) => (
-              <option key={c} value={c}>
-                {t(`channel.${c}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("list.label")}
-          <select name="label" defaultValue={q.label ?? ""}>
-            <option value="">{t("list.any")}</option>
-            {data.choices.labels.map((l) => (
-              <option key={l.id} value={l.id}>
-                {l.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("list.department")}
-          <select name="department" defaultValue={q.department ?? ""}>
-            <option value="">{t("list.any")}</option>
-            {data.choices.departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("list.priority")}
-          <select name="priority" defaultValue={q.priority ?? ""}>
-            <option value="">{t("list.any")}</option>
-            {(["H", "M", "L", "none"] as const).map((p) => (
-              <option key={p} value={p}>
-                {t(`priority.${p}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("list.assignee")}
-          <select name="assignee" defaultValue={q.assignee ?? ""}>
-            <option value="">{t("list.any")}</option>
-            {data.choices.agents.map((a) => (
-              <option key={a.username} value={a.username}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("list.emotion")}
-          <select name="emotion" defaultValue={q.emotion ?? ""}>
-            <option value="">{t("list.any")}</option>
-            {(["anger", "fear", "happy", "love", "sad", "surprise", "curious"] as const).map((e) => (
-              <option key={e} value={e}>
-                {t(`emotion.${e}`)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AnySelect name="channel" label={t("list.channel")} value={q.channel} options={CHANNELS.map((c) => [c, t(`channel.${c}`)])} />
+        <AnySelect name="label" label={t("list.label")} value={q.label} options={data.choices.labels.map((l) => [l.id, l.name])} />
+        <AnySelect name="department" label={t("list.department")} value={q.department} options={data.choices.departments.map((d) => [d.id, d.name])} />
+        <AnySelect name="priority" label={t("list.priority")} value={q.priority} options={(["H", "M", "L", "none"] as const).map((p) => [p, t(`priority.${p}`)])} />
+        <AnySelect name="assignee" label={t("list.assignee")} value={q.assignee} options={data.choices.agents.map((a) => [a.username, a.name])} />
+        <AnySelect name="emotion" label={t("list.emotion")} value={q.emotion} options={EMOTIONS.map((e) => [e, t(`emotion.${e}`)])} />
         <label>
           {t("list.campaign")}
           <input name="campaign" inputMode="numeric" pattern="\d*" defaultValue={q.campaign ?? ""} />

@@ -1,8 +1,8 @@
 // The open conversation's live parts: its socket room, who is typing, and our own typing.
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { subscribe, useSnapshot } from "valtio";
-import { LOCAL_TYPING_MS, realtime, typingNames } from "~/realtime-store";
+import { subscribe } from "valtio";
+import { LOCAL_TYPING_MS, realtime, typingNames, useRealtime } from "~/realtime-store";
 
 /** Joins ticket:<id> while the page is open, and again after every reconnect. */
 export function useConversationRoom(ticketId: number) {
@@ -45,7 +45,7 @@ export function useTypingEmitter(ticketId: number) {
 
 export function TypingIndicator({ ticketId }: { ticketId: number }) {
   const { t } = useTranslation();
-  const snap = useSnapshot(realtime);
+  const snap = useRealtime();
   // re-render once a second so entries disappear 5 s after the last news
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -62,5 +62,5 @@ export function TypingIndicator({ ticketId }: { ticketId: number }) {
 
 /** "on" while the page receives this conversation's events (tests and styles can wait on it). */
 export function useLive(ticketId: number) {
-  return useSnapshot(realtime).rooms[ticketId] ? "on" : "off";
+  return useRealtime().rooms[ticketId] ? "on" : "off";
 }

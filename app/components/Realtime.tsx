@@ -1,10 +1,10 @@
 // The socket of a signed-in page (JavaScript only): connection banner, network error screen,
 // and reloading what the page shows when the server says something changed.
-import { Form, Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react";
+import { Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react";
+import { LogoutForm } from "./UserMenu";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
-import { useSnapshot } from "valtio";
-import { AUTH_RECHECK_MS, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping } from "~/realtime-store";
+import { AUTH_RECHECK_MS, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
 
 /** Events after which the open page and the list reload their data. */
 const CHANGES = [
@@ -102,7 +102,7 @@ function notify(ticketNumber: number, path: string) {
 
 function Notices() {
   const { t } = useTranslation();
-  const snap = useSnapshot(realtime);
+  const snap = useRealtime();
   if (!snap.notices.length) return null;
   return (
     <ul className="notices" aria-live="polite">
@@ -122,7 +122,7 @@ function Notices() {
 
 function ConnectionBanner() {
   const { t } = useTranslation();
-  const snap = useSnapshot(realtime);
+  const snap = useRealtime();
   if (snap.status !== "disconnected") return null;
   if (snap.failures > MAX_FAILURES)
     return (
@@ -133,11 +133,7 @@ function ConnectionBanner() {
           <button type="button" className="button primary" onClick={() => window.location.reload()}>
             {t("realtime.reload")}
           </button>
-          <Form method="post" action="/logout">
-            <button type="submit" className="button">
-              {t("menu.logout")}
-            </button>
-          </Form>
+          <LogoutForm />
         </div>
       </div>
     );

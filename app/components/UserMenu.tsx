@@ -48,13 +48,20 @@ export function UserMenu({ user, statusError }: { user: MenuUser; statusError: s
           </li>
         </ul>
         <StatusForm current={status} redirectTo={withoutStatusError(location.pathname, location.search)} error={statusError} />
-        <Form method="post" action="/logout">
-          <button type="submit" className="button">
-            {t("menu.logout")}
-          </button>
-        </Form>
+        <LogoutForm />
       </div>
     </details>
+  );
+}
+
+export function LogoutForm() {
+  const { t } = useTranslation();
+  return (
+    <Form method="post" action="/logout">
+      <button type="submit" className="button">
+        {t("menu.logout")}
+      </button>
+    </Form>
   );
 }
 

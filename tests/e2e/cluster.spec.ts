@@ -1,7 +1,8 @@
 // Two server processes on one PostgreSQL database and one Redis: a message written through node 1
 // reaches a socket connected to node 2 (socket.io Redis adapter).
 import { test, expect } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { startServer, stopServer, waitHealthy } from "../support/server-process";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { io } from "socket.io-client";
@@ -26,22 +27,12 @@ async function admin(sql: string) {
 function startNode(n: number) {
   const url = new URL(PG_URL);
   url.pathname = `/${database}`;
-  const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    env: { ...process.env, PORT: String(basePort + n), DATABASE_URL: url.toString(), REDIS_URL, SESSION_SECRET: "cluster-secret", DATA_DIR: `/tmp/${database}-${n}`, NODE_ENV: "test" },
-    stdio: "ignore",
-  });
-  servers.push(server);
+  servers.push(
+    startServer({ PORT: String(basePort + n), DATABASE_URL: url.toString(), REDIS_URL, SESSION_SECRET: "cluster-secret", DATA_DIR: `/tmp/${database}-${n}`, NODE_ENV: "test" }),
+  );
 }
 
-async function healthy(n: number) {
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`http://localhost:${basePort + n}/healthz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`node ${n} did not start`);
-}
+const healthy = (n: number) => waitHealthy(`http://localhost:${basePort + n}`);
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -54,7 +45,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((resolve) => (s.exitCode !== null ? resolve(null) : (s.once("exit", resolve), s.kill("SIGTERM"))))));
+  await Promise.all(servers.map(stopServer));
   await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 });
 

@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { expect } from "@playwright/test";
 
 export const PASSWORD = process.env.SEED_PASSWORD || "demo1234";
@@ -46,4 +46,17 @@ export async function hydrated(page: Page) {
     const router = (window as unknown as { __remixRouter?: { state: { initialized: boolean } } }).__remixRouter;
     return !!router?.state.initialized;
   });
+}
+
+/** One signed-in page per user, each in its own browser context (closed with `close`). */
+export async function signedInPages(browser: Browser, baseURL: string, users: [string, "admin" | "agent"][]) {
+  const contexts = await Promise.all(users.map(() => browser.newContext()));
+  const pages = [];
+  for (const [i, [username, type]] of users.entries()) {
+    await chooseLanguage(contexts[i], baseURL);
+    const page = await contexts[i].newPage();
+    await login(page, username, type);
+    pages.push(page);
+  }
+  return { pages, close: () => Promise.all(contexts.map((c) => c.close())) };
 }

@@ -1,16 +1,9 @@
 // Two agents on one conversation, JavaScript on: replies and typing arrive without reload.
 import { test, expect } from "@playwright/test";
-import { chooseLanguage, login } from "./helpers";
+import { signedInPages } from "./helpers";
 
 test("a reply and typing reach the other agent without reload", async ({ browser, baseURL }) => {
-  const contextA = await browser.newContext();
-  const contextB = await browser.newContext();
-  await chooseLanguage(contextA, baseURL!);
-  await chooseLanguage(contextB, baseURL!);
-  const a = await contextA.newPage();
-  const b = await contextB.newPage();
-  await login(a, "agent", "agent");
-  await login(b, "admin", "admin");
+  const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["admin", "admin"]]);
 
   // a Support ticket the agent may read, opened by both
   await a.goto("/?department=2&status=4");
@@ -35,8 +28,7 @@ test("a reply and typing reach the other agent without reload", async ({ browser
   await expect(a.locator(".typing")).toHaveText("Demo Admin is typing…");
   await expect(a.locator(".typing")).not.toContainText("typing", { timeout: 8_000 });
 
-  await contextA.close();
-  await contextB.close();
+  await close();
 });
 
 test("joining the room of a conversation the user may not read is refused", async ({ baseURL, playwright }) => {
@@ -66,14 +58,7 @@ test("joining the room of a conversation the user may not read is refused", asyn
 });
 
 test("the online-agents popup lists who is online and follows status changes", async ({ browser, baseURL }) => {
-  const contextA = await browser.newContext();
-  const contextB = await browser.newContext();
-  await chooseLanguage(contextA, baseURL!);
-  await chooseLanguage(contextB, baseURL!);
-  const a = await contextA.newPage();
-  const b = await contextB.newPage();
-  await login(a, "agent2", "agent");
-  await login(b, "admin", "admin");
+  const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent2", "agent"], ["admin", "admin"]]);
   await expect(a.locator(".connection-banner")).toHaveCount(0);
 
   await b.locator(".online-agents summary").click();
@@ -92,20 +77,13 @@ test("the online-agents popup lists who is online and follows status changes", a
   await a.locator(".banner").getByRole("button", { name: "go online" }).click();
   await expect(row).toContainText("Online");
   // leaving takes agent2 off the list
-  await contextA.close();
+  await a.context().close();
   await expect(row).toHaveCount(0);
-  await contextB.close();
+  await close();
 });
 
 test("a new conversation for me shows a notice at once and tops the Workspace list", async ({ browser, baseURL }) => {
-  const contextA = await browser.newContext();
-  const contextB = await browser.newContext();
-  await chooseLanguage(contextA, baseURL!);
-  await chooseLanguage(contextB, baseURL!);
-  const a = await contextA.newPage();
-  const b = await contextB.newPage();
-  await login(a, "agent", "agent");
-  await login(b, "agent2", "agent");
+  const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["agent2", "agent"]]);
   await b.goto("/?list=chat");
   await expect(b.locator(".connection-banner")).toHaveCount(0);
 
@@ -127,6 +105,5 @@ test("a new conversation for me shows a notice at once and tops the Workspace li
   await expect(b).toHaveURL(new RegExp(`/chat/${number}$`));
   await expect(b.locator(".notice-toast")).toHaveCount(0);
 
-  await contextA.close();
-  await contextB.close();
+  await close();
 });

@@ -2,7 +2,8 @@
 // 'No connection', reconnects by itself, and a message written meanwhile shows exactly once.
 // This test runs its own server (on its own port and database) so it can stop and restart it.
 import { test, expect } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { startServer, stopServer as stop, waitHealthy } from "../support/server-process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,28 +13,9 @@ const port = Number(process.env.E2E_PORT || 3210) + 77;
 const base = `http://localhost:${port}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-reconnect-"));
 
-function start(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", SESSION_SECRET: "reconnect-secret", NODE_ENV: "test" },
-    stdio: "ignore",
-  });
-}
-
-async function healthy() {
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("server did not start");
-}
-
-async function stop(server: ChildProcess) {
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  server.kill("SIGTERM");
-  await exited;
-}
+const start = () =>
+  startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", SESSION_SECRET: "reconnect-secret", NODE_ENV: "test" });
+const healthy = () => waitHealthy(base);
 
 let server: ChildProcess;
 test.beforeAll(async () => {
@@ -41,7 +23,7 @@ test.beforeAll(async () => {
   await healthy();
 });
 test.afterAll(async () => {
-  if (server.exitCode === null) await stop(server);
+  await stop(server);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -285,38 +285,20 @@ function Properties({ data }: { data: Data }) {
   const inConversation = new Set(data.details.participants.map((p) => p.userId));
   return (
     <aside className="properties" aria-label={t("conversation.properties")}>
-      <Form method="post" className="stack">
-        <Intent value="status" />
-        <label>
-          {t("conversation.status")}
-          <select name="status" defaultValue={data.ticket.status}>
-            {[0, 1, 2, 3].map((s) => (
-              <option key={s} value={s}>
-                {t(`ticketStatus.${s}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" className="button">
-          {t("conversation.setStatus")}
-        </button>
-      </Form>
-      <Form method="post" className="stack">
-        <Intent value="priority" />
-        <label>
-          {t("conversation.priority")}
-          <select name="priority" defaultValue={data.ticket.severity}>
-            {(["H", "M", "L", ""] as const).map((p) => (
-              <option key={p} value={p}>
-                {t(`priority.${p || "none"}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" className="button">
-          {t("conversation.markPriority")}
-        </button>
-      </Form>
+      <ChoiceForm
+        intent="status"
+        label={t("conversation.status")}
+        defaultValue={data.ticket.status}
+        options={[0, 1, 2, 3].map((s) => ({ value: s, label: t(`ticketStatus.${s}`) }))}
+        submit={t("conversation.setStatus")}
+      />
+      <ChoiceForm
+        intent="priority"
+        label={t("conversation.priority")}
+        defaultValue={data.ticket.severity}
+        options={(["H", "M", "L", ""] as const).map((p) => ({ value: p, label: t(`priority.${p || "none"}`) }))}
+        submit={t("conversation.markPriority")}
+      />
       <Form method="post" className="stack">
         <Intent value="labels" />
         <fieldset>
@@ -339,23 +321,13 @@ function Properties({ data }: { data: Data }) {
           {t("conversation.saveLabels")}
         </button>
       </Form>
-      <Form method="post" className="stack">
-        <Intent value="department" />
-        <label>
-          {t("conversation.department")}
-          <select name="department" defaultValue={data.ticket.departmentId ?? ""}>
-            <option value="">{t("priority.none")}</option>
-            {data.departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" className="button">
-          {t("conversation.setDepartment")}
-        </button>
-      </Form>
+      <ChoiceForm
+        intent="department"
+        label={t("conversation.department")}
+        defaultValue={data.ticket.departmentId ?? ""}
+        options={[{ value: "", label: t("priority.none") }, ...data.departments.map((d) => ({ value: d.id, label: d.name }))]}
+        submit={t("conversation.setDepartment")}
+      />
       <section className="stack">
         <h2>{t("conversation.participants")}</h2>
         <ul className="participants">
@@ -395,5 +367,27 @@ function Properties({ data }: { data: Data }) {
         </Form>
       </section>
     </aside>
+  );
+}
+
+/** One property of the conversation: a select and its button, posted as `intent`. */
+function ChoiceForm(props: { intent: string; label: string; defaultValue: string | number; options: { value: string | number; label: string }[]; submit: string }) {
+  return (
+    <Form method="post" className="stack">
+      <Intent value={props.intent} />
+      <label>
+        {props.label}
+        <select name={props.intent} defaultValue={props.defaultValue}>
+          {props.options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="button">
+        {props.submit}
+      </button>
+    </Form>
   );
 }

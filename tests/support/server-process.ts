@@ -1,0 +1,26 @@
+// A server process of our own, for tests and benches that stop, restart or multiply it.
+import { spawn, type ChildProcess } from "node:child_process";
+
+export function startServer(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "server.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+export async function waitHealthy(base: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${base} did not become healthy`);
+}
+
+export async function stopServer(server: ChildProcess) {
+  if (server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGTERM");
+  await exited;
+}
