@@ -7,6 +7,9 @@ export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 export const RECONNECT_DELAY_MS = 5_000;
 export const AUTH_RECHECK_MS = 300_000;
+/** Conversations with news that the list highlights, newest first (spec: stack of 40, 5 s). */
+export const NEW_MESSAGE_STACK = 40;
+export const HIGHLIGHT_MS = 5_000;
 /** Snackbars on screen at most (spec section 9). */
 export const MAX_NOTICES = 3;
 /** After more than this many failed reconnects the full-page network error shows. */
@@ -22,6 +25,8 @@ export const realtime = proxy({
   socket: null as Socket | null,
   /** Conversation rooms the server let this page into. */
   rooms: {} as Record<string, boolean>,
+  /** ticketId -> when news arrived, at most NEW_MESSAGE_STACK entries. */
+  fresh: {} as Record<string, number>,
   /** Conversations that arrived for this user: ticket number and page. */
   notices: [] as { ticketNumber: number; path: string; at: number }[],
 });
@@ -54,4 +59,11 @@ export function typingNames(typing: (typeof realtime)["typing"], ticketId: numbe
  */
 export function useRealtime() {
   return typeof document === "undefined" ? snapshot(realtime) : useSnapshot(realtime);
+}
+
+/** Pushes a conversation on the new-message stack (the oldest falls off past 40). */
+export function markFresh(ticketId: number, now = Date.now()) {
+  const entries: [string, number][] = Object.entries({ ...realtime.fresh, [ticketId]: now });
+  entries.sort((a, b) => b[1] - a[1]);
+  realtime.fresh = Object.fromEntries(entries.slice(0, NEW_MESSAGE_STACK));
 }

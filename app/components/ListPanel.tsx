@@ -5,6 +5,8 @@ import { useTranslation } from "react-i18next";
 import { CHANNELS, conversationPath } from "~/channels";
 import { relativeTime } from "~/time";
 import { listParams, listSearch } from "~/list-params";
+import { HIGHLIGHT_MS, useRealtime } from "~/realtime-store";
+import { useEffect, useState } from "react";
 import type { ListGroup, ListPanelData } from "~/models/list-panel.server";
 import type { ListItem } from "~/models/ticket-list.server";
 
@@ -226,7 +228,7 @@ function Item({ item, now, search }: { item: ListItem; now: number; search: stri
   const rel = relativeTime(item.updatedAt, now);
   const current = location.pathname === conversationPath(item.channel, item.ticketNumber);
   return (
-    <Link to={href} className={`ticket-item${item.unread ? " unread" : ""}`} aria-current={current ? "page" : undefined} data-ticket={item.ticketNumber}>
+    <Link to={href} className={`ticket-item${item.unread ? " unread" : ""}${useFresh(item.id) ? " fresh" : ""}`} aria-current={current ? "page" : undefined} data-ticket={item.ticketNumber}>
       <div className="row">
         <span className="channel">{t(`channel.${item.channel}`)}</span>
         <span className="number">#{item.ticketNumber}</span>
@@ -257,6 +259,20 @@ function Item({ item, now, search }: { item: ListItem; now: number; search: stri
       </div>
     </Link>
   );
+}
+
+/** True for 5 s after news about this conversation arrived over the socket. */
+function useFresh(ticketId: number) {
+  const at = useRealtime().fresh[ticketId];
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (!at) return;
+    const left = at + HIGHLIGHT_MS - Date.now();
+    if (left <= 0) return;
+    const timer = setTimeout(() => tick((n) => n + 1), left);
+    return () => clearTimeout(timer);
+  }, [at]);
+  return !!at && Date.now() - at < HIGHLIGHT_MS;
 }
 
 export function initials(name: string) {

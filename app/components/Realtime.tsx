@@ -4,7 +4,7 @@ import { Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react
 import { LogoutForm } from "./UserMenu";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
-import { AUTH_RECHECK_MS, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
+import { AUTH_RECHECK_MS, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
 
 /** Events after which the open page and the list reload their data. */
 const CHANGES = [
@@ -68,6 +68,10 @@ export function Realtime() {
         wasDown = true;
       });
       for (const event of CHANGES) socket.on(event, reload);
+      // news about a conversation other than the open one: the list highlights it for 5 s
+      socket.on("updateTicket", (e: { ticketId: number; ticketNumber: number }) => {
+        if (!latest.current.pathname.endsWith(`/${e.ticketNumber}`)) markFresh(e.ticketId);
+      });
       socket.on("participantChanged", (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
         if (!e.added && !e.canRead && latest.current.pathname.endsWith(`/${e.ticketNumber}`)) latest.current.navigate("/?notice=removed");
         if (e.added && e.path) notify(e.ticketNumber, e.path);

@@ -105,5 +105,15 @@ test("a new conversation for me shows a notice at once and tops the Workspace li
   await expect(b).toHaveURL(new RegExp(`/chat/${number}$`));
   await expect(b.locator(".notice-toast")).toHaveCount(0);
 
+  // back on the list, a reply in that chat highlights it for a few seconds
+  await b.goto("/?list=chat");
+  const row = b.locator(`.ticket-item[data-ticket="${number}"]`);
+  await expect(row).not.toHaveClass(/fresh/);
+  await a.getByRole("textbox", { name: "Reply", exact: true }).fill("One more thing");
+  await a.getByRole("button", { name: "Send" }).click();
+  await expect(row).toHaveClass(/fresh/);
+  await expect(row).toHaveClass(/unread/);
+  await expect(row).not.toHaveClass(/fresh/, { timeout: 8_000 });
+
   await close();
 });
