@@ -17,6 +17,7 @@ import { registerRealtime } from "./app/realtime.server";
 import { attachSocketHandlers } from "./app/socket.server";
 import { sessionCookie } from "./app/cookies.server";
 import { findSession } from "./app/models/sessions.server";
+import { permissionsOf } from "./app/models/users.server";
 import { editionForHost } from "./app/models/editions.server";
 import { pluginForPath } from "./app/plugins/registry.server";
 
@@ -139,8 +140,13 @@ async function main() {
       const token = await sessionCookie().parse(socket.request.headers.cookie ?? null);
       const auth = await findSession(typeof token === "string" ? token : undefined);
       if (!auth) return next(new Error("unauthorized"));
-      socket.data.userId = auth.user.id;
-      socket.join([`user:${auth.user.id}`, `session:${auth.session.idHash}`]);
+      const { user } = auth;
+      socket.data.userId = user.id;
+      socket.data.username = user.username;
+      socket.data.name = user.name;
+      socket.data.shadow = permissionsOf(user).includes("shadow_admin");
+      // a department's agents hear about its tickets (lists refresh); conversations need joinRoom
+      socket.join([`user:${user.id}`, `session:${auth.session.idHash}`, ...(user.departmentId ? [`department:${user.departmentId}`] : [])]);
       next();
     } catch (error) {
       next(error as Error);

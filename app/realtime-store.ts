@@ -7,6 +7,8 @@ export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 export const RECONNECT_DELAY_MS = 5_000;
 export const AUTH_RECHECK_MS = 300_000;
+/** Fired on window when someone's presence changed (the online-agents popup listens). */
+export const PRESENCE_EVENT = "omnidesk:statusUpdated";
 /** Conversations with news that the list highlights, newest first (spec: stack of 40, 5 s). */
 export const NEW_MESSAGE_STACK = 40;
 export const HIGHLIGHT_MS = 5_000;

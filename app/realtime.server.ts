@@ -16,9 +16,16 @@ export function disconnectSessionSockets(sessionIdHash: string) {
   g.__omnideskIo?.in(`session:${sessionIdHash}`).disconnectSockets(true);
 }
 
-/** Takes every socket of one room (a user's) out of another (a conversation's). */
-export function leaveRoomFor(whoseRoom: string, room: string) {
-  g.__omnideskIo?.in(whoseRoom).socketsLeave(room);
+/** Takes out of `room` every socket (on any node) whose user no longer passes `allowed`. */
+export async function pruneRoom(room: string, allowed: (userId: number) => Promise<boolean>) {
+  const io = g.__omnideskIo;
+  if (!io) return;
+  const verdicts = new Map<number, Promise<boolean>>();
+  for (const socket of await io.in(room).fetchSockets()) {
+    const userId = Number(socket.data.userId);
+    if (!verdicts.has(userId)) verdicts.set(userId, allowed(userId));
+    if (!(await verdicts.get(userId))) socket.leave(room);
+  }
 }
 
 /** Ids of users with at least one connected socket, on every node (via the adapter). */

@@ -3,11 +3,14 @@
 import type { Server, Socket } from "socket.io";
 import { canRead } from "./models/access.server";
 import { findUserById } from "./models/users.server";
-import { broadcast } from "./realtime.server";
 import { unreadCounts } from "./models/unread.server";
+import { broadcast } from "./realtime.server";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
 const EVENTS_PER_SECOND = 20;
+/** Presence news from one socket at most this often. */
+const PRESENCE_EVERY_MS = 10_000;
+const MAX_ID = 2 ** 31 - 1;
 
 function rateLimited(socket: Socket) {
   let windowStart = Date.now();
@@ -26,43 +29,91 @@ function rateLimited(socket: Socket) {
 
 const ticketRoom = (id: number) => `ticket:${id}`;
 
+/** The ticket id of an event's payload, when it is one the database can hold. */
+function ticketIdOf(payload: unknown) {
+  const id = Number((payload as { ticketId?: unknown } | null)?.ticketId);
+  return Number.isInteger(id) && id > 0 && id <= MAX_ID ? id : undefined;
+}
+
+/** socket.io does not catch errors of async handlers; one would end the process. */
+function safely<A extends unknown[]>(socket: Socket, handler: (...args: A) => Promise<void>) {
+  return (...args: A) => {
+    handler(...args).catch((error) => {
+      console.error(`socket ${socket.id}:`, error);
+      const ack = args.at(-1);
+      if (typeof ack === "function") ack({ ok: false });
+    });
+  };
+}
+
 export function attachSocketHandlers(io: Server) {
   io.on("connection", (socket) => {
     const overLimit = rateLimited(socket);
     const userId = socket.data.userId as number;
+    const me = { username: socket.data.username as string, name: socket.data.name as string };
     socket.use((_packet, next) => (overLimit() ? next(new Error("rate limited")) : next()));
 
-    // presence: lists of online agents refresh when someone comes or goes
-    broadcast("statusUpdated", { userId });
-    socket.on("disconnect", () => broadcast("statusUpdated", { userId }));
-    socket.on("tellOnline", () => broadcast("statusUpdated", { userId }));
-
-    // joinRoom {ticketId}: only conversations this user may read; answers {ok} to the ack
-    socket.on("joinRoom", async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {
-      const ticketId = Number((payload as { ticketId?: unknown })?.ticketId);
-      const user = Number.isSafeInteger(ticketId) ? await findUserById(userId) : undefined;
-      const ok = !!user && (await canRead(user, ticketId));
-      if (ok) await socket.join(ticketRoom(ticketId));
-      if (typeof ack === "function") ack({ ok });
+    // presence: lists of online agents refresh when someone comes or goes (no ids: shadow
+    // admins are not to be seen coming and going)
+    let lastPresence = 0;
+    const presence = () => {
+      if (socket.data.shadow || Date.now() - lastPresence < PRESENCE_EVERY_MS) return;
+      lastPresence = Date.now();
+      broadcast("statusUpdated", {});
+    };
+    presence();
+    socket.on("disconnect", () => {
+      lastPresence = 0;
+      presence();
     });
+    socket.on("tellOnline", presence);
 
-    socket.on("leaveRoom", async (payload: unknown) => {
-      const ticketId = Number((payload as { ticketId?: unknown })?.ticketId);
-      if (Number.isSafeInteger(ticketId)) await socket.leave(ticketRoom(ticketId));
-    });
+    // room changes of one socket happen in the order they were asked for (a quick A -> B must
+    // not leave it in A because the leave overtook the join)
+    let roomOps: Promise<unknown> = Promise.resolve();
+    const inOrder =
+      <A extends unknown[]>(fn: (...args: A) => Promise<void>) =>
+      (...args: A) => {
+        const next = roomOps.then(() => fn(...args));
+        roomOps = next.catch(() => undefined); // a failed op must not stall the ones after it
+        return next;
+      };
+
+    // joinRoom {ticketId}: only conversations this user may read; answers {ok} to the ack.
+    // Access is checked again after joining: a removal that landed in between wins.
+    socket.on(
+      "joinRoom",
+      safely(socket, inOrder(async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {
+        const ticketId = ticketIdOf(payload);
+        const user = ticketId ? await findUserById(userId) : undefined;
+        let ok = !!user && (await canRead(user, ticketId!));
+        if (ok) {
+          await socket.join(ticketRoom(ticketId!));
+          ok = await canRead(user!, ticketId!);
+          if (!ok) await socket.leave(ticketRoom(ticketId!));
+        }
+        if (typeof ack === "function") ack({ ok });
+      })),
+    );
+
+    socket.on(
+      "leaveRoom",
+      safely(socket, inOrder(async (payload: unknown) => {
+        const ticketId = ticketIdOf(payload);
+        if (ticketId) await socket.leave(ticketRoom(ticketId));
+      })),
+    );
 
     // refresh*UnreadCount: the counts of this user, answered as unreadCount2 {ticket, livechat, chat}
     for (const event of ["refreshTicketUnreadCount", "refreshLiveChatUnreadCount", "refreshChatUnreadCount"]) {
-      socket.on(event, async () => socket.emit("unreadCount2", await unreadCounts(userId)));
+      socket.on(event, safely(socket, async () => void socket.emit("unreadCount2", await unreadCounts(userId))));
     }
 
     // typing goes only to rooms the socket has joined (and so was allowed into)
     for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {
-      socket.on(incoming, async (payload: unknown) => {
-        const ticketId = Number((payload as { ticketId?: unknown })?.ticketId);
-        if (!socket.rooms.has(ticketRoom(ticketId))) return;
-        const user = await findUserById(userId);
-        if (user) socket.to(ticketRoom(ticketId)).emit(outgoing, { ticketId, username: user.username, name: user.name });
+      socket.on(incoming, (payload: unknown) => {
+        const ticketId = ticketIdOf(payload);
+        if (ticketId && socket.rooms.has(ticketRoom(ticketId))) socket.to(ticketRoom(ticketId)).emit(outgoing, { ticketId, ...me });
       });
     }
   });

@@ -8,16 +8,20 @@ import { LOCAL_TYPING_MS, realtime, typingNames, useRealtime } from "~/realtime-
 export function useConversationRoom(ticketId: number) {
   useEffect(() => {
     let joined = false;
+    let open = true;
     const join = () => {
       // (re)join when the connection comes up; a reconnect is a new socket on the server
       if (realtime.status === "connected" && !joined)
-        realtime.socket?.emit("joinRoom", { ticketId }, (answer: { ok: boolean }) => (realtime.rooms[ticketId] = answer.ok));
+        realtime.socket?.emit("joinRoom", { ticketId }, (answer: { ok: boolean }) => {
+          if (open) realtime.rooms[ticketId] = answer.ok; // a late answer after leaving is ignored
+        });
       joined = realtime.status === "connected";
       if (!joined) realtime.rooms[ticketId] = false;
     };
     join();
     const unsubscribe = subscribe(realtime, join);
     return () => {
+      open = false;
       unsubscribe();
       realtime.rooms[ticketId] = false;
       realtime.socket?.emit("leaveRoom", { ticketId });

@@ -3,10 +3,11 @@
 import { Link, useFetcher } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { realtime } from "~/realtime-store";
+import { PRESENCE_EVENT } from "~/realtime-store";
 
 type Agent = { username: string; name: string; status: string; second_status: string; ts: number };
 const REFRESH_MS = 60_000;
+
 
 export function OnlineAgents() {
   const { t } = useTranslation();
@@ -14,13 +15,20 @@ export function OnlineAgents() {
   const [open, setOpen] = useState(false);
   useEffect(() => {
     if (!open) return;
+    let soon: ReturnType<typeof setTimeout> | undefined;
     const load = () => fetcher.load("/agents/online");
+    // several presence changes at once cost one load
+    const loadSoon = () => {
+      clearTimeout(soon);
+      soon = setTimeout(load, 300);
+    };
     load();
     const timer = setInterval(load, REFRESH_MS);
-    realtime.socket?.on("statusUpdated", load);
+    window.addEventListener(PRESENCE_EVENT, loadSoon);
     return () => {
       clearInterval(timer);
-      realtime.socket?.off("statusUpdated", load);
+      clearTimeout(soon);
+      window.removeEventListener(PRESENCE_EVENT, loadSoon);
     };
     // fetcher.load is stable enough for this; re-subscribing on each render would spam loads
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -4,13 +4,16 @@ import { Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react
 import { LogoutForm } from "./UserMenu";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
-import { AUTH_RECHECK_MS, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
+import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
 
 /** Events after which the open page and the list reload their data. */
 const CHANGES = [
   "newMessage", "updateTicket", "ticketStatusChanged", "createTicket", "syncDelete", "receiveNote", "deleteNote",
-  "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged", "statusUpdated",
+  "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged",
 ];
+/** A burst of events is batched into one reload, but never held back longer than this. */
+const RELOAD_DEBOUNCE_MS = 200;
+const RELOAD_MAX_WAIT_MS = 1_000;
 
 export function Realtime() {
   const revalidator = useRevalidator();
@@ -26,13 +29,19 @@ export function Realtime() {
     // reloads are batched (a burst of events costs one round trip) and wait while the tab is
     // hidden: reloading marks the open conversation read, which only a person looking may do
     let pending = false;
+    let firstAsked = 0;
     const reload = () => {
       clearTimeout(timer);
       if (document.hidden) {
         pending = true;
         return;
       }
-      timer = setTimeout(() => latest.current.revalidator.revalidate(), 200);
+      firstAsked ||= Date.now();
+      const wait = Math.max(0, Math.min(RELOAD_DEBOUNCE_MS, firstAsked + RELOAD_MAX_WAIT_MS - Date.now()));
+      timer = setTimeout(() => {
+        firstAsked = 0;
+        latest.current.revalidator.revalidate();
+      }, wait);
     };
     const onVisible = () => {
       if (!document.hidden && pending) {
@@ -42,12 +51,14 @@ export function Realtime() {
     };
     document.addEventListener("visibilitychange", onVisible);
     // the session is re-checked every 5 minutes: reloading the data asks the server who we are
-    const recheck = setInterval(() => latest.current.revalidator.revalidate(), AUTH_RECHECK_MS);
+    const recheck = setInterval(reload, AUTH_RECHECK_MS);
     let cleanup = () => {};
     import("socket.io-client").then(({ io }) => {
       if (cancelled) return;
       const socket = io({ transports: ["websocket"], reconnectionDelay: RECONNECT_DELAY_MS, reconnectionDelayMax: RECONNECT_DELAY_MS, randomizationFactor: 0 });
       setSocket(socket);
+      // the online-agents popup listens for this on window: it may open before the socket exists
+      socket.on("statusUpdated", () => window.dispatchEvent(new Event(PRESENCE_EVENT)));
       socket.on("connect", () => {
         realtime.status = "connected";
         realtime.failures = 0;
@@ -104,6 +115,8 @@ function notify(ticketNumber: number, path: string) {
   realtime.notices = [{ ticketNumber, path, at: Date.now() }, ...realtime.notices.filter((n) => n.path !== path)].slice(0, MAX_NOTICES);
 }
 
+const dismiss = (path: string) => (realtime.notices = realtime.notices.filter((n) => n.path !== path));
+
 function Notices() {
   const { t } = useTranslation();
   const snap = useRealtime();
@@ -112,10 +125,10 @@ function Notices() {
     <ul className="notices" aria-live="polite">
       {snap.notices.map((n) => (
         <li key={n.path} className="notice-toast">
-          <Link to={n.path} onClick={() => (realtime.notices = realtime.notices.filter((x) => x.path !== n.path))}>
+          <Link to={n.path} onClick={() => dismiss(n.path)}>
             {t("realtime.newTicket", { number: n.ticketNumber })}
           </Link>
-          <button type="button" className="link-button" aria-label={t("realtime.dismiss")} onClick={() => (realtime.notices = realtime.notices.filter((x) => x.path !== n.path))}>
+          <button type="button" className="link-button" aria-label={t("realtime.dismiss")} onClick={() => dismiss(n.path)}>
             ×
           </button>
         </li>
@@ -127,6 +140,10 @@ function Notices() {
 function ConnectionBanner() {
   const { t } = useTranslation();
   const snap = useRealtime();
+  // on <html data-realtime="connected|disconnected|connecting">: tests and styles can wait on it
+  useEffect(() => {
+    document.documentElement.dataset.realtime = snap.status;
+  }, [snap.status]);
   if (snap.status !== "disconnected") return null;
   if (snap.failures > MAX_FAILURES)
     return (

@@ -3,7 +3,8 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/channels";
-import { leaveRoomFor, publish } from "~/realtime.server";
+import { pruneRoom, publish } from "~/realtime.server";
+import { findUserById } from "./users.server";
 import { AccessDenied, canRead, type Reader } from "./access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation";
 
@@ -142,12 +143,22 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
  * Tells the conversation's open pages (room ticket:<id>) and its participants' lists
  * (rooms user:<id>) that it changed; browsers then reload what they show.
  */
-async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber">, event: string, payload: Record<string, unknown> = {}) {
+async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber" | "departmentId" | "kind">, event: string, payload: Record<string, unknown> = {}) {
   const { db, schema } = getDb();
   const body = { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, ...payload };
   publish(`ticket:${ticket.id}`, event, body);
   const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
   for (const p of people) publish(`user:${p.userId}`, "updateTicket", body);
+  // the department's agents may read its tickets (not its chats): their lists follow too
+  if (ticket.departmentId && ticket.kind !== "chat") publish(`department:${ticket.departmentId}`, "updateTicket", body);
+}
+
+/** After access changed: sockets of users who may no longer read the conversation leave its room. */
+async function revokeRoom(ticketId: number) {
+  await pruneRoom(`ticket:${ticketId}`, async (userId) => {
+    const user = await findUserById(userId);
+    return !!user && (await canRead(user, ticketId));
+  });
 }
 
 export interface StoredFile {
@@ -240,7 +251,8 @@ export async function setDepartment(ticket: TicketRow, departmentId: number | nu
     if (!dep) return false;
   }
   await db.update(schema.tickets).set({ departmentId }).where(eq(schema.tickets.id, ticket.id));
-  await announce(ticket, "updateTicket", { departmentId });
+  await revokeRoom(ticket.id);
+  await announce({ ...ticket, departmentId }, "updateTicket", { departmentId });
   return true;
 }
 
@@ -282,7 +294,7 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
   });
   const stillReads = await canRead(user, ticket.id);
   // a removed agent's open pages stop hearing about the conversation at once
-  if (!stillReads) leaveRoomFor(`user:${userId}`, `ticket:${ticket.id}`);
+  if (!stillReads) await revokeRoom(ticket.id);
   publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false, canRead: stillReads });
   return true;
 }

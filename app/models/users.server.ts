@@ -46,7 +46,7 @@ export async function setPresence(userId: number, status: PresenceStatus, reason
       statusTime: Date.now(),
     })
     .where(eq(schema.users.id, userId));
-  broadcast("statusUpdated", { userId });
+  broadcast("statusUpdated", {});
 }
 
 /** Users with a connected socket, with their presence; shadow admins are never listed. */

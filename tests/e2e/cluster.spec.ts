@@ -4,6 +4,7 @@ import { test, expect } from "@playwright/test";
 import type { ChildProcess } from "node:child_process";
 import { startServer, stopServer, waitHealthy } from "../support/server-process";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import pg from "pg";
 import { io } from "socket.io-client";
 import { PASSWORD } from "./helpers";
@@ -46,6 +47,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await Promise.all(servers.map(stopServer));
+  for (const n of [1, 2]) fs.rmSync(`/tmp/${database}-${n}`, { recursive: true, force: true });
   await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 });
 

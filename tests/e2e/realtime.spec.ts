@@ -48,10 +48,14 @@ test("joining the room of a conversation the user may not read is refused", asyn
     }
   }
   const own = await (await api.get(`/api/ticket/load/${admin.token}/4/ticket/0?depFilter=2`)).json();
+  expect(forbidden, "a Sales ticket without the agent among the first 30").toBeDefined();
   const socket = io(baseURL!, { transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
   await new Promise<void>((resolve) => socket.on("connect", () => resolve()));
   const join = (ticketId: number) => new Promise<{ ok: boolean }>((resolve) => socket.emit("joinRoom", { ticketId }, resolve));
   expect(await join(forbidden!)).toEqual({ ok: false });
+  // ids the database cannot hold, or no id at all, are refused without harm
+  expect(await join(2 ** 40)).toEqual({ ok: false });
+  expect(await new Promise((resolve) => socket.emit("joinRoom", null, resolve))).toEqual({ ok: false });
   expect(await join(own.data[0].id)).toEqual({ ok: true });
   socket.close();
   await api.dispose();
@@ -59,7 +63,8 @@ test("joining the room of a conversation the user may not read is refused", asyn
 
 test("the online-agents popup lists who is online and follows status changes", async ({ browser, baseURL }) => {
   const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent2", "agent"], ["admin", "admin"]]);
-  await expect(a.locator(".connection-banner")).toHaveCount(0);
+  await expect(a.locator('html[data-realtime="connected"]')).toHaveCount(1);
+  await expect(b.locator('html[data-realtime="connected"]')).toHaveCount(1);
 
   await b.locator(".online-agents summary").click();
   const row = b.locator('.online-agents [data-agent="agent2"]');
@@ -85,7 +90,7 @@ test("the online-agents popup lists who is online and follows status changes", a
 test("a new conversation for me shows a notice at once and tops the Workspace list", async ({ browser, baseURL }) => {
   const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["agent2", "agent"]]);
   await b.goto("/?list=chat");
-  await expect(b.locator(".connection-banner")).toHaveCount(0);
+  await expect(b.locator('html[data-realtime="connected"]')).toHaveCount(1);
 
   await a.goto("/chat");
   const subject = `Quick question ${Date.now()}`;
@@ -107,6 +112,7 @@ test("a new conversation for me shows a notice at once and tops the Workspace li
 
   // back on the list, a reply in that chat highlights it for a few seconds
   await b.goto("/?list=chat");
+  await expect(b.locator('html[data-realtime="connected"]')).toHaveCount(1);
   const row = b.locator(`.ticket-item[data-ticket="${number}"]`);
   await expect(row).not.toHaveClass(/fresh/);
   await a.getByRole("textbox", { name: "Reply", exact: true }).fill("One more thing");
@@ -116,4 +122,51 @@ test("a new conversation for me shows a notice at once and tops the Workspace li
   await expect(row).not.toHaveClass(/fresh/, { timeout: 8_000 });
 
   await close();
+});
+
+test("moving a ticket out of an agent's department stops its events reaching that agent", async ({ baseURL, playwright }) => {
+  const { io } = await import("socket.io-client");
+  const password = process.env.SEED_PASSWORD || "demo1234";
+  const signIn = async (username: string, type: string) => {
+    const ctx = await playwright.request.newContext({ baseURL, maxRedirects: 0, extraHTTPHeaders: { Origin: baseURL! } });
+    await ctx.post("/?index", { form: { intent: "login", username, password, type } });
+    return ctx;
+  };
+  const admin = await signIn("admin", "admin");
+  const agent = await signIn("agent", "agent");
+  const token = (await (await admin.post("/api/auth2", { data: { client: "admin", password, type: "admin" } })).json()).token;
+  // a Support ticket the agent reads through the department only
+  const support = await (await admin.get(`/api/ticket/load/${token}/4/ticket/0?depFilter=2`)).json();
+  let ticket: { id: number; ticket_number: number } | undefined;
+  for (const t of support.data) {
+    const info = await (await admin.get(`/ticket/info/${token}/${t.id}`)).json();
+    if (!info.participants.includes("agent")) {
+      ticket = t;
+      break;
+    }
+  }
+  expect(ticket, "a Support ticket without the agent among the first 30").toBeDefined();
+  const sid = (await agent.storageState()).cookies.find((c) => c.name === "sid")!;
+  const socket = io(baseURL!, { transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  await new Promise<void>((resolve) => socket.on("connect", () => resolve()));
+  expect(await new Promise((resolve) => socket.emit("joinRoom", { ticketId: ticket!.id }, resolve))).toEqual({ ok: true });
+  const heard: number[][] = [];
+  socket.on("newMessage", (e: { ticketId: number; messageIds: number[] }) => e.ticketId === ticket!.id && heard.push(e.messageIds));
+  const reply = async (message: string) =>
+    (await (await admin.post("/api/ticket/message/reply", { data: { _token: token, ticket_id: ticket!.id, message } })).json()).id as number;
+
+  const first = await reply("first, in Support");
+  await expect.poll(() => heard.flat()).toContain(first);
+
+  // moved to Sales: the agent's socket is taken out of the room, so the next reply is not heard
+  const moved = await admin.post(`/ticket/${ticket!.ticket_number}`, { form: { intent: "department", department: "1" } });
+  expect(moved.status()).toBe(302);
+  const second = await reply("second, in Sales");
+  // an event for the room would arrive within milliseconds; wait well past that
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(heard.flat()).not.toContain(second);
+  expect(await new Promise((resolve) => socket.emit("joinRoom", { ticketId: ticket!.id }, resolve))).toEqual({ ok: false });
+  socket.close();
+  await admin.dispose();
+  await agent.dispose();
 });
