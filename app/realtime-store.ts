@@ -29,6 +29,8 @@ export const realtime = proxy({
   rooms: {} as Record<string, boolean>,
   /** ticketId -> when news arrived, at most NEW_MESSAGE_STACK entries. */
   fresh: {} as Record<string, number>,
+  /** A newer build the server runs than this page was made with. */
+  newVersion: null as { id: number; description: string } | null,
   /** Conversations that arrived for this user: ticket number and page. */
   notices: [] as { ticketNumber: number; path: string; at: number }[],
 });

@@ -5,6 +5,7 @@ import { canRead } from "./models/access.server";
 import { findUserById } from "./models/users.server";
 import { unreadCounts } from "./models/unread.server";
 import { broadcast } from "./realtime.server";
+import { VERSION } from "./version";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
 const EVENTS_PER_SECOND = 20;
@@ -62,6 +63,8 @@ export function attachSocketHandlers(io: Server) {
       broadcast("statusUpdated", {});
     };
     presence();
+    // the build this server runs: a page from an older one offers to refresh
+    socket.emit("newVersion", { id: VERSION.id, description: VERSION.description });
     socket.on("disconnect", () => {
       lastPresence = 0;
       presence();

@@ -2,6 +2,7 @@
 // and reloading what the page shows when the server says something changed.
 import { Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react";
 import { LogoutForm } from "./UserMenu";
+import { VERSION } from "~/version";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
@@ -9,7 +10,7 @@ import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_D
 /** Events after which the open page and the list reload their data. */
 const CHANGES = [
   "newMessage", "updateTicket", "ticketStatusChanged", "createTicket", "syncDelete", "receiveNote", "deleteNote",
-  "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged",
+  "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged", "settingsChanged",
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;
@@ -89,6 +90,9 @@ export function Realtime() {
       });
       // a conversation I was just brought into: a notice, wherever the list's filters point
       socket.on("createTicket", (e: { ticketNumber: number; path?: string }) => e.path && notify(e.ticketNumber, e.path));
+      socket.on("newVersion", (v: { id: number; description: string }) => {
+        if (v.id > VERSION.id) realtime.newVersion = v;
+      });
       socket.on("setTyping", (e: { ticketId: number; username: string; name: string }) => setTyping(e.ticketId, e.username, e.name));
       socket.on("removeTyping", (e: { ticketId: number; username: string }) => clearTyping(e.ticketId, e.username));
       cleanup = () => socket.close();
@@ -105,6 +109,7 @@ export function Realtime() {
   return (
     <>
       <ConnectionBanner />
+      <NewVersion />
       <Notices />
     </>
   );
@@ -113,6 +118,20 @@ export function Realtime() {
 /** New-conversation notices (at most three on screen, newest first). */
 function notify(ticketNumber: number, path: string) {
   realtime.notices = [{ ticketNumber, path, at: Date.now() }, ...realtime.notices.filter((n) => n.path !== path)].slice(0, MAX_NOTICES);
+}
+
+function NewVersion() {
+  const { t } = useTranslation();
+  const { newVersion } = useRealtime();
+  if (!newVersion) return null;
+  return (
+    <div className="banner banner-orange" role="status">
+      <span>{t("realtime.newVersion", { description: newVersion.description })}</span>
+      <button type="button" className="button" onClick={() => window.location.reload()}>
+        {t("realtime.refresh")}
+      </button>
+    </div>
+  );
 }
 
 const dismiss = (path: string) => (realtime.notices = realtime.notices.filter((n) => n.path !== path));

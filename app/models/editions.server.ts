@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { editionFiles, type Edition } from "@editions/index";
 import { plugins } from "~/plugins/registry.server";
+import { broadcast } from "~/realtime.server";
 
 export interface ResolvedEdition extends Edition {
   /** Plugin ids enabled for this edition after admin toggles, in menu order. */
@@ -59,6 +60,8 @@ export async function saveEdition(editionId: string, enabledPlugins: string[], h
       .values({ id: editionId, hosts: JSON.stringify(hosts), updatedAt: Date.now() })
       .onConflictDoUpdate({ target: schema.editions.id, set: { hosts: JSON.stringify(hosts), updatedAt: Date.now() } });
   });
+  // open pages reload: menus and plugin routes follow the new settings at once
+  broadcast("settingsChanged", { edition: editionId });
 }
 
 export function parseHostPatterns(text: string) {

@@ -170,3 +170,25 @@ test("moving a ticket out of an agent's department stops its events reaching tha
   await admin.dispose();
   await agent.dispose();
 });
+
+test("an admin's plugin change reaches open pages at once (settingsChanged)", async ({ browser, baseURL }) => {
+  const { pages: [agent, admin], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["admin", "admin"]]);
+  await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
+  const formsLink = agent.locator(".left-nav").getByRole("link", { name: "Forms", exact: true });
+  await expect(formsLink).toBeVisible();
+  const setForms = async (on: boolean) => {
+    await admin.goto("/admin/editions");
+    const card = admin.locator("form#edition-default");
+    await card.getByRole("checkbox", { name: "Forms and surveys" }).setChecked(on);
+    await card.getByRole("button", { name: "Save" }).click();
+    await expect(admin.locator("form#edition-default").getByRole("status")).toHaveText("Settings updated");
+  };
+  try {
+    await setForms(false);
+    await expect(formsLink).toHaveCount(0);
+  } finally {
+    await setForms(true);
+  }
+  await expect(formsLink).toBeVisible();
+  await close();
+});

@@ -63,3 +63,15 @@ test("refreshTicketUnreadCount answers unreadCount2 with the counts of /api/unre
   socket.close();
   await api.dispose();
 });
+
+test("a new socket is told the server's version", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const socket = io(baseURL!, { transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  const version = await new Promise<{ id: number; description: string }>((resolve) => socket.on("newVersion", resolve));
+  expect(version.id).toBe(11010);
+  expect(version.description).toEqual(expect.any(String));
+  socket.close();
+  await api.dispose();
+});
