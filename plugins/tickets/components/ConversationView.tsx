@@ -9,8 +9,23 @@ type Data = ConversationData;
 type Message = Data["messages"][number];
 type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> } | undefined;
 
-/** A hidden field naming what a form does, plus the fields every message form carries. */
+/** A hidden field naming what a form does. */
 const Intent = ({ value }: { value: string }) => <input type="hidden" name="intent" value={value} />;
+
+/** A one-button form: the intent, its hidden fields, the button. */
+function ActionButton(props: { intent: string; fields: Record<string, string | number>; label: string; ariaLabel?: string; danger?: boolean }) {
+  return (
+    <Form method="post" className="inline">
+      <Intent value={props.intent} />
+      {Object.entries(props.fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" className={props.danger ? "link-button danger" : "link-button"} aria-label={props.ariaLabel}>
+        {props.label}
+      </button>
+    </Form>
+  );
+}
 
 export function ConversationView({ data }: { data: Data }) {
   const { t } = useTranslation();
@@ -128,13 +143,7 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
             <li key={n.id}>
               <strong>{n.author}</strong>: {n.body}
               {n.userId === data.me.id || data.me.type === "admin" ? (
-                <Form method="post" className="inline">
-                  <Intent value="delete_note" />
-                  <input type="hidden" name="note_id" value={n.id} />
-                  <button type="submit" className="link-button">
-                    {t("conversation.deleteNote")}
-                  </button>
-                </Form>
+                <ActionButton intent="delete_note" fields={{ note_id: n.id }} label={t("conversation.deleteNote")} />
               ) : null}
             </li>
           ))}
@@ -153,21 +162,9 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
               </button>
             ))}
           </Form>
-          <Form method="post" className="inline">
-            <Intent value="pin" />
-            <input type="hidden" name="message_id" value={m.id} />
-            <button type="submit" className="link-button">
-              {m.pinned ? t("conversation.unpin") : t("conversation.pin")}
-            </button>
-          </Form>
+          <ActionButton intent="pin" fields={{ message_id: m.id }} label={m.pinned ? t("conversation.unpin") : t("conversation.pin")} />
           {mine || data.me.type === "admin" ? (
-            <Form method="post" className="inline">
-              <Intent value="delete_message" />
-              <input type="hidden" name="message_id" value={m.id} />
-              <button type="submit" className="link-button danger">
-                {t("conversation.delete")}
-              </button>
-            </Form>
+            <ActionButton intent="delete_message" fields={{ message_id: m.id }} label={t("conversation.delete")} danger />
           ) : null}
           <Form method="post" className="note-form">
             <Intent value="note" />
@@ -334,13 +331,12 @@ function Properties({ data }: { data: Data }) {
           {data.details.participants.map((p) => (
             <li key={p.userId}>
               {p.name} {p.assignee ? <span className="badge">{t("conversation.assignee")}</span> : null}
-              <Form method="post" className="inline">
-                <Intent value="remove_participant" />
-                <input type="hidden" name="user_id" value={p.userId} />
-                <button type="submit" className="link-button" aria-label={t("conversation.removePerson", { name: p.name })}>
-                  {t("conversation.remove")}
-                </button>
-              </Form>
+              <ActionButton
+                intent="remove_participant"
+                fields={{ user_id: p.userId }}
+                label={t("conversation.remove")}
+                ariaLabel={t("conversation.removePerson", { name: p.name })}
+              />
             </li>
           ))}
         </ul>
