@@ -398,11 +398,10 @@ export async function createConversation(
     ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames))
     : [];
   const create = () => handle.transaction(async (tx) => {
-    const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
     const [created] = await tx
       .insert(schema.tickets)
       .values({
-        ticketNumber: Math.max(100000, Number(top ?? 0)) + 1,
+        ticketNumber: await nextTicketNumber(tx),
         title: input.title,
         channel: input.channel,
         kind: kindOf(input.channel),
@@ -419,16 +418,7 @@ export async function createConversation(
     if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
     return created;
   });
-  // two creators at once on PostgreSQL can pick the same next number: the unique index refuses
-  // the second, which tries again with a fresh maximum
-  let ticket: Awaited<ReturnType<typeof create>> | undefined;
-  for (let attempt = 1; !ticket; attempt++) {
-    try {
-      ticket = await create();
-    } catch (error) {
-      if (attempt >= 5 || !/unique|duplicate/i.test(String((error as Error).message))) throw error;
-    }
-  }
+  const ticket = await withUniqueNumber(create);
   for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.channel, ticket.ticketNumber) });
   return ticket;
 }
@@ -445,4 +435,77 @@ export async function messageFile(reader: Reader, messageId: number) {
 export async function staffList() {
   const { db, schema } = getDb();
   return db.select({ id: schema.users.id, username: schema.users.username, name: schema.users.name }).from(schema.users).orderBy(asc(schema.users.name));
+}
+
+/**
+ * A ticket from outside (the public new-ticket form): the visitor's message and files, in the
+ * department that takes such tickets, announced to that department's agents at once.
+ */
+export async function createInboundTicket(input: {
+  channel: string;
+  title: string;
+  body: string;
+  contactName: string;
+  contactEmail: string;
+  departmentId: number | null;
+  files: StoredFile[];
+}) {
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const create = () =>
+    handle.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(schema.tickets)
+        .values({
+          ticketNumber: await nextTicketNumber(tx),
+          title: input.title,
+          channel: input.channel,
+          kind: kindOf(input.channel),
+          departmentId: input.departmentId,
+          contactName: input.contactName,
+          contactEmail: input.contactEmail,
+          lastMessage: input.body.slice(0, 300),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      await tx.insert(schema.messages).values([
+        { ticketId: created.id, type: "text", body: input.body, senderName: input.contactName, createdAt: now },
+        ...input.files.map((f) => ({
+          ticketId: created.id,
+          type: f.type.startsWith("image/") ? "image" : f.type,
+          body: f.name,
+          senderName: input.contactName,
+          fileKey: f.key,
+          fileName: f.name,
+          fileType: f.type,
+          fileSize: f.size,
+          createdAt: now,
+        })),
+      ]);
+      return created;
+    });
+  const ticket = await withUniqueNumber(create);
+  if (ticket.departmentId && ticket.kind !== "chat")
+    publish(`department:${ticket.departmentId}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.channel, ticket.ticketNumber) });
+  return ticket;
+}
+
+/** Numbers follow the highest one, from 100001 on (see withUniqueNumber for races). */
+async function nextTicketNumber(tx: Tx) {
+  const { schema } = getDb();
+  const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
+  return Math.max(100000, Number(top ?? 0)) + 1;
+}
+
+/** Two creators at once (PostgreSQL) can pick the same next number; the unique index refuses one, which tries again. */
+async function withUniqueNumber<T>(create: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (error) {
+      if (attempt >= 5 || !/unique|duplicate/i.test(String((error as Error).message))) throw error;
+    }
+  }
 }

@@ -15,6 +15,8 @@ export const SETTING_DEFAULTS = {
   timezone: "Asia/Kuala_Lumpur",
   popup_on_call: "0",
   language: "en",
+  /** Department that receives tickets from the public new-ticket form (2: Support in the demo). */
+  new_ticket_department: "2",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 

@@ -1,0 +1,139 @@
+// /new_ticket/{token}: a public form that opens a ticket (name, email, subject, message, file).
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import { z } from "zod";
+import { guardPluginRoute } from "~/context.server";
+import { csrfToken, validCsrf } from "~/csrf.server";
+import { createInboundTicket } from "~/models/conversation.server";
+import { isValidToken } from "~/models/public-tokens.server";
+import { getSetting } from "~/models/settings.server";
+import { fileStorage } from "~/storage.server";
+import { readReplyForm, storeFiles } from "../upload.server";
+import { checkAddresses } from "../conversation-forms";
+
+const EMPTY = "newTicket.empty";
+const schema = z.object({
+  name: z.string().trim().min(1, EMPTY).max(120),
+  email: z.string().trim().min(1, EMPTY).max(200),
+  subject: z.string().trim().min(1, EMPTY).max(200),
+  message: z.string().trim().min(1, EMPTY).max(20_000),
+});
+type Fields = keyof z.infer<typeof schema>;
+
+/** A visitor opens at most 5 tickets in 10 minutes (refused attempts do not count). */
+const TICKETS_PER_VISITOR = 5;
+const limiter = new RateLimiterMemory({ points: TICKETS_PER_VISITOR, duration: 600 });
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { ctx } = await guardPluginRoute(request, context);
+  if (!(await isValidToken("new_ticket", params.token))) return json({ valid: false as const, productTitle: ctx.edition.title }, { status: 404 });
+  const { token, setCookie } = await csrfToken(request);
+  const sent = new URL(request.url).searchParams.has("sent");
+  return json({ valid: true as const, csrf: token, sent, productTitle: ctx.edition.title }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "" }];
+
+type ActionData = { errors: Partial<Record<Fields | "form", string>>; errorValues?: Record<string, string>; values: Record<string, string> };
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  await guardPluginRoute(request, context);
+  if (!(await isValidToken("new_ticket", params.token))) throw new Response("Not Found", { status: 404 });
+  const { form, files, fileErrors } = await readReplyForm(request);
+  const values = Object.fromEntries((["name", "email", "subject", "message"] as const).map((k) => [k, String(form.get(k) ?? "")]));
+  const fail = (errors: ActionData["errors"], status = 400, errorValues?: Record<string, string>) => json<ActionData>({ errors, values, errorValues }, { status });
+  if (!(await validCsrf(request, form.get("_token")))) return fail({ form: "newTicket.expired" }, 403);
+  if (((await limiter.get(context.clientIp))?.consumedPoints ?? 0) >= TICKETS_PER_VISITOR) return fail({ form: "newTicket.tooMany" }, 429);
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) {
+    const errors: ActionData["errors"] = {};
+    for (const issue of parsed.error.issues) errors[issue.path[0] as Fields] ??= issue.message;
+    return fail(errors);
+  }
+  const { bad } = checkAddresses(parsed.data.email);
+  if (bad || checkAddresses(parsed.data.email).addresses.length !== 1) return fail({ email: "conversation.badEmail" }, 400, { address: parsed.data.email });
+  if (fileErrors.length) return fail({ form: "conversation.uploadFailed" }, 400, { error: fileErrors.join(" ") });
+  const stored = await storeFiles(files);
+  try {
+    await createInboundTicket({
+      channel: "MANUAL",
+      title: parsed.data.subject,
+      body: parsed.data.message,
+      contactName: parsed.data.name,
+      contactEmail: parsed.data.email,
+      departmentId: Number(await getSetting("new_ticket_department")) || null,
+      files: stored,
+    });
+  } catch (error) {
+    await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
+    throw error;
+  }
+  await limiter.penalty(context.clientIp, 1);
+  return redirect(`${new URL(request.url).pathname}?sent=1`);
+}
+
+export default function NewTicket() {
+  const data = useLoaderData<typeof loader>();
+  const result = useActionData<ActionData>();
+  const busy = useNavigation().state !== "idle";
+  const { t } = useTranslation();
+  if (!data.valid)
+    return (
+      <main className="center-page">
+        <h1>{t("newTicket.invalidTitle")}</h1>
+        <p>{t("newTicket.invalidBody")}</p>
+      </main>
+    );
+  if (data.sent)
+    return (
+      <main className="center-page" role="status">
+        <h1>{t("newTicket.sentTitle")}</h1>
+        <p>{t("newTicket.sentBody")}</p>
+      </main>
+    );
+  const errors = result?.errors ?? {};
+  const field = (name: Fields, label: string, input: JSX.Element) => (
+    <>
+      <label>
+        {label}
+        {input}
+      </label>
+      {errors[name] ? (
+        <p className="field-error" id={`${name}-error`}>
+          {t(errors[name]!, result?.errorValues)}
+        </p>
+      ) : null}
+    </>
+  );
+  const common = (name: Fields) => ({ name, defaultValue: result?.values[name] ?? "", "aria-invalid": !!errors[name], "aria-describedby": errors[name] ? `${name}-error` : undefined });
+  return (
+    <main className="login-page">
+      <section className="login-card wide">
+        <h1>{t("newTicket.title")}</h1>
+        <p className="muted">{data.productTitle}</p>
+        <Form method="post" encType="multipart/form-data" className="stack" noValidate>
+          <input type="hidden" name="_token" value={data.csrf} />
+          {errors.form ? (
+            <p className="form-error" role="alert">
+              {t(errors.form, result?.errorValues)}
+            </p>
+          ) : null}
+          {field("name", t("newTicket.name"), <input {...common("name")} autoComplete="name" maxLength={120} />)}
+          {field("email", t("newTicket.email"), <input {...common("email")} type="email" autoComplete="email" maxLength={200} />)}
+          {field("subject", t("newTicket.subject"), <input {...common("subject")} maxLength={200} />)}
+          {field("message", t("newTicket.message"), <textarea {...common("message")} rows={6} maxLength={20000} />)}
+          <label>
+            {t("newTicket.attachment")}
+            <input type="file" name="attachment" />
+          </label>
+          <button type="submit" className="button primary" disabled={busy}>
+            {t("newTicket.submit")}
+          </button>
+        </Form>
+      </section>
+    </main>
+  );
+}
