@@ -11,15 +11,30 @@ export function relativeTime(then: number, now: number): Relative {
   return { key: "weeks", count: Math.floor(s / (7 * 86400)) };
 }
 
+// Intl formatters are slow to build and a page formats dozens of times: one per zone and shape.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+export function formatter(timeZone: string, shape: "date" | "time" | "clock") {
+  const key = `${shape}|${timeZone}`;
+  let f = formatters.get(key);
+  if (!f) {
+    const options: Record<typeof shape, Intl.DateTimeFormatOptions> = {
+      date: { day: "2-digit", month: "2-digit", year: "numeric" },
+      time: { hour: "2-digit", minute: "2-digit", hourCycle: "h23" },
+      clock: { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" },
+    };
+    f = new Intl.DateTimeFormat(shape === "clock" ? "en-US" : "en-GB", { timeZone, ...options[shape] });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
 /** DD/MM/YYYY in the given time zone (spec section 9). */
 export function formatDate(at: number, timeZone: string) {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", { timeZone, day: "2-digit", month: "2-digit", year: "numeric" }).formatToParts(at).map((x) => [x.type, x.value]),
-  );
+  const p = Object.fromEntries(formatter(timeZone, "date").formatToParts(at).map((x) => [x.type, x.value]));
   return `${p.day}/${p.month}/${p.year}`;
 }
 
 /** HH:MM (24 h) in the given time zone. */
 export function formatTime(at: number, timeZone: string) {
-  return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at);
+  return formatter(timeZone, "time").format(at);
 }

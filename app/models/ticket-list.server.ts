@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getDb } from "@db/client";
 import { isChannel, type Kind } from "~/channels";
 import { readableBy, type Reader } from "./access.server";
+import { formatter } from "~/time";
 
 export const PAGE_SIZE = 30;
 export const GROUP_PAGE_SIZE = 10;
@@ -39,17 +40,14 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
 
 /** Start of the local day containing `at`, for the workspace time zone. */
 export function startOfDay(at: number, timeZone: string) {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
+  const parts = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((p) => [p.type, p.value]));
   const sinceMidnight = ((+parts.hour * 60 + +parts.minute) * 60 + +parts.second) * 1000 + (at % 1000);
   return at - sinceMidnight;
 }
 
 /** [from, to) in unix ms for a date preset, or undefined for no date filter. */
 export function dateRange(q: Pick<ListQuery, "preset" | "from" | "to">, now: number, timeZone: string): [number, number] | undefined {
+  if (!q.preset) return undefined;
   const today = startOfDay(now, timeZone);
   switch (q.preset) {
     case "current":
