@@ -39,7 +39,7 @@ const stats = (xs: number[]) => {
 };
 
 async function time(fn: () => Promise<unknown>) {
-  await fn(); // warm
+  for (let i = 0; i < 5; i++) await fn(); // warm: caches, JIT
   const xs: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
