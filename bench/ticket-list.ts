@@ -65,7 +65,7 @@ const floorStatements = (name: string) => {
   const f = FLOOR[name];
   const cap = f.cap ?? Math.max(1_000, (f.offset / 30 + 1 + 10) * 30);
   const rows = `select * from tickets where ${f.where} order by updated_at desc, id desc limit ${f.limit ?? 30} offset ${f.offset}`;
-  return cap ? [rows, `select count(*) from (select 1 from tickets where ${f.where} limit ${cap + 1})`] : [rows];
+  return cap ? [rows, `select count(*) from (select 1 from tickets where ${f.where} limit ${cap + 1}) as capped`] : [rows];
 };
 const PAGES: Record<string, string> = {
   "all, page 1": "/?status=4",
