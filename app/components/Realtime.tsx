@@ -26,6 +26,7 @@ export function Realtime() {
   useEffect(() => {
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     let wasDown = false;
     // reloads are batched (a burst of events costs one round trip) and wait while the tab is
     // hidden: reloading marks the open conversation read, which only a person looking may do
@@ -71,8 +72,12 @@ export function Realtime() {
       socket.on("disconnect", (reason) => {
         realtime.status = "disconnected";
         wasDown = true;
-        // the server cut us off on purpose (logout elsewhere, session gone): check who we are
-        if (reason === "io server disconnect") reload();
+        // the server cut us off on purpose (session gone, or too many events): check who we are,
+        // and try again later; socket.io does not retry this case by itself
+        if (reason === "io server disconnect") {
+          reload();
+          retry = setTimeout(() => socket.connect(), RECONNECT_DELAY_MS);
+        }
       });
       socket.on("connect_error", () => {
         realtime.status = "disconnected";
@@ -100,6 +105,7 @@ export function Realtime() {
     return () => {
       cancelled = true;
       clearTimeout(timer);
+      clearTimeout(retry);
       clearInterval(recheck);
       document.removeEventListener("visibilitychange", onVisible);
       cleanup();
