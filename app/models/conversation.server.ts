@@ -180,8 +180,7 @@ export async function reply(actor: Actor, ticket: TicketRow, input: { body: stri
   const created = await handle.transaction(async (tx) => {
     const rows: (typeof schema.messages.$inferInsert)[] = [];
     if (input.body) rows.push({ ticketId: ticket.id, type: input.html ? "text/html" : "text", body: input.body, senderUserId: actor.id, replyToId: input.replyToId ?? null, createdAt: now });
-    for (const f of input.files)
-      rows.push({ ticketId: ticket.id, type: f.type.startsWith("image/") ? "image" : f.type, body: f.name, senderUserId: actor.id, fileKey: f.key, fileName: f.name, fileType: f.type, fileSize: f.size, createdAt: now });
+    for (const f of input.files) rows.push(fileMessage(ticket.id, f, { senderUserId: actor.id }, now));
     const inserted = await tx.insert(schema.messages).values(rows).returning();
     const last = input.body || input.files.at(-1)?.name || "";
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
@@ -398,19 +397,7 @@ export async function createConversation(
     ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames))
     : [];
   const create = () => handle.transaction(async (tx) => {
-    const [created] = await tx
-      .insert(schema.tickets)
-      .values({
-        ticketNumber: await nextTicketNumber(tx),
-        title: input.title,
-        channel: input.channel,
-        kind: kindOf(input.channel),
-        departmentId: input.departmentId ?? null,
-        lastMessage: input.body.slice(0, 300),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
+    const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
     const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)];
     await tx.insert(schema.participants).values(
       people.map((u) => ({ ticketId: created.id, userId: u.id, kind: created.kind, unread: u.id !== actor.id, lastReadAt: u.id === actor.id ? now : 0, addedAt: now })),
@@ -455,34 +442,15 @@ export async function createInboundTicket(input: {
   const now = Date.now();
   const create = () =>
     handle.transaction(async (tx) => {
-      const [created] = await tx
-        .insert(schema.tickets)
-        .values({
-          ticketNumber: await nextTicketNumber(tx),
-          title: input.title,
-          channel: input.channel,
-          kind: kindOf(input.channel),
-          departmentId: input.departmentId,
-          contactName: input.contactName,
-          contactEmail: input.contactEmail,
-          lastMessage: input.body.slice(0, 300),
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
+      const created = await insertTicket(
+        tx,
+        { title: input.title, channel: input.channel, departmentId: input.departmentId, contactName: input.contactName, contactEmail: input.contactEmail },
+        input.body,
+        now,
+      );
       await tx.insert(schema.messages).values([
         { ticketId: created.id, type: "text", body: input.body, senderName: input.contactName, createdAt: now },
-        ...input.files.map((f) => ({
-          ticketId: created.id,
-          type: f.type.startsWith("image/") ? "image" : f.type,
-          body: f.name,
-          senderName: input.contactName,
-          fileKey: f.key,
-          fileName: f.name,
-          fileType: f.type,
-          fileSize: f.size,
-          createdAt: now,
-        })),
+        ...input.files.map((f) => fileMessage(created.id, f, { senderName: input.contactName }, now)),
       ]);
       return created;
     });
@@ -492,11 +460,42 @@ export async function createInboundTicket(input: {
   return ticket;
 }
 
-/** Numbers follow the highest one, from 100001 on (see withUniqueNumber for races). */
-async function nextTicketNumber(tx: Tx) {
+type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail">;
+
+/**
+ * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber
+ * for races), its kind from the channel, the first message as the list's preview.
+ */
+async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
   const { schema } = getDb();
   const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
-  return Math.max(100000, Number(top ?? 0)) + 1;
+  const [created] = await tx
+    .insert(schema.tickets)
+    .values({
+      ...fields,
+      ticketNumber: Math.max(100000, Number(top ?? 0)) + 1,
+      kind: kindOf(fields.channel),
+      lastMessage: firstMessage.slice(0, 300),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return created;
+}
+
+/** A message carrying one stored file: an image, or a file of its own mime type. */
+function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: number; senderName?: string }, at: number) {
+  return {
+    ticketId,
+    type: f.type.startsWith("image/") ? "image" : f.type,
+    body: f.name,
+    ...sender,
+    fileKey: f.key,
+    fileName: f.name,
+    fileType: f.type,
+    fileSize: f.size,
+    createdAt: at,
+  };
 }
 
 /** Two creators at once (PostgreSQL) can pick the same next number; the unique index refuses one, which tries again. */
