@@ -1,16 +1,26 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { NotFound } from "./NotFound";
 
-/** Error boundary of admin pages: agents see a plain 'Access denied' inside the shell. */
-export function AdminOnlyBoundary() {
-  const error = useRouteError();
-  const { t } = useTranslation();
-  if (isRouteErrorResponse(error) && error.status === 403)
-    return (
-      <section className="access-denied" role="alert">
-        <h1>{t("admin.deniedTitle")}</h1>
-        <p>{t("admin.denied")}</p>
-      </section>
-    );
-  throw error;
+/**
+ * Error boundary for pages that answer 403 (and 404): a plain 'Access denied' inside the shell,
+ * with the page's own explanation (a translation key); anything else goes up.
+ */
+export function deniedBoundary(explanationKey: string) {
+  return function DeniedBoundary() {
+    const error = useRouteError();
+    const { t } = useTranslation();
+    if (isRouteErrorResponse(error) && error.status === 403)
+      return (
+        <section className="access-denied" role="alert">
+          <h1>{t("admin.deniedTitle")}</h1>
+          <p>{t(explanationKey)}</p>
+        </section>
+      );
+    if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+    throw error;
+  };
 }
+
+/** Admin pages: agents are told only admins can open them. */
+export const AdminOnlyBoundary = deniedBoundary("admin.denied");

@@ -2,8 +2,7 @@
 // properties; every control is a plain form and works without JavaScript.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { isRouteErrorResponse, useLoaderData, useRouteError } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useLoaderData } from "@remix-run/react";
 import sanitizeHtml from "sanitize-html";
 import { guardPluginRoute } from "~/context.server";
 import type { Kind } from "~/channels";
@@ -11,7 +10,7 @@ import { AccessDenied, canRead } from "~/models/access.server";
 import * as conversation from "~/models/conversation.server";
 import { listLabelChoices, listDepartmentChoices } from "~/models/choices.server";
 import { formatDate, formatTime } from "~/time";
-import { NotFound as NotFoundPage } from "~/components/NotFound";
+import { deniedBoundary } from "~/components/AdminOnly";
 import { fileStorage } from "~/storage.server";
 import { readReplyForm } from "../upload.server";
 import { sendReply } from "../send-reply.server";
@@ -191,16 +190,4 @@ export default function Conversation() {
 }
 export type ConversationData = ReturnType<typeof useLoaderData<typeof loader>>;
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const { t } = useTranslation();
-  if (isRouteErrorResponse(error) && error.status === 403)
-    return (
-      <section className="access-denied" role="alert">
-        <h1>{t("conversation.deniedTitle")}</h1>
-        <p>{t("conversation.denied")}</p>
-      </section>
-    );
-  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
-  throw error;
-}
+export const ErrorBoundary = deniedBoundary("conversation.denied");
