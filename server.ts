@@ -13,7 +13,7 @@ import type { ServerBuild } from "@remix-run/node";
 import { Server as SocketServer } from "socket.io";
 import { getDb, dataDir } from "./db/client";
 import { seedIfEmpty } from "./db/seed";
-import { registerRealtime } from "./app/realtime.server";
+import { registerRealtime, STAFF_ROOM } from "./app/realtime.server";
 import { attachSocketHandlers } from "./app/socket.server";
 import { sessionCookie } from "./app/cookies.server";
 import { findSession } from "./app/models/sessions.server";
@@ -146,7 +146,7 @@ async function main() {
       socket.data.name = user.name;
       socket.data.shadow = permissionsOf(user).includes("shadow_admin");
       // a department's agents hear about its tickets (lists refresh); conversations need joinRoom
-      socket.join([`user:${user.id}`, `session:${auth.session.idHash}`, ...(user.departmentId ? [`department:${user.departmentId}`] : [])]);
+      socket.join([STAFF_ROOM, `user:${user.id}`, `session:${auth.session.idHash}`, ...(user.departmentId ? [`department:${user.departmentId}`] : [])]);
       next();
     } catch (error) {
       next(error as Error);

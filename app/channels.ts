@@ -22,6 +22,6 @@ export function kindOf(channel: string): Kind {
 }
 
 /** The page of a conversation: /ticket/{n}, /chat/{n}, /call/{n} or /livechat/{n}. */
-export const conversationPath = (channel: string, ticketNumber: number) => `/${kindOf(channel)}/${ticketNumber}`;
+export const conversationPath = (kind: string, ticketNumber: number) => `/${kind}/${ticketNumber}`;
 
 export const isChannel = (v: unknown): v is Channel => typeof v === "string" && (CHANNELS as readonly string[]).includes(v);

@@ -36,6 +36,20 @@ export async function onlineUserIds(): Promise<Set<number>> {
   return new Set(sockets.map((s) => Number(s.data.userId)).filter(Number.isInteger));
 }
 
+/**
+ * Live chat visitors connect to the "/visitor" namespace with their visit token; their sockets
+ * sit in `livechat:<ticketId>` once the visit has a chat. They hear only that something changed
+ * (no payload), and fetch what they may see over HTTP.
+ */
+export const VISITOR_NAMESPACE = "/visitor";
+export const visitorRoom = (ticketId: number) => `livechat:${ticketId}`;
+export function publishToVisitor(ticketId: number, event: string, payload: Record<string, unknown> = {}) {
+  g.__omnideskIo?.of(VISITOR_NAMESPACE).to(visitorRoom(ticketId)).emit(event, payload);
+}
+
+/** Every agent's and admin's sockets sit in this room (live chat queue news). */
+export const STAFF_ROOM = "staff";
+
 /** To every connected socket. */
 export function broadcast(event: string, payload: unknown) {
   g.__omnideskIo?.emit(event, payload);

@@ -4,7 +4,8 @@ import type { Server, Socket } from "socket.io";
 import { canRead } from "./models/access.server";
 import { findUserById } from "./models/users.server";
 import { unreadCounts } from "./models/unread.server";
-import { broadcast } from "./realtime.server";
+import { broadcast, VISITOR_NAMESPACE, visitorRoom } from "./realtime.server";
+import { findVisit, queueNumber, validVisitCsrf } from "./models/livechat.server";
 import { VERSION } from "./version";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
@@ -116,8 +117,62 @@ export function attachSocketHandlers(io: Server) {
     for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {
       socket.on(incoming, (payload: unknown) => {
         const ticketId = ticketIdOf(payload);
-        if (ticketId && socket.rooms.has(ticketRoom(ticketId))) socket.to(ticketRoom(ticketId)).emit(outgoing, { ticketId, ...me });
+        if (!ticketId || !socket.rooms.has(ticketRoom(ticketId))) return;
+        socket.to(ticketRoom(ticketId)).emit(outgoing, { ticketId, ...me });
+        // a live chat's visitor sees the agent typing too (no-op for other conversations)
+        io.of(VISITOR_NAMESPACE).to(visitorRoom(ticketId)).emit(outgoing, { name: me.name });
       });
+    }
+  });
+
+  attachVisitorHandlers(io);
+}
+
+/**
+ * Live chat visitors: no session, only the visit token (handshake auth). A socket hears of its
+ * own chat only; what it may see is fetched over HTTP with the same token.
+ */
+function attachVisitorHandlers(io: Server) {
+  const visitors = io.of(VISITOR_NAMESPACE);
+  visitors.use(async (socket, next) => {
+    try {
+      const visit = await findVisit(String((socket.handshake.auth as { token?: unknown })?.token ?? ""));
+      if (!visit) return next(new Error("unauthorized"));
+      socket.data.visitToken = visit.token;
+      if (visit.ticketId) socket.join(visitorRoom(visit.ticketId));
+      next();
+    } catch (error) {
+      next(error as Error);
+    }
+  });
+  visitors.on("connection", (socket) => {
+    const overLimit = rateLimited(socket);
+    socket.use((_packet, next) => (overLimit() ? next(new Error("rate limited")) : next()));
+    const token = socket.data.visitToken as string;
+
+    // registerQueue {token, csrf}: after registering, the socket joins its chat and hears its place
+    socket.on(
+      "registerQueue",
+      safely(socket, async (payload: unknown, ack?: (answer: { ok: boolean; number?: number }) => void) => {
+        const { csrf } = (payload ?? {}) as { csrf?: unknown };
+        const visit = validVisitCsrf(token, csrf) ? await findVisit(token) : undefined;
+        if (!visit?.ticketId) return void (typeof ack === "function" && ack({ ok: false }));
+        await socket.join(visitorRoom(visit.ticketId));
+        const number = visit.state === "queued" ? await queueNumber(visit) : 0;
+        if (number) socket.emit("queueNumber", { number });
+        if (typeof ack === "function") ack({ ok: true, number });
+      }),
+    );
+
+    for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {
+      socket.on(
+        incoming,
+        safely(socket, async () => {
+          const visit = await findVisit(token);
+          if (visit?.state !== "active" || !visit.ticket) return;
+          io.to(ticketRoom(visit.ticket.id)).emit(outgoing, { ticketId: visit.ticket.id, username: "", name: visit.ticket.contactName });
+        }),
+      );
     }
   });
 }

@@ -224,9 +224,9 @@ function ItemList({ items, now, search }: { items: ListItem[]; now: number; sear
 function Item({ item, now, search }: { item: ListItem; now: number; search: string }) {
   const { t } = useTranslation();
   const location = useLocation();
-  const href = `${conversationPath(item.channel, item.ticketNumber)}${listSearch(search)}`;
+  const href = `${conversationPath(item.kind, item.ticketNumber)}${listSearch(search)}`;
   const rel = relativeTime(item.updatedAt, now);
-  const current = location.pathname === conversationPath(item.channel, item.ticketNumber);
+  const current = location.pathname === conversationPath(item.kind, item.ticketNumber);
   return (
     <Link to={href} className={`ticket-item${item.unread ? " unread" : ""}${useFresh(item.id) ? " fresh" : ""}`} aria-current={current ? "page" : undefined} data-ticket={item.ticketNumber}>
       <div className="row">

@@ -11,6 +11,7 @@ import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_D
 const CHANGES = [
   "newMessage", "updateTicket", "ticketStatusChanged", "createTicket", "syncDelete", "receiveNote", "deleteNote",
   "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged", "settingsChanged",
+  "liveChatQueue", "liveChatEnded", "liveChatMergeChanged", "removeLiveChat",
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;
@@ -92,6 +93,10 @@ export function Realtime() {
       socket.on("participantChanged", (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
         if (!e.added && !e.canRead && latest.current.pathname.endsWith(`/${e.ticketNumber}`)) latest.current.navigate("/?notice=removed");
         if (e.added && e.path) notify(e.ticketNumber, e.path);
+      });
+      // a live chat removed while open: home, as for a removed participant
+      socket.on("removeLiveChat", (e: { ticketNumber: number }) => {
+        if (latest.current.pathname === `/livechat/${e.ticketNumber}`) latest.current.navigate("/");
       });
       // a conversation I was just brought into: a notice, wherever the list's filters point
       socket.on("createTicket", (e: { ticketNumber: number; path?: string }) => e.path && notify(e.ticketNumber, e.path));

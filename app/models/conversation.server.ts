@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/channels";
-import { pruneRoom, publish } from "~/realtime.server";
+import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
 import { findUserById } from "./users.server";
 import { AccessDenied, canRead, type Reader } from "./access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation";
@@ -143,10 +143,14 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
  * Tells the conversation's open pages (room ticket:<id>) and its participants' lists
  * (rooms user:<id>) that it changed; browsers then reload what they show.
  */
-async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber" | "departmentId" | "kind">, event: string, payload: Record<string, unknown> = {}) {
+/** What a live chat's visitor hears of (their page fetches what they may see). */
+const VISITOR_EVENTS = new Set(["newMessage", "syncDelete", "liveChatEnded"]);
+
+export async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber" | "departmentId" | "kind">, event: string, payload: Record<string, unknown> = {}) {
   const { db, schema } = getDb();
   const body = { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, ...payload };
   publish(`ticket:${ticket.id}`, event, body);
+  if (ticket.kind === "livechat" && VISITOR_EVENTS.has(event)) publishToVisitor(ticket.id, event);
   const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
   for (const p of people) publish(`user:${p.userId}`, "updateTicket", body);
   // the department's agents may read its tickets (not its chats): their lists follow too
@@ -195,17 +199,18 @@ export type SystemEvent =
   | { event: "status"; by: string; status: number }
   | { event: "assigned"; by: string; who: string }
   | { event: "unassigned"; by: string; who: string }
-  | { event: "priority"; by: string; priority: string };
+  | { event: "priority"; by: string; priority: string }
+  | { event: "livechat"; by: string; action: "accepted" | "ended" | "converted" };
 
-type Tx = ReturnType<typeof getDb>["db"];
+export type Tx = ReturnType<typeof getDb>["db"];
 
-async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
+export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
   const { schema } = getDb();
   await tx.insert(schema.messages).values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at });
 }
 
 /** New activity: the conversation moves up the lists and is unread for everyone but the actor. */
-async function touch(tx: Tx, ticketId: number, actorId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
+export async function touch(tx: Tx, ticketId: number, actorId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
   const { schema } = getDb();
   const p = schema.participants;
   await tx.update(schema.tickets).set({ ...set, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
@@ -271,7 +276,7 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
       await touch(tx, ticket.id, actor.id, now);
     }
   });
-  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true, path: conversationPath(ticket.channel, ticket.ticketNumber) });
+  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true, path: conversationPath(ticket.kind, ticket.ticketNumber) });
   return true;
 }
 
@@ -358,6 +363,7 @@ export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: 
   const { db, schema } = getDb();
   await db.delete(schema.messages).where(eq(schema.messages.id, messageId));
   publish(`ticket:${ticket.id}`, "syncDelete", { ticketId: ticket.id, messageId });
+  if (ticket.kind === "livechat") publishToVisitor(ticket.id, "syncDelete");
   return message.fileKey;
 }
 
@@ -406,7 +412,7 @@ export async function createConversation(
     return created;
   });
   const ticket = await withUniqueNumber(create);
-  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.channel, ticket.ticketNumber) });
+  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.kind, ticket.ticketNumber) });
   return ticket;
 }
 
@@ -456,17 +462,17 @@ export async function createInboundTicket(input: {
     });
   const ticket = await withUniqueNumber(create);
   if (ticket.departmentId && ticket.kind !== "chat")
-    publish(`department:${ticket.departmentId}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.channel, ticket.ticketNumber) });
+    publish(`department:${ticket.departmentId}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.kind, ticket.ticketNumber) });
   return ticket;
 }
 
-type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail">;
+type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId">;
 
 /**
  * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber
  * for races), its kind from the channel, the first message as the list's preview.
  */
-async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
+export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
   const { schema } = getDb();
   const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
   const [created] = await tx
@@ -499,7 +505,7 @@ function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: n
 }
 
 /** Two creators at once (PostgreSQL) can pick the same next number; the unique index refuses one, which tries again. */
-async function withUniqueNumber<T>(create: () => Promise<T>): Promise<T> {
+export async function withUniqueNumber<T>(create: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await create();

@@ -357,6 +357,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
     .select({
       id: t.id,
       channel: t.channel,
+      kind: t.kind,
       ticketNumber: t.ticketNumber,
       title: t.title,
       lastMessage: t.lastMessage,
@@ -383,6 +384,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
           senderUser: schema.users.name,
           createdAt: m.createdAt,
           channel: t.channel,
+          kind: t.kind,
           ticketNumber: t.ticketNumber,
           title: t.title,
           contactName: t.contactName,
@@ -425,7 +427,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       contact_email: r.contactEmail,
       status: r.status,
       updated_at: Number(r.updatedAt),
-      link: conversationPath(r.channel, r.ticketNumber),
+      link: conversationPath(r.kind, r.ticketNumber),
     })),
     message: messages.slice(0, SEARCH_PAGE_SIZE).map((r) => ({
       id: r.id,
@@ -436,7 +438,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       message: excerpt(r.body, r.type, p.terms),
       sender: r.senderUser ?? (r.senderName || r.contactName),
       ts: Number(r.createdAt),
-      link: `${conversationPath(r.channel, r.ticketNumber)}?message_id=${r.id}`,
+      link: `${conversationPath(r.kind, r.ticketNumber)}?message_id=${r.id}`,
     })),
     contact: contacts.map((c) => ({ uid: encodeURIComponent(c.email), name: c.name, email: c.email, link: contactPath(c.email) })),
     postCount: postCount.count,

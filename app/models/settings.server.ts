@@ -17,6 +17,14 @@ export const SETTING_DEFAULTS = {
   language: "en",
   /** Department that receives tickets from the public new-ticket form (2: Support in the demo). */
   new_ticket_department: "2",
+  /** Department whose agents take live chats (2: Support in the demo). */
+  livechat_department: "2",
+  /** Name and photo the live chat shows visitors ("You are connecting to"); empty: the product title and logo. */
+  livechat_name: "",
+  livechat_photo: "",
+  /** Links on the public live chat pages. */
+  privacy_url: "/about#privacy",
+  terms_url: "/about#terms",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 

@@ -103,6 +103,7 @@ export interface ListItem {
   ticketNumber: number;
   title: string;
   channel: string;
+  kind: string;
   status: number;
   severity: string;
   lastMessage: string;
@@ -179,6 +180,7 @@ export async function decorate(reader: Reader, rows: TicketRow[]): Promise<ListI
       ticketNumber: r.ticketNumber,
       title: r.title,
       channel: r.channel,
+      kind: r.kind,
       status: r.status,
       severity: r.severity,
       lastMessage: r.lastMessage,

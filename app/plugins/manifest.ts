@@ -15,6 +15,11 @@ const route = z.object({
   file: z.string().optional(),
   /** Logged-in users are sent home from it (spec: /pricing). */
   guestOnly: z.boolean().optional(),
+  /**
+   * The path also serves visitors: when its last segment is not a number it is a visitor's token
+   * and the page is public (spec: /livechat/{n} for agents, /livechat/{token} for visitors).
+   */
+  visitorTokens: z.boolean().optional(),
 });
 
 export const pluginManifest = z.object({

@@ -46,7 +46,8 @@ export function pluginForPath(pathname: string): RouteOwner | undefined {
 
 function findOwner(pathname: string): RouteOwner | undefined {
   for (const plugin of plugins()) {
-    for (const r of plugin.routes) if (matchPath(r.path, pathname)) return { plugin, isPublic: false, guestOnly: false };
+    for (const r of plugin.routes)
+      if (matchPath(r.path, pathname)) return { plugin, isPublic: !!r.visitorTokens && /\D/.test(pathname.split("/").at(-1) ?? ""), guestOnly: false };
     for (const r of plugin.publicRoutes)
       if (matchPath(r.path, pathname)) return { plugin, isPublic: true, guestOnly: !!r.guestOnly };
   }

@@ -6,7 +6,7 @@ import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, type ShouldRev
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
 import { buildNav, parseVisibility } from "~/nav";
-import { plugins } from "~/plugins/registry.server";
+import { pluginForPath, plugins } from "~/plugins/registry.server";
 import { UserMenu } from "~/components/UserMenu";
 import { StatusBanner } from "~/components/StatusBanner";
 import { ExpiryBanner } from "~/components/ExpiryBanner";
@@ -26,8 +26,9 @@ const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
   const viewer = viewerOf(ctx);
-  if (!ctx.user || !viewer) return json({ signedIn: false as const, productTitle: ctx.edition.title });
   const url = new URL(request.url);
+  // public pages under the shell's paths (a live chat visitor's /livechat/{token}) show bare
+  if (!ctx.user || !viewer || pluginForPath(url.pathname)?.isPublic) return json({ signedIn: false as const, productTitle: ctx.edition.title });
   const nav = buildNav({
     plugins: plugins(),
     enabledPlugins: ctx.edition.enabled,

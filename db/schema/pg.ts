@@ -79,6 +79,11 @@ export const tickets = pgTable(
     emotion: text("emotion").notNull().default(""),
     lastMessage: text("last_message").notNull().default(""),
     responded: bool("responded").notNull().default(false),
+    /** Live chats: the visitor session they belong to (the agent desk groups by it). */
+    sessionId: integer("session_id"),
+    /** Live chats: the visitor's rating (1-5 stars) and reason, once given. */
+    rating: integer("rating"),
+    ratingReason: text("rating_reason").notNull().default(""),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -90,6 +95,7 @@ export const tickets = pgTable(
     index("tickets_channel_idx").on(t.channel),
     index("tickets_department_idx").on(t.departmentId),
     index("tickets_created_idx").on(t.createdAt),
+    index("tickets_session_idx").on(t.sessionId),
   ],
 );
 
@@ -214,4 +220,33 @@ export const publicTokens = pgTable(
     revokedAt: time("revoked_at"),
   },
   (t) => [primaryKey({ columns: [t.kind, t.token] })],
+);
+
+/** A live chat visitor across chats: the agent desk groups live chats by session; agents merge sessions. */
+export const livechatSessions = pgTable(
+  "livechat_sessions",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("livechat_sessions_email_idx").on(t.email)],
+);
+
+/**
+ * One visitor's run through a live chat link (/livechat/{token}): new, queued (waiting for an
+ * agent), active, ended, converted (to a ticket) or sent (a message left while offline).
+ */
+export const livechatVisits = pgTable(
+  "livechat_visits",
+  {
+    token: text("token").primaryKey(),
+    widgetKey: text("widget_key").notNull(),
+    ticketId: integer("ticket_id").references(() => tickets.id, { onDelete: "cascade" }),
+    state: text("state").notNull().default("new"),
+    queuedAt: time("queued_at"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("livechat_visits_state_queued_idx").on(t.state, t.queuedAt), uniqueIndex("livechat_visits_ticket_idx").on(t.ticketId)],
 );

@@ -27,7 +27,8 @@ function ActionButton(props: { intent: string; fields: Record<string, string | n
   );
 }
 
-export function ConversationView({ data }: { data: Data }) {
+/** `extra`: controls of a kind of conversation (the live chat desk's), under the header. */
+export function ConversationView({ data, extra }: { data: Data; extra?: React.ReactNode }) {
   const { t } = useTranslation();
   const days: { day: string; messages: Message[] }[] = [];
   for (const m of data.messages) {
@@ -53,6 +54,7 @@ export function ConversationView({ data }: { data: Data }) {
           {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
         </p>
       </header>
+      {extra}
       {result?.error && result.intent !== "reply" ? (
         <p className="form-error" role="alert">
           {t(result.error)}
@@ -192,6 +194,8 @@ function systemText(t: TFn, e: NonNullable<Message["system"]>) {
       return t("conversation.system.assigned", { by: e.by, who: e.who });
     case "unassigned":
       return t("conversation.system.unassigned", { by: e.by, who: e.who });
+    case "livechat":
+      return t(`conversation.system.livechat.${e.action}`, { by: e.by });
     default:
       return t("conversation.system.priority", { by: e.by, priority: t(`priority.${e.priority || "none"}`) });
   }

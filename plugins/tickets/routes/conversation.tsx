@@ -31,7 +31,7 @@ function kindFromUrl(request: Request): Kind {
   return first === "chat" || first === "call" || first === "livechat" ? first : "ticket";
 }
 
-async function open(request: Request, context: object, number: string | undefined) {
+export async function open(request: Request, context: object, number: string | undefined) {
   const { ctx } = await guardPluginRoute(request, context);
   const user = ctx.user!;
   const ticketNumber = Number(number);
@@ -47,7 +47,11 @@ async function open(request: Request, context: object, number: string | undefine
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const { ctx, user, ticket } = await open(request, context, params.id);
+  return json(await conversationData(request, await open(request, context, params.id)));
+}
+
+/** Everything the conversation view shows, for this route and for the live chat desk's. */
+export async function conversationData(request: Request, { ctx, user, ticket }: Awaited<ReturnType<typeof open>>) {
   const url = new URL(request.url);
   const before = Number(url.searchParams.get("before")) || undefined;
   const around = Number(url.searchParams.get("message_id")) || undefined;
@@ -60,7 +64,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     conversation.staffList(),
   ]);
   const replyTo = Number(url.searchParams.get("reply")) || null;
-  return json({
+  return {
     ticket: {
       id: ticket.id,
       number: ticket.ticketNumber,
@@ -90,7 +94,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     staff,
     toast: url.searchParams.get("toast"),
     productTitle: ctx.edition.title,
-  });
+  };
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
@@ -98,11 +102,17 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : shell?.tabTitle ?? "" }];
 };
 
-type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> };
-
 export async function action({ request, params, context }: ActionFunctionArgs) {
-  const { user, ticket } = await open(request, context, params.id);
-  const { form, files, fileErrors } = await readReplyForm(request);
+  const opened = await open(request, context, params.id);
+  return conversationAction(request, opened, await readReplyForm(request));
+}
+
+/** The conversation's forms (reply, status, labels, ...), for this route and the live chat desk's. */
+export async function conversationAction(
+  request: Request,
+  { user, ticket }: Awaited<ReturnType<typeof open>>,
+  { form, files, fileErrors }: Awaited<ReturnType<typeof readReplyForm>>,
+) {
   const intent = String(form.get("intent") ?? "");
   const here = new URL(request.url);
   // back to the conversation, keeping the list's filters
@@ -189,5 +199,6 @@ export default function Conversation() {
   return <ConversationView data={data} />;
 }
 export type ConversationData = ReturnType<typeof useLoaderData<typeof loader>>;
+export type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> };
 
 export const ErrorBoundary = deniedBoundary("conversation.denied");
