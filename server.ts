@@ -52,6 +52,9 @@ function decodedPath(path: string) {
   }
 }
 
+/** Visitor pages of the live chat (a visit token is never all digits; /livechat/{n} is the agent's). */
+const EMBEDDABLE = /^\/(?:livechat\/[A-Za-z0-9_-]*[A-Za-z_-][A-Za-z0-9_-]*(?:\/messages)?|(?:start|register)\/livechat\/[^/]+|end\/livechat)$/;
+
 async function main() {
   settleSessionSecret();
   const handle = getDb();
@@ -83,6 +86,15 @@ async function main() {
       referrerPolicy: { policy: "strict-origin-when-cross-origin" },
     }),
   );
+  // the live chat's visitor pages open inside other websites (the embed script's frame)
+  app.use((req, res, next) => {
+    if (EMBEDDABLE.test(req.path)) {
+      res.removeHeader("X-Frame-Options");
+      const csp = res.getHeader("Content-Security-Policy");
+      if (typeof csp === "string") res.setHeader("Content-Security-Policy", csp.replace(/frame-ancestors [^;]*/, "frame-ancestors *"));
+    }
+    next();
+  });
   app.use(compression());
 
   app.get("/healthz", async (_req, res) => {

@@ -11,6 +11,7 @@ import { requestContext } from "./context.server";
 import { useNonce } from "./nonce";
 import { NotFound } from "./components/NotFound";
 import { LanguageDialog } from "./components/LanguageDialog";
+import { pluginForPath } from "./plugins/registry.server";
 import styles from "./styles/app.css";
 
 export const links: LinksFunction = () => [
@@ -27,8 +28,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     richLinks: ctx.richLinks,
     productTitle: ctx.edition.title,
     editionId: ctx.edition.id,
-    // shown on first visit until a language is chosen (spec: language modal, BETA)
-    languageDialog: !ctx.user?.language && !(await hasChosenLanguage(request)),
+    // shown on first visit until a language is chosen (spec: language modal, BETA); not on the
+    // pages plugins show to the public (a live chat inside another website, a survey)
+    languageDialog: !ctx.user?.language && !pluginForPath(new URL(request.url).pathname)?.isPublic && !(await hasChosenLanguage(request)),
   });
 }
 export type RootData = typeof loader;

@@ -8,6 +8,7 @@ import { listParams, listSearch } from "~/list-params";
 import { HIGHLIGHT_MS, useRealtime } from "~/realtime-store";
 import { useEffect, useState } from "react";
 import type { ListGroup, ListPanelData } from "~/models/list-panel.server";
+import { DeskSessions } from "@plugins/livechat/components/DeskSessions";
 import type { ListItem } from "~/models/ticket-list.server";
 
 type Props = {
@@ -65,8 +66,13 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
           </Link>
         ))}
       </nav>
-      {data.mode === "livechat" ? (
-        <p className="muted empty">{t("list.livechatNotYet")}</p>
+      {data.mode === "livechat" && data.desk ? (
+        <>
+          <p className="livechat-queue-link">
+            <Link to={`/livechat${listSearch(search)}`}>{t("livechat.desk.queueCount", { count: data.desk.queue.length })}</Link>
+          </p>
+          <DeskSessions sessions={data.desk.sessions} search={listSearch(search)} />
+        </>
       ) : (
         <>
           {data.mode === "ticket" ? (

@@ -3,6 +3,7 @@ import { and, desc } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { listDepartmentChoices, listLabelChoices } from "./choices.server";
 import { staffList } from "./conversation.server";
+import { liveChatDesk } from "./livechat.server";
 import { GROUP_PAGE_SIZE, decorate, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
 import type { Reader } from "./access.server";
 
@@ -55,10 +56,10 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
   const tab: TicketTab = (TICKET_TABS as readonly string[]).includes(params.get("tab") ?? "") ? (params.get("tab") as TicketTab) : "all";
   const q = parseListQuery(params);
   const choices = await filterChoices();
-  if (mode === "livechat") return { mode, tab, q, choices, list: null, groups: null };
+  if (mode === "livechat") return { mode, tab, q, choices, list: null, groups: null, desk: await liveChatDesk(reader) };
   if (mode === "chat" || tab === "all") {
     const list = await listTickets(reader, mode === "chat" ? "chat" : "ticket", q, { timeZone });
-    return { mode, tab, q, choices, list, groups: null };
+    return { mode, tab, q, choices, list, groups: null, desk: null };
   }
   const sources =
     tab === "department"
@@ -71,6 +72,6 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
       return { key: s.key, id: s.id, name: s.name, color: "color" in s ? s.color : undefined, items, limit, more };
     }),
   );
-  return { mode, tab, q, choices, list: null, groups };
+  return { mode, tab, q, choices, list: null, groups, desk: null };
 }
 export type ListPanelData = Awaited<ReturnType<typeof loadListPanel>>;

@@ -15,11 +15,6 @@ import { getSetting } from "./settings.server";
 export type VisitState = "new" | "queued" | "active" | "ended" | "converted" | "sent";
 type Actor = Reader & { name: string; username: string };
 
-/** Longest visitor message (characters); longer ones are refused with a clear error. */
-export const MAX_VISITOR_MESSAGE = 5000;
-/** Live chats a visitor may start, and messages they may send, per window (see the routes). */
-export const VISITS_PER_ADDRESS = 20;
-export const MESSAGES_PER_MINUTE = 30;
 
 export class VisitConflict extends Error {}
 

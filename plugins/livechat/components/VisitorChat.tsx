@@ -1,0 +1,371 @@
+// The visitor's live chat page, one screen per state of the visit (spec section 4, public live
+// chat flow). Without JavaScript: plain forms, a queue page that refreshes itself and a message
+// list in a self-refreshing frame. With it: socket.io news, typing and the accept sound.
+import { useEffect, useRef, useState } from "react";
+import { Form, Link, useActionData, useFetcher, useRevalidator } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import type { Socket } from "socket.io-client";
+import type { VisitorPageData } from "../visitor.server";
+import type { VisitorActionResult } from "../routes/livechat";
+
+/** Spec section 9: the public live chat retries every second and opens the chat 2 s after acceptance. */
+const RECONNECT_MS = 1000;
+const OPEN_AFTER_ACCEPT_MS = 2000;
+const REMOTE_TYPING_MS = 5000;
+const LOCAL_TYPING_IDLE_MS = 2000;
+
+export function VisitorFrame({ children, links }: { children: React.ReactNode; links?: { privacy: string; terms: string } }) {
+  const { t } = useTranslation();
+  return (
+    <main className="visitor-page">
+      <section className="visitor-card">{children}</section>
+      {links ? (
+        <footer className="visitor-links">
+          <a href={links.privacy} target="_blank" rel="noopener noreferrer">
+            {t("livechat.privacy")}
+          </a>{" "}
+          ·{" "}
+          <a href={links.terms} target="_blank" rel="noopener noreferrer">
+            {t("livechat.terms")}
+          </a>
+        </footer>
+      ) : null}
+    </main>
+  );
+}
+
+export function VisitorInvalid() {
+  const { t } = useTranslation();
+  return (
+    <VisitorFrame>
+      <h1>{t("livechat.invalidTitle")}</h1>
+      <p>{t("livechat.invalidBody")}</p>
+    </VisitorFrame>
+  );
+}
+
+/** A short ping (Web Audio, volume 1): no sound file to fetch. */
+function ping() {
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    gain.gain.value = 1;
+    tone.frequency.value = 880;
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  } catch {
+    // no audio (autoplay rules): the text says it too
+  }
+}
+
+type Connection = "connecting" | "connected" | "retrying";
+
+/** The visitor's socket: news about their own chat only; the page refetches what changed. */
+function useVisitorSocket(data: VisitorPageData) {
+  const revalidator = useRevalidator();
+  const latest = useRef(revalidator);
+  latest.current = revalidator;
+  const [connection, setConnection] = useState<Connection>("connecting");
+  const [queueNumber, setQueueNumber] = useState<number | null>(data.queueNumber);
+  const [acceptedBy, setAcceptedBy] = useState<string | null>(null);
+  const [typing, setTyping] = useState<{ name: string; at: number } | null>(null);
+  const socketRef = useRef<Socket>();
+  const live = data.state === "queued" || data.state === "active";
+  useEffect(() => setQueueNumber(data.queueNumber), [data.queueNumber]);
+  useEffect(() => {
+    if (!live) return;
+    let socket: Socket | undefined;
+    let stopped = false;
+    let openTimer: ReturnType<typeof setTimeout> | undefined;
+    void import("socket.io-client").then(({ io }) => {
+      if (stopped) return;
+      socket = io("/visitor", { auth: { token: data.token }, reconnectionDelay: RECONNECT_MS, reconnectionDelayMax: RECONNECT_MS, randomizationFactor: 0 });
+      socketRef.current = socket;
+      socket.on("connect", () => {
+        setConnection("connected");
+        socket!.emit("registerQueue", { token: data.token, csrf: data.csrf });
+        // whatever happened while away
+        latest.current.revalidate();
+      });
+      socket.on("disconnect", () => setConnection("retrying"));
+      socket.on("connect_error", () => setConnection("retrying"));
+      socket.on("queueNumber", (e: { number: number }) => setQueueNumber(e.number));
+      socket.on("queueAccepted", (e: { name: string }) => {
+        setAcceptedBy(e.name);
+        ping();
+        openTimer = setTimeout(() => latest.current.revalidate(), OPEN_AFTER_ACCEPT_MS);
+      });
+      for (const event of ["newMessage", "syncDelete", "liveChatEnded"]) socket.on(event, () => latest.current.revalidate());
+      socket.on("setTyping", (e: { name: string }) => setTyping({ name: e.name, at: Date.now() }));
+      socket.on("removeTyping", () => setTyping(null));
+    });
+    return () => {
+      stopped = true;
+      clearTimeout(openTimer);
+      socket?.disconnect();
+      socketRef.current = undefined;
+    };
+  }, [live, data.token, data.csrf]);
+  // a remote typing notice fades after 5 s without news
+  useEffect(() => {
+    if (!typing) return;
+    const timer = setTimeout(() => setTyping(null), REMOTE_TYPING_MS);
+    return () => clearTimeout(timer);
+  }, [typing]);
+  return { connection: live ? connection : "connected", queueNumber, acceptedBy, typing: typing?.name ?? null, socket: socketRef };
+}
+
+export function VisitorChat({ data }: { data: VisitorPageData }) {
+  const { t } = useTranslation();
+  const live = useVisitorSocket(data);
+  // inside the embed script's frame: the website reopens this same chat next time
+  useEffect(() => {
+    if (window.parent !== window) window.parent.postMessage({ type: "omnidesk:livechat:visit", token: data.token }, "*");
+  }, [data.token]);
+  const links = data.links;
+  return (
+    <VisitorFrame links={links}>
+      {live.connection === "retrying" ? (
+        <p className="connection-banner" role="status">
+          {t("livechat.connecting")}
+        </p>
+      ) : null}
+      <Screen data={data} live={live} />
+    </VisitorFrame>
+  );
+}
+
+function Screen({ data, live }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket> }) {
+  const { t } = useTranslation();
+  switch (data.result) {
+    case "converted":
+      return <EndScreen title={t("livechat.convertedTitle")} body={t("livechat.convertedBody")} />;
+    case "closed":
+      return data.state === "sent" ? (
+        <EndScreen title={t("livechat.sentTitle")} body={t("livechat.sentBody")} />
+      ) : (
+        <EndScreen title={t("livechat.endedTitle")} body={data.rating !== null ? t("livechat.thanksRating") : ""} />
+      );
+    case "rating":
+      return <RatingForm data={data} />;
+    default:
+      break;
+  }
+  if (data.state === "new")
+    return (
+      <div className="visitor-intro">
+        <h1>{t("livechat.title")}</h1>
+        <p>{t("livechat.connectingTo")}</p>
+        <p className="agent">
+          <img src={data.identity.photo} alt="" width={48} height={48} /> <strong>{data.identity.name}</strong>
+        </p>
+        <Link className="button primary" to={`/register/livechat/${data.token}`}>
+          {t("livechat.continue")}
+        </Link>
+      </div>
+    );
+  if (data.state === "queued")
+    return (
+      <div className="visitor-queue" role="status">
+        {/* without JavaScript the page asks again every 5 s */}
+        <noscript dangerouslySetInnerHTML={{ __html: '<meta http-equiv="refresh" content="5">' }} />
+        <h1>{t("livechat.title")}</h1>
+        {live.acceptedBy ? (
+          <p className="accepted">{t("livechat.accepted", { name: live.acceptedBy })}</p>
+        ) : (
+          <>
+            <p className="queue-number">{t("livechat.queueNumber", { number: live.queueNumber ?? 1 })}</p>
+            <p className="muted">{t("livechat.queueWarning")}</p>
+          </>
+        )}
+        <EndButton data={data} />
+      </div>
+    );
+  return <ChatScreen data={data} live={live} />;
+}
+
+function EndScreen({ title, body }: { title: string; body: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="visitor-end" role="status">
+      <h1>{title}</h1>
+      {body ? <p>{body}</p> : null}
+      <Link className="button" to="/end/livechat">
+        {t("livechat.close")}
+      </Link>
+    </div>
+  );
+}
+
+function EndButton({ data }: { data: VisitorPageData }) {
+  const { t } = useTranslation();
+  return (
+    <Form method="post" className="inline">
+      <input type="hidden" name="_token" value={data.csrf} />
+      <input type="hidden" name="intent" value="end" />
+      <button type="submit" className="button">
+        {t("livechat.endChat")}
+      </button>
+    </Form>
+  );
+}
+
+function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket> }) {
+  const { t } = useTranslation();
+  const fetcher = useFetcher<VisitorActionResult>();
+  const navResult = useActionData<VisitorActionResult>();
+  const result = fetcher.data ?? navResult;
+  const form = useRef<HTMLFormElement>(null);
+  const list = useRef<HTMLOListElement>(null);
+  const typingState = useRef<{ last: number; idle?: ReturnType<typeof setTimeout> }>({ last: 0 });
+  const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("message") ?? "") : "";
+  // a sent message clears the box; a refused one stays (the server returns it)
+  useEffect(() => {
+    if (fetcher.state === "idle" && fetcher.data === undefined) return;
+    if (fetcher.state === "idle" && !fetcher.data?.errors) form.current?.reset();
+  }, [fetcher.state, fetcher.data]);
+  useEffect(() => {
+    list.current?.lastElementChild?.scrollIntoView({ block: "end" });
+  }, [data.messages.length, pending]);
+  const onType = () => {
+    const socket = live.socket.current;
+    if (!socket) return;
+    const s = typingState.current;
+    if (Date.now() - s.last > 1000) {
+      socket.emit("sendTyping");
+      s.last = Date.now();
+    }
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => {
+      socket.emit("removeTyping");
+      s.last = 0;
+    }, LOCAL_TYPING_IDLE_MS);
+  };
+  const errors = result?.errors ?? {};
+  return (
+    <div className="visitor-chat">
+      <header className="row">
+        <h1>{t("livechat.title")}</h1>
+        <EndButton data={data} />
+      </header>
+      {/* without JavaScript the list below is replaced by a frame that refreshes itself */}
+      <noscript
+        dangerouslySetInnerHTML={{
+          __html: `<style>.live-messages{display:none}</style><iframe class="messages-frame" src="/livechat/${data.token}/messages" title="${t("livechat.messages")}"></iframe>`,
+        }}
+      />
+      <VisitorMessages messages={data.messages} listRef={list} pending={pending} />
+      <p className="typing muted" aria-live="polite">
+        {live.typing ? t("livechat.typing", { name: live.typing }) : "\u00a0"}
+      </p>
+      <fetcher.Form method="post" ref={form} className="stack" noValidate>
+        <input type="hidden" name="_token" value={data.csrf} />
+        <input type="hidden" name="intent" value="send" />
+        {errors.form ? (
+          <p className="form-error" role="alert">
+            {t(errors.form, result?.errorValues)}
+          </p>
+        ) : null}
+        <label className="sr-only" htmlFor="visitor-message">
+          {t("livechat.message")}
+        </label>
+        <textarea
+          id="visitor-message"
+          name="message"
+          rows={3}
+          defaultValue={result?.values?.message ?? ""}
+          key={result?.values?.message ?? "box"}
+          placeholder={t("livechat.typeMessage")}
+          onInput={onType}
+          aria-invalid={!!errors.message}
+          aria-describedby={errors.message ? "visitor-message-error" : undefined}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey) {
+              e.preventDefault();
+              e.currentTarget.form?.requestSubmit();
+            }
+          }}
+        />
+        {errors.message ? (
+          <p className="field-error" id="visitor-message-error">
+            {t(errors.message, result?.errorValues)}
+          </p>
+        ) : null}
+        <button type="submit" className="button primary">
+          {t("livechat.send")}
+        </button>
+      </fetcher.Form>
+    </div>
+  );
+}
+
+export function VisitorMessages({ messages, listRef, pending }: { messages: VisitorPageData["messages"]; listRef?: React.Ref<HTMLOListElement>; pending?: string }) {
+  const { t } = useTranslation();
+  return (
+    <ol className="live-messages" ref={listRef} aria-label={t("livechat.messages")}>
+      {messages.map((m) => (
+        <li key={m.id} className={m.mine ? "mine" : "theirs"} data-message-id={m.id}>
+          <span className="sender">{m.mine ? t("livechat.you") : m.sender}</span>
+          <span className="body">{m.fileName ? t("livechat.file", { name: m.fileName }) : m.body}</span>
+        </li>
+      ))}
+      {pending ? (
+        <li className="mine sending" aria-busy="true">
+          <span className="sender">{t("livechat.you")}</span>
+          <span className="body">{pending}</span>
+        </li>
+      ) : null}
+    </ol>
+  );
+}
+
+function RatingForm({ data }: { data: VisitorPageData }) {
+  const { t } = useTranslation();
+  const result = useActionData<VisitorActionResult>();
+  const errors = result?.errors ?? {};
+  const chosen = result?.values?.rating ?? "";
+  return (
+    <div className="visitor-rating">
+      <h1>{t("livechat.endedTitle")}</h1>
+      <p>{t("livechat.rateTitle")}</p>
+      <Form method="post" className="stack" noValidate>
+        <input type="hidden" name="_token" value={data.csrf} />
+        <input type="hidden" name="intent" value="rate" />
+        {errors.form ? (
+          <p className="form-error" role="alert">
+            {t(errors.form)}
+          </p>
+        ) : null}
+        <fieldset className="stars" aria-invalid={!!errors.rating} aria-describedby={errors.rating ? "rating-error" : undefined}>
+          <legend>{t("livechat.rating")}</legend>
+          {[1, 2, 3, 4, 5].map((n) => (
+            <label key={n}>
+              <input type="radio" name="rating" value={n} defaultChecked={chosen === String(n)} />
+              <span aria-hidden="true">{"★".repeat(n)}</span>
+              <span className="sr-only">{t("livechat.stars", { count: n })}</span>
+            </label>
+          ))}
+        </fieldset>
+        {errors.rating ? (
+          <p className="field-error" id="rating-error">
+            {t(errors.rating)}
+          </p>
+        ) : null}
+        <label>
+          {t("livechat.reason")}
+          <textarea name="reason" rows={3} maxLength={2000} defaultValue={result?.values?.reason ?? ""} aria-invalid={!!errors.reason} aria-describedby={errors.reason ? "reason-error" : undefined} />
+        </label>
+        {errors.reason ? (
+          <p className="field-error" id="reason-error">
+            {t(errors.reason)}
+          </p>
+        ) : null}
+        <button type="submit" className="button primary">
+          {t("livechat.submit")}
+        </button>
+      </Form>
+    </div>
+  );
+}

@@ -1,0 +1,74 @@
+// /livechat: the agent's live chat desk: who is waiting (Accept), and the chats by session.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { guardPluginRoute } from "~/context.server";
+import { AccessDenied } from "~/models/access.server";
+import { acceptLiveChat, liveChatDesk } from "~/models/livechat.server";
+import { idSchema } from "../../tickets/conversation-forms";
+import { DeskSessions } from "../components/DeskSessions";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { ctx } = await guardPluginRoute(request, context);
+  return json({ desk: await liveChatDesk(ctx.user!) });
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { ctx } = await guardPluginRoute(request, context);
+  const form = await request.formData();
+  const id = idSchema.safeParse(form.get("ticket_id"));
+  if (form.get("intent") !== "accept" || !id.success) return json({ error: "conversation.badInput" }, { status: 400 });
+  try {
+    const accepted = await acceptLiveChat(ctx.user!, id.data);
+    if (!accepted) return json({ error: "livechat.takenByOther" }, { status: 409 });
+    return redirect(`/livechat/${accepted.ticketNumber}`);
+  } catch (error) {
+    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
+    throw error;
+  }
+}
+
+export default function LiveChatDesk() {
+  const { t } = useTranslation();
+  const { desk } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  return (
+    <div className="page livechat-desk">
+      <h1>{t("livechat.desk.title")}</h1>
+      {result && "error" in result ? (
+        <p className="form-error" role="alert">
+          {t(result.error)}
+        </p>
+      ) : null}
+      <section aria-labelledby="queue-title">
+        <h2 id="queue-title">{t("livechat.desk.queue")}</h2>
+        {desk.queue.length ? (
+          <ol className="queue">
+            {desk.queue.map((q) => (
+              <li key={q.id} data-ticket-id={q.id}>
+                <Link to={`/livechat/${q.ticketNumber}`}>
+                  <strong>{q.title}</strong>
+                </Link>{" "}
+                <span className="muted">{q.lastMessage}</span>
+                <Form method="post" action="/livechat" className="inline">
+                  <input type="hidden" name="intent" value="accept" />
+                  <input type="hidden" name="ticket_id" value={q.id} />
+                  <button type="submit" className="button primary">
+                    {t("livechat.desk.accept")}
+                  </button>
+                </Form>
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p className="muted">{t("livechat.desk.emptyQueue")}</p>
+        )}
+      </section>
+      <section aria-labelledby="sessions-title">
+        <h2 id="sessions-title">{t("livechat.desk.sessions")}</h2>
+        <DeskSessions sessions={desk.sessions} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+// /register/livechat/{token}: the visitor's form. Agents online: Name, Phone, Email and Message,
+// then Connect (joins the queue). Nobody online: only Message, then Submit (left for later).
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { guardPluginRoute } from "~/context.server";
+import * as livechat from "~/models/livechat.server";
+import { MAX_VISITOR_MESSAGE } from "~/livechat";
+import { getSettings } from "~/models/settings.server";
+import { registerVisitor, type FieldErrors, type RegistrationField } from "../visitor.server";
+import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { ctx } = await guardPluginRoute(request, context);
+  const visit = await livechat.findVisit(params.token);
+  if (!visit) return json({ valid: false as const, productTitle: ctx.edition.title }, { status: 404 });
+  if (visit.state !== "new") throw redirect(`/livechat/${visit.token}`);
+  const [online, settings] = await Promise.all([livechat.agentsOnline(), getSettings()]);
+  return json({
+    valid: true as const,
+    productTitle: ctx.edition.title,
+    online,
+    csrf: livechat.visitCsrf(visit.token),
+    links: { privacy: settings.privacy_url, terms: settings.terms_url },
+  });
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "" }];
+
+type ActionData = { errors: FieldErrors; errorValues?: Record<string, string>; values: Record<RegistrationField, string> };
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  await guardPluginRoute(request, context);
+  const visit = await livechat.findVisit(params.token);
+  if (!visit) throw new Response("Not Found", { status: 404 });
+  const form = await request.formData();
+  const values = Object.fromEntries((["name", "phone", "email", "message"] as const).map((k) => [k, String(form.get(k) ?? "")])) as Record<RegistrationField, string>;
+  if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return json<ActionData>({ errors: { form: "livechat.expired" }, values }, { status: 403 });
+  const outcome = await registerVisitor(visit, values, (context as { clientIp?: string }).clientIp ?? "unknown");
+  if (!outcome.ok) return json<ActionData>({ errors: outcome.errors, errorValues: outcome.errorValues, values }, { status: outcome.status });
+  return redirect(`/livechat/${visit.token}`);
+}
+
+export default function RegisterLiveChat() {
+  const data = useLoaderData<typeof loader>();
+  const result = useActionData<ActionData>();
+  const busy = useNavigation().state !== "idle";
+  const { t } = useTranslation();
+  if (!data.valid) return <VisitorInvalid />;
+  const errors = result?.errors ?? {};
+  const field = (name: RegistrationField, label: string, input: JSX.Element) => (
+    <>
+      <label>
+        {label}
+        {input}
+      </label>
+      {errors[name] ? (
+        <p className="field-error" id={`${name}-error`}>
+          {t(errors[name]!, result?.errorValues)}
+        </p>
+      ) : null}
+    </>
+  );
+  const common = (name: RegistrationField) => ({
+    name,
+    defaultValue: result?.values[name] ?? "",
+    "aria-invalid": !!errors[name],
+    "aria-describedby": errors[name] ? `${name}-error` : undefined,
+  });
+  return (
+    <VisitorFrame links={data.links}>
+      <h1>{t("livechat.title")}</h1>
+      {data.online ? null : <p className="notice">{t("livechat.offline")}</p>}
+      <Form method="post" className="stack" noValidate>
+        <input type="hidden" name="_token" value={data.csrf} />
+        {errors.form ? (
+          <p className="form-error" role="alert">
+            {t(errors.form, result?.errorValues)}
+          </p>
+        ) : null}
+        {data.online ? (
+          <>
+            {field("name", t("livechat.name"), <input {...common("name")} autoComplete="name" maxLength={120} />)}
+            {field("phone", t("livechat.phone"), <input {...common("phone")} type="tel" autoComplete="tel" maxLength={40} />)}
+            {field("email", t("livechat.email"), <input {...common("email")} type="email" autoComplete="email" maxLength={200} />)}
+          </>
+        ) : null}
+        {field("message", t("livechat.message"), <textarea {...common("message")} rows={4} maxLength={MAX_VISITOR_MESSAGE} />)}
+        <button type="submit" className="button primary" disabled={busy}>
+          {data.online ? t("livechat.connect") : t("livechat.submit")}
+        </button>
+      </Form>
+    </VisitorFrame>
+  );
+}

@@ -1,0 +1,31 @@
+// /start/livechat/{key}: the widget's link (and the embed script's frame). Each opening starts a
+// visit with its own token and goes to its page.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { guardPluginRoute } from "~/context.server";
+import { startVisit } from "~/models/livechat.server";
+import { allowVisit } from "../visitor.server";
+import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  await guardPluginRoute(request, context);
+  const clientIp = (context as { clientIp?: string }).clientIp ?? "unknown";
+  if (!(await allowVisit(clientIp))) return json({ tooMany: true }, { status: 429 });
+  const token = await startVisit(params.token);
+  if (!token) return json({ tooMany: false }, { status: 404 });
+  return redirect(`/livechat/${token}`);
+}
+
+export default function StartLiveChat() {
+  const { t } = useTranslation();
+  const data = useLoaderData<typeof loader>();
+  if (!data.tooMany) return <VisitorInvalid />;
+  return (
+    <VisitorFrame>
+      <h1>{t("livechat.title")}</h1>
+      <p role="alert">{t("livechat.tooMany")}</p>
+    </VisitorFrame>
+  );
+}
