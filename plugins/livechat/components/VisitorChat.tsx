@@ -222,9 +222,13 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
   const typingState = useRef<{ last: number; idle?: ReturnType<typeof setTimeout> }>({ last: 0 });
   const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("message") ?? "") : "";
   // a sent message clears the box; a refused one stays (the server returns it)
+  const sending = useRef(false);
   useEffect(() => {
-    if (fetcher.state === "idle" && fetcher.data === undefined) return;
-    if (fetcher.state === "idle" && !fetcher.data?.errors) form.current?.reset();
+    if (fetcher.state !== "idle") sending.current = true;
+    else if (sending.current) {
+      sending.current = false;
+      if (!fetcher.data?.errors) form.current?.reset();
+    }
   }, [fetcher.state, fetcher.data]);
   useEffect(() => {
     list.current?.lastElementChild?.scrollIntoView({ block: "end" });

@@ -1,0 +1,235 @@
+// Public live chat: a visitor queues, an agent accepts, they talk, the chat ends and is rated.
+// The visitor runs with JavaScript on and off; the agent runs with it on (an agent counts as
+// online for live chat while their page is connected).
+import { test, expect, type Browser, type Page } from "@playwright/test";
+import { chooseLanguage, login } from "./helpers";
+
+async function agentPage(browser: Browser, baseURL: string, username = "agent") {
+  const context = await browser.newContext();
+  await chooseLanguage(context, baseURL);
+  const page = await context.newPage();
+  await login(page, username, username === "admin" ? "admin" : "agent");
+  await expect(page.locator('html[data-realtime="connected"]')).toHaveCount(1);
+  return { page, close: () => context.close() };
+}
+
+async function visitorPage(browser: Browser, javaScriptEnabled: boolean) {
+  // a stranger: no language cookie, no session
+  const context = await browser.newContext({ javaScriptEnabled });
+  const page = await context.newPage();
+  return { page, close: () => context.close() };
+}
+
+/** Fills the online form and joins the queue; returns the visit's URL. */
+async function register(visitor: Page, name: string, message: string) {
+  await visitor.goto("/livechat/demo");
+  await expect(visitor.getByRole("heading", { name: "Live Chat" })).toBeVisible();
+  await expect(visitor.getByText("You are connecting to")).toBeVisible();
+  await visitor.getByRole("link", { name: "Continue" }).click();
+  await visitor.getByLabel("Name").fill(name);
+  await visitor.getByLabel("Phone").fill("+60 12 345 6789");
+  await visitor.getByLabel("Email").fill(`visitor${Date.now()}@example.com`);
+  await visitor.getByLabel("Message").fill(message);
+  await visitor.getByRole("button", { name: "Connect" }).click();
+  await expect(visitor.getByText(/Your queue number is \d+/)).toBeVisible();
+  await expect(visitor.getByText("Do not refresh the page, otherwise you have to apply the queue again.")).toBeVisible();
+  return visitor.url();
+}
+
+/** The agent accepts the waiting chat named `name` from the desk; ends on the chat's page. */
+async function accept(agent: Page, name: string) {
+  await agent.goto("/livechat");
+  const waiting = agent.locator(".queue li", { hasText: name });
+  await waiting.getByRole("button", { name: "Accept" }).click();
+  await expect(agent).toHaveURL(/\/livechat\/\d+$/);
+  await expect(agent.locator(".livechat-controls [data-state='active']")).toBeVisible();
+}
+
+async function agentReply(agent: Page, text: string) {
+  await agent.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
+  await agent.getByRole("button", { name: "Send" }).click();
+}
+
+test("with nobody online the visitor leaves a message instead", async ({ browser }) => {
+  const visitor = await visitorPage(browser, false);
+  const page = visitor.page;
+  await page.goto("/livechat/demo");
+  await page.getByRole("link", { name: "Continue" }).click();
+  await expect(page.getByText("Unfortunately, we are offline now. Please leave us a message and we'll contact you shortly.")).toBeVisible();
+  await expect(page.getByLabel("Name")).toHaveCount(0);
+  await page.getByRole("button", { name: "Submit" }).click();
+  await expect(page.getByText("This cannot be empty.")).toHaveCount(1);
+  await page.getByLabel("Message").fill("Please call me back tomorrow");
+  await page.getByRole("button", { name: "Submit" }).click();
+  await expect(page.getByRole("heading", { name: "Message sent" })).toBeVisible();
+  await expect(page.getByText("Thank you for contacting us!")).toBeVisible();
+  await visitor.close();
+});
+
+test("JavaScript on: queue, accept, messages both ways, typing, end, rating with a reason the agent sees", async ({ browser, baseURL }) => {
+  const agent = await agentPage(browser, baseURL!);
+  const visitor = await visitorPage(browser, true);
+  const v = visitor.page;
+  const name = `<i>Vera</i> ${Date.now()}`;
+
+  await agent.page.goto("/livechat?list=livechat");
+  await expect(agent.page.getByText("Nobody is waiting.")).toBeVisible();
+
+  await v.goto("/livechat/demo");
+  await v.getByRole("link", { name: "Continue" }).click();
+  await v.getByRole("button", { name: "Connect" }).click();
+  await expect(v.getByText("This cannot be empty.")).toHaveCount(4);
+  await register(v, name, "My order has not arrived");
+
+  // the agent's desk shows the waiting visitor without a reload; the name is text, not markup
+  await expect(agent.page.locator(".queue li", { hasText: name })).toBeVisible();
+  await accept(agent.page, name);
+  await expect(agent.page.locator(".text-body", { hasText: "My order has not arrived" })).toBeVisible();
+
+  // the visitor is taken into the chat (after the 2 s pause)
+  const box = v.getByRole("textbox", { name: "Message" });
+  await expect(box).toBeVisible({ timeout: 10_000 });
+  await expect(v.locator(".live-messages")).toContainText("My order has not arrived");
+
+  await agentReply(agent.page, "Hello, let me check that for you");
+  await expect(v.locator(".live-messages li.theirs", { hasText: "Hello, let me check that for you" })).toBeVisible();
+
+  await box.pressSequentially("It was order 42", { delay: 30 });
+  await expect(agent.page.getByText(/is typing/)).toBeVisible();
+  await v.getByRole("button", { name: "Send" }).click();
+  await expect(box).toHaveValue("");
+  await expect(agent.page.locator(".text-body", { hasText: "It was order 42" })).toBeVisible();
+  await expect(v.locator(".live-messages li.mine", { hasText: "It was order 42" })).toHaveCount(1);
+
+  // the visitor ends the chat and rates it: stars first, then a reason under 5 stars
+  await v.getByRole("button", { name: "End chat" }).click();
+  await expect(v.getByRole("heading", { name: "Live Chat Ended" })).toBeVisible();
+  await v.getByRole("button", { name: "Submit" }).click();
+  await expect(v.getByText("Please fill in.")).toBeVisible();
+  await v.getByLabel("3 stars").check();
+  await v.getByRole("button", { name: "Submit" }).click();
+  await expect(v.getByText("Please tell us what should we improve!")).toBeVisible();
+  await v.getByLabel("Reason").fill("Took a while to answer");
+  await v.getByRole("button", { name: "Submit" }).click();
+  await expect(v.getByText("Thank you for your feedback.")).toBeVisible();
+
+  await expect(agent.page.locator(".livechat-controls [data-state='ended']")).toBeVisible();
+  await expect(agent.page.locator(".livechat-controls .rating")).toHaveText("Rating: 3/5 · Reason: Took a while to answer");
+  await visitor.close();
+  await agent.close();
+});
+
+test("JavaScript off: the visitor waits on a page that refreshes itself, reads and sends messages and rates", async ({ browser, baseURL }) => {
+  const agent = await agentPage(browser, baseURL!);
+  const visitor = await visitorPage(browser, false);
+  const v = visitor.page;
+  const name = `Noel ${Date.now()}`;
+  await register(v, name, "Hello from a plain browser");
+
+  await accept(agent.page, name);
+  // the queue page reloads itself into the chat
+  await expect(v.getByRole("textbox", { name: "Message" })).toBeVisible({ timeout: 15_000 });
+  const frame = v.frameLocator("iframe.messages-frame");
+  await expect(frame.locator("li", { hasText: "Hello from a plain browser" })).toBeVisible();
+
+  await agentReply(agent.page, "Welcome, Noel");
+  await expect(frame.locator("li.theirs", { hasText: "Welcome, Noel" })).toBeVisible({ timeout: 10_000 });
+
+  await v.getByRole("textbox", { name: "Message" }).fill("Thanks!");
+  await v.getByRole("button", { name: "Send" }).click();
+  await expect(agent.page.locator(".text-body", { hasText: "Thanks!" })).toBeVisible();
+
+  // too long: refused with a clear error, the text kept
+  const long = "x".repeat(5001);
+  await v.getByRole("textbox", { name: "Message" }).fill(long);
+  await v.getByRole("button", { name: "Send" }).click();
+  await expect(v.getByText("The message is too long (at most 5000 characters).")).toBeVisible();
+  await expect(v.getByRole("textbox", { name: "Message" })).toHaveValue(long);
+
+  // the agent ends it; the visitor's frame says so and leads to the rating
+  await agent.page.getByRole("button", { name: "End live chat" }).click();
+  await frame.getByRole("link", { name: "The chat is over. Continue" }).click({ timeout: 10_000 });
+  await v.getByLabel("5 stars").check();
+  await v.getByRole("button", { name: "Submit" }).click();
+  await expect(v.getByRole("heading", { name: "Live Chat Ended" })).toBeVisible();
+  await expect(v.getByText("Thank you for your feedback.")).toBeVisible();
+  await agent.page.reload();
+  await expect(agent.page.locator(".livechat-controls .rating")).toHaveText("Rating: 5/5");
+  await visitor.close();
+  await agent.close();
+});
+
+test("the agent converts a chat to a ticket, and the visitor sees it converted", async ({ browser, baseURL }) => {
+  const agent = await agentPage(browser, baseURL!);
+  const visitor = await visitorPage(browser, true);
+  const name = `Cora ${Date.now()}`;
+  await register(visitor.page, name, "I need an invoice");
+  await accept(agent.page, name);
+  await agent.page.getByRole("button", { name: "Convert to ticket" }).click();
+  await expect(agent.page).toHaveURL(/\/ticket\/\d+$/);
+  await expect(agent.page.getByText(/converted the live chat to a ticket/)).toBeVisible();
+  await expect(visitor.page.getByRole("heading", { name: "Live Chat Converted" })).toBeVisible();
+  await expect(visitor.page.getByText("Your live chat has been converted to ticket, thank you!")).toBeVisible();
+  await visitor.close();
+  await agent.close();
+});
+
+test("an unknown or removed link says 'Invalid link'; an admin's removal reaches an open agent page", async ({ browser, baseURL }) => {
+  const visitor = await visitorPage(browser, false);
+  const response = await visitor.page.goto("/livechat/no-such-visit-token");
+  expect(response?.status()).toBe(404);
+  await expect(visitor.page.getByRole("heading", { name: "Invalid link" })).toBeVisible();
+  await expect(visitor.page.getByText("This link maybe used or deleted. Please request a link from your live chat provider again.")).toBeVisible();
+  expect((await visitor.page.goto("/start/livechat/revoked-or-unknown"))?.status()).toBe(404);
+
+  const admin = await agentPage(browser, baseURL!, "admin");
+  const agent = await agentPage(browser, baseURL!);
+  const name = `Rex ${Date.now()}`;
+  const url = await register(visitor.page, name, "spam spam");
+  await accept(agent.page, name);
+  await admin.page.goto(agent.page.url());
+  await admin.page.getByRole("button", { name: "Remove live chat" }).click();
+  await expect(admin.page).toHaveURL(/\/$/);
+  // the agent who had it open is sent home
+  await expect(agent.page).toHaveURL(/\/$/);
+  await visitor.page.goto(url);
+  await expect(visitor.page.getByRole("heading", { name: "Invalid link" })).toBeVisible();
+  await Promise.all([visitor.close(), admin.close(), agent.close()]);
+});
+
+test("JSON twins: info, register and rate; a forged csrf is refused; a visit only reads itself", async ({ request, browser, baseURL }) => {
+  const agent = await agentPage(browser, baseURL!);
+  const info = await (await request.get("/api/livechat/info?token=demo")).json();
+  expect(info).toMatchObject({ result: "success", ticket_id: null, name: "OmniDesk" });
+  expect(info.csrf).toEqual(expect.any(String));
+  const token = info.token as string;
+
+  const forged = await request.post("/api/livechat/register", { data: { _token: "forged", token, name: "A", phone: "1", email: "a@example.com", des: "hi" } });
+  expect(forged.status()).toBe(403);
+  const missing = await request.post("/api/livechat/register", { data: { token, name: "A", phone: "1", email: "a@example.com", des: "hi" } });
+  expect(missing.status()).toBe(403);
+
+  const empty = await request.post("/api/livechat/register", { data: { _token: info.csrf, token, name: "", phone: "", email: "", des: "" } });
+  expect(empty.status()).toBe(400);
+  expect((await empty.json()).errors).toMatchObject({ name: "livechat.empty", message: "livechat.empty" });
+
+  const name = `Api ${Date.now()}`;
+  const ok = await request.post("/api/livechat/register", { data: { _token: info.csrf, token, title: "t", name, phone: "1", email: "api@example.com", des: "via the API", ic: "" } });
+  expect(ok.status()).toBe(200);
+  const registered = await ok.json();
+  expect(registered).toMatchObject({ result: "success", state: "queued" });
+
+  // rating before the end: refused
+  expect((await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } })).status()).toBe(409);
+
+  // another visit's csrf does not open this one
+  const other = await (await request.get("/api/livechat/info?token=demo")).json();
+  expect((await request.post("/api/livechat/rate", { data: { _token: other.csrf, token, rating: 5 } })).status()).toBe(403);
+
+  await accept(agent.page, name);
+  await agent.page.getByRole("button", { name: "End live chat" }).click();
+  const rated = await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } });
+  expect(await rated.json()).toEqual({ result: "success" });
+  expect((await (await request.get(`/api/livechat/info?token=${token}`)).json()).result).toBe("closed");
+  await agent.close();
+});
