@@ -1,0 +1,161 @@
+// Live chat visits on both dialects: registration, the queue, one winner per accept, the
+// visitor's messages, ending, rating once, conversion, merging and access.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { createTestDb, DIALECTS, type TestDb } from "./harness";
+import { seedDemo } from "@db/seed";
+import * as livechat from "~/models/livechat.server";
+import { canRead } from "~/models/access.server";
+import { findUserByUsername, type UserRow } from "~/models/users.server";
+import { rateVisit, registerVisitor, sendVisitorMessage } from "@plugins/livechat/visitor.server";
+
+const NOW = Date.UTC(2026, 10, 21, 12);
+const person = (n: string) => ({ name: `Visitor ${n}`, phone: "123", email: `${n}@example.com`, message: `Hello from ${n}` });
+
+describe.each(DIALECTS)("live chat on %s", (dialect) => {
+  let t: TestDb;
+  let admin: UserRow, agent: UserRow, agent2: UserRow;
+  const visit = async () => (await livechat.findVisit((await livechat.startVisit("demo"))!))!;
+  const reload = async (v: livechat.Visit) => (await livechat.findVisit(v.token))!;
+  const queued = async (n: string) => {
+    const v = await visit();
+    await livechat.register(v, person(n), true);
+    return reload(v);
+  };
+
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    await seedDemo(t.handle, { tickets: 0, now: NOW });
+    [admin, agent, agent2] = await Promise.all(["admin", "agent", "agent2"].map(async (u) => (await findUserByUsername(u))!));
+  });
+  afterAll(async () => t?.cleanup());
+
+  it("starts visits only from a valid widget key, with tokens that are never ticket numbers", async () => {
+    expect(await livechat.startVisit("no-such-key")).toBeUndefined();
+    const token = (await livechat.startVisit("demo"))!;
+    expect(livechat.isVisitToken(token)).toBe(true);
+    expect(livechat.isVisitToken("123456")).toBe(false);
+    expect(await livechat.findVisit("123456")).toBeUndefined();
+    const v = (await livechat.findVisit(token))!;
+    expect(v.state).toBe("new");
+    expect(livechat.infoResult(v, true)).toBe("success");
+    expect(livechat.infoResult(v, false)).toBe("noAgent");
+  });
+
+  it("queues online registrations in order and leaves offline ones as messages", async () => {
+    const first = await queued("q1");
+    const second = await queued("q2");
+    expect(first.state).toBe("queued");
+    expect(first.ticket).toMatchObject({ kind: "livechat", channel: "LIVECHAT", departmentId: 2, contactName: "Visitor q1" });
+    const before = await livechat.queueNumber(first);
+    expect(await livechat.queueNumber(second)).toBe(before + 1);
+
+    const offline = await visit();
+    await livechat.register(offline, { name: "", phone: "", email: "", message: "Call me" }, false);
+    expect((await reload(offline)).state).toBe("sent");
+    expect(livechat.infoResult(await reload(offline), false)).toBe("closed");
+    // the same form twice opens one chat
+    await expect(livechat.register(await reload(first), person("q1"), true)).rejects.toBeInstanceOf(livechat.VisitConflict);
+  });
+
+  it("validates the form: every field when online, only the message when offline, addresses checked", async () => {
+    const v = await visit();
+    // the unit tests have no sockets: nobody is online, so only the message counts
+    const offline = await registerVisitor(v, { name: "", phone: "", email: "", message: "" }, "10.0.0.1");
+    expect(offline).toMatchObject({ ok: false, errors: { message: "livechat.empty" } });
+    const bad = await registerVisitor(v, { name: "", phone: "", email: "nope", message: "hi" }, "10.0.0.1");
+    expect(bad).toMatchObject({ ok: false, errors: { email: "conversation.badEmail" } });
+  });
+
+  it("lets one agent accept a waiting chat; the visitor then talks to them", async () => {
+    const v = await queued("race");
+    const ticketId = v.ticketId!;
+    const results = await Promise.all([livechat.acceptLiveChat(agent, ticketId), livechat.acceptLiveChat(admin, ticketId)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const active = await reload(v);
+    expect(active.state).toBe("active");
+
+    expect(await sendVisitorMessage(active, "  ")).toMatchObject({ ok: false, errors: { message: "livechat.empty" } });
+    expect(await sendVisitorMessage(active, "x".repeat(5001))).toMatchObject({ ok: false, status: 413 });
+    expect(await sendVisitorMessage(active, "<b>bold?</b>")).toEqual({ ok: true });
+    const shown = await livechat.visitorMessages(active);
+    expect(shown.map((m) => m.body)).toEqual(["Hello from race", "<b>bold?</b>"]);
+    expect(shown.every((m) => m.mine)).toBe(true);
+    // the system line "accepted" is for agents only
+    const { db, schema } = t.handle;
+    const all = await db.select().from(schema.messages).where(eq(schema.messages.ticketId, ticketId));
+    expect(all.some((m) => m.type === "system")).toBe(true);
+    // everyone in the chat but the visitor has it unread
+    const [p] = await db.select().from(schema.participants).where(eq(schema.participants.ticketId, ticketId));
+    expect(p.unread).toBe(true);
+  });
+
+  it("ends a chat once and takes one rating, with a reason under 5 stars", async () => {
+    const v = await queued("rate");
+    await livechat.acceptLiveChat(agent, v.ticketId!);
+    expect(await rateVisit(await reload(v), { rating: "4", reason: "too early" })).toMatchObject({ ok: false, status: 409 });
+    expect(await livechat.endLiveChat(v.ticket!)).toBe(true);
+    expect(await livechat.endLiveChat(v.ticket!)).toBe(false);
+    const ended = await reload(v);
+    expect(livechat.infoResult(ended, true)).toBe("rating");
+    expect(await rateVisit(ended, { rating: "", reason: "" })).toMatchObject({ ok: false, errors: { rating: "livechat.rateRequired" } });
+    expect(await rateVisit(ended, { rating: "3", reason: " " })).toMatchObject({ ok: false, errors: { reason: "livechat.reasonRequired" } });
+    expect(await rateVisit(ended, { rating: "6", reason: "x" })).toMatchObject({ ok: false, errors: { rating: "livechat.rateRequired" } });
+    expect(await rateVisit(ended, { rating: "3", reason: "Slow" })).toEqual({ ok: true });
+    expect(await rateVisit(ended, { rating: "5", reason: "" })).toMatchObject({ ok: false, status: 409 });
+    const rated = await reload(v);
+    expect(rated.ticket).toMatchObject({ rating: 3, ratingReason: "Slow", status: 2 });
+    expect(livechat.infoResult(rated, true)).toBe("closed");
+  });
+
+  it("converts a chat to a ticket", async () => {
+    const v = await queued("convert");
+    await livechat.acceptLiveChat(agent, v.ticketId!);
+    await livechat.convertToTicket(agent, v.ticket!);
+    const after = await reload(v);
+    expect(after.state).toBe("converted");
+    expect(after.ticket?.kind).toBe("ticket");
+    expect(livechat.infoResult(after, true)).toBe("converted");
+    await expect(livechat.convertToTicket(agent, v.ticket!)).rejects.toBeInstanceOf(livechat.VisitConflict);
+  });
+
+  it("groups chats by session (same email), merges sessions and keeps other departments out", async () => {
+    const a1 = await queued("same");
+    const a2 = await visit();
+    await livechat.register(a2, { ...person("same"), name: "Same again" }, true);
+    const a2r = await reload(a2);
+    const b = await queued("other");
+    const sameSession = a2r.ticket!.sessionId;
+    expect(sameSession).toBe(a1.ticket!.sessionId);
+    expect(b.ticket!.sessionId).not.toBe(sameSession);
+
+    const desk = await livechat.liveChatDesk(agent);
+    expect(desk.queue.map((q) => q.id)).toEqual(expect.arrayContaining([a1.ticketId, a2r.ticketId, b.ticketId]));
+
+    await livechat.acceptLiveChat(agent, a1.ticketId!);
+    await livechat.acceptLiveChat(agent, b.ticketId!);
+    await livechat.mergeSessions(agent, b.ticket!.sessionId!, sameSession!);
+    const merged = (await livechat.liveChatDesk(agent)).sessions.find((s) => s.id === sameSession)!;
+    expect(merged.chats.map((c) => c.id)).toEqual(expect.arrayContaining([a1.ticketId, b.ticketId]));
+    // newest first within the session
+    expect([...merged.chats].sort((x, y) => y.updatedAt - x.updatedAt).map((c) => c.id)).toEqual(merged.chats.map((c) => c.id));
+
+    // an agent outside the live chat department cannot read or accept it
+    const { db, schema } = t.handle;
+    await db.update(schema.users).set({ departmentId: 1 }).where(eq(schema.users.id, agent2.id));
+    const outsider = (await findUserByUsername("agent2"))!;
+    const waiting = await queued("outsider");
+    expect(await canRead(outsider, waiting.ticketId!)).toBe(false);
+    await expect(livechat.acceptLiveChat(outsider, waiting.ticketId!)).rejects.toThrow("You cannot read this conversation.");
+    expect((await livechat.liveChatDesk(outsider)).queue).toHaveLength(0);
+  });
+
+  it("removes a chat (admins or its assignee) and its visit with it", async () => {
+    const v = await queued("remove");
+    await livechat.acceptLiveChat(agent, v.ticketId!);
+    const other = (await findUserByUsername("agent2"))!;
+    await expect(livechat.removeLiveChat(other, v.ticket!)).rejects.toThrow();
+    await livechat.removeLiveChat(admin, v.ticket!);
+    expect(await livechat.findVisit(v.token)).toBeUndefined();
+  });
+});
