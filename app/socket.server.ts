@@ -5,7 +5,7 @@ import { canRead } from "./models/access.server";
 import { findUserById } from "./models/users.server";
 import { unreadCounts } from "./models/unread.server";
 import { broadcast, VISITOR_NAMESPACE, visitorRoom } from "./realtime.server";
-import { findVisit, queueNumber, validVisitCsrf } from "./models/livechat.server";
+import { acceptLiveChat, findVisit, liveChatDesk, queueNumber, validVisitCsrf } from "./models/livechat.server";
 import { VERSION } from "./version";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
@@ -112,6 +112,25 @@ export function attachSocketHandlers(io: Server) {
     for (const event of ["refreshTicketUnreadCount", "refreshLiveChatUnreadCount", "refreshChatUnreadCount"]) {
       socket.on(event, safely(socket, async () => void socket.emit("unreadCount2", await unreadCounts(userId))));
     }
+
+    // acceptLiveChat {ticketId}: the desk's Accept over the socket (the same model call as the form)
+    socket.on(
+      "acceptLiveChat",
+      safely(socket, async (payload: unknown, ack?: (answer: { ok: boolean; ticketNumber?: number }) => void) => {
+        const ticketId = ticketIdOf(payload);
+        const user = ticketId ? await findUserById(userId) : undefined;
+        const accepted = user && (await canRead(user, ticketId!)) ? await acceptLiveChat(user, ticketId!) : false;
+        if (typeof ack === "function") ack(accepted ? { ok: true, ticketNumber: accepted.ticketNumber } : { ok: false });
+      }),
+    );
+    // getLiveChatQueue: how many visitors wait (in the chats this user may read)
+    socket.on(
+      "getLiveChatQueue",
+      safely(socket, async () => {
+        const user = await findUserById(userId);
+        if (user) socket.emit("liveChatQueue", { count: (await liveChatDesk(user)).queue.length });
+      }),
+    );
 
     // typing goes only to rooms the socket has joined (and so was allowed into)
     for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {

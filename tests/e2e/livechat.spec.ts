@@ -2,7 +2,8 @@
 // The visitor runs with JavaScript on and off; the agent runs with it on (an agent counts as
 // online for live chat while their page is connected).
 import { test, expect, type Browser, type Page } from "@playwright/test";
-import { chooseLanguage, login } from "./helpers";
+import { io } from "socket.io-client";
+import { chooseLanguage, login, PASSWORD } from "./helpers";
 
 async function agentPage(browser: Browser, baseURL: string, username = "agent") {
   const context = await browser.newContext();
@@ -232,4 +233,60 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
   expect(await rated.json()).toEqual({ result: "success" });
   expect((await (await request.get(`/api/livechat/info?token=${token}`)).json()).result).toBe("closed");
   await agent.close();
+});
+
+test("sockets: a visitor needs a live visit token, hears only their own chat; agents accept over the socket", async ({ baseURL, playwright }) => {
+  const connectVisitor = (token: string) => {
+    const socket = io(`${baseURL}/visitor`, { transports: ["websocket"], auth: { token }, reconnection: false, timeout: 5000, forceNew: true });
+    return new Promise<{ socket: typeof socket; error?: Error }>((resolve) => {
+      socket.on("connect", () => resolve({ socket }));
+      socket.on("connect_error", (error) => resolve({ socket, error }));
+    });
+  };
+  expect((await connectVisitor("no-such-visit-token")).error?.message).toBe("unauthorized");
+
+  // an agent connected over the socket makes the live chat "online"
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  const signedIn = await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
+  expect(signedIn.status(), await signedIn.text()).toBe(302);
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const agent = io(baseURL!, { forceNew: true, transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  const agentError = await new Promise<Error | undefined>((resolve) => {
+    agent.on("connect", () => resolve(undefined));
+    agent.on("connect_error", resolve);
+  });
+  expect(agentError).toBeUndefined();
+
+  const register = async (name: string) => {
+    const info = await (await api.get("/api/livechat/info?token=demo")).json();
+    await api.post("/api/livechat/register", { data: { _token: info.csrf, token: info.token, name, phone: "1", email: `${name}@example.com`, des: "hi" } });
+    return info as { token: string; csrf: string };
+  };
+  const mine = await register(`sock${Date.now()}`);
+  const other = await register(`other${Date.now()}`);
+
+  const { socket: visitor } = await connectVisitor(mine.token);
+  expect(await visitor.timeout(4000).emitWithAck("registerQueue", { token: mine.token, csrf: other.csrf })).toEqual({ ok: false });
+  const answer = await visitor.timeout(4000).emitWithAck("registerQueue", { token: mine.token, csrf: mine.csrf });
+  expect(answer).toMatchObject({ ok: true, number: expect.any(Number) });
+
+  const heard: string[] = [];
+  visitor.onAny((event) => heard.push(event));
+  const otherInfo = await (await api.get(`/api/livechat/info?token=${other.token}`)).json();
+  const mineInfo = await (await api.get(`/api/livechat/info?token=${mine.token}`)).json();
+
+  // accepting the other visitor's chat: this visitor hears only that its place in the queue moved
+  const moved = new Promise((resolve) => visitor.once("queueNumber", resolve));
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: otherInfo.ticket_id })).toMatchObject({ ok: true });
+  await moved;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(new Set(heard)).toEqual(new Set(["queueNumber"]));
+  const accepted = new Promise((resolve) => visitor.on("queueAccepted", resolve));
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toMatchObject({ ok: true, ticketNumber: expect.any(Number) });
+  // a second accept of the same chat loses
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toEqual({ ok: false });
+  await accepted;
+  visitor.close();
+  agent.close();
+  await api.dispose();
 });
