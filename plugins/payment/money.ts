@@ -101,3 +101,8 @@ export function formatMoney(minor: number, currency: string, exponent: number): 
 export function formatPercent(bp: number): string {
   return `${toDecimal(bp, 2).replace(/\.?0+$/, "")}%`;
 }
+
+/** Minor-unit digits of a currency we price in (stored payments carry only the code). */
+export function exponentOf(currency: string): number {
+  return [...TABLE, INTERNATIONAL].find((e) => e.currency === currency)?.exponent ?? 2;
+}
