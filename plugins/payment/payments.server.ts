@@ -37,6 +37,7 @@ export async function getSubscription() {
     expired: isExpired(state, now),
     billingName: s.billing_name,
     billingEmail: s.billing_email,
+    timeZone: s.timezone,
   };
 }
 export type Subscription = Awaited<ReturnType<typeof getSubscription>>;
