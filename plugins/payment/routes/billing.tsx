@@ -59,7 +59,7 @@ export default function Billing() {
       </p>
       <section>
         <h2>{t("payment.billingInfo")}</h2>
-        <Form method="post" className="stack narrow">
+        <Form method="post" className="stack narrow" noValidate>
           <label>
             {t("payment.billingName")}
             <input name="billing_name" defaultValue={failed?.name ?? data.sub.billingName} maxLength={200} aria-invalid={failed?.field === "name"} />
