@@ -218,6 +218,30 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
       expect(await paymentByRef(created.ref)).toMatchObject({ status: "FAILED", description: "The bank did not approve the payment." });
     });
 
+    it("the webhook route: a bad signature is refused and changes nothing; a good one activates once", async () => {
+      const { action } = await import("@plugins/payment/routes/webhook");
+      const env = { PAYMENT_PROVIDER: "billplz", BILLPLZ_API_KEY: "api-key", BILLPLZ_COLLECTION_ID: "col1", BILLPLZ_X_SIGNATURE_KEY: X_KEY, BILLPLZ_API_URL: apiUrl };
+      const saved = { ...process.env };
+      Object.assign(process.env, env);
+      try {
+        const created = await createPayment({ userId: admin, plan: "3", quantity: "2", idempotencyKey: key(), country: "MY", origin }, provider());
+        if (!created.ok) throw new Error();
+        const billId = (await paymentByRef(created.ref))!.providerRef!;
+        const post = (fields: Record<string, string>) =>
+          action({ request: new Request(`${origin}/api/payment/webhook/billplz`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Host: "localhost:3000" }, body: new URLSearchParams(fields) }), params: { provider: "billplz" }, context: { cspNonce: "", clientIp: "127.0.0.1" } });
+        const paid = callback(billId, true, (await paymentByRef(created.ref))!.totalMinor);
+        const forged = await post({ ...paid, x_signature: "ab".repeat(32) });
+        expect(forged.status).toBe(400);
+        expect(await getSubscription()).toMatchObject({ plan: 0, accountType: 0 });
+        expect((await post(paid)).status).toBe(200);
+        expect((await post(paid)).status).toBe(200);
+        expect(await getSubscription()).toMatchObject({ plan: 3, seats: 2 });
+        expect(await listInvoices()).toHaveLength(1);
+      } finally {
+        for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
+      }
+    });
+
     it("provider refusals become the payment's description; non-MYR is refused", async () => {
       const bad = billplzProvider({ apiKey: "wrong", collectionId: "col1", xSignatureKey: X_KEY, apiUrl });
       expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin }, bad)).toEqual({ ok: false, error: "failed", description: "Invalid access key" });
