@@ -26,14 +26,14 @@ test.afterAll(async () => {
 });
 
 /** The workspace as a trial that has ended, with no payments; billing information optional. */
-function endedTrial(billing: boolean) {
+function endedTrial(billing: boolean, plan = "0", accountType = "0") {
   const db = new Database(path.join(dataDir, "omnidesk.sqlite"));
   db.pragma("busy_timeout = 5000");
   const set = db.prepare("insert into settings (key, value) values (?, ?) on conflict(key) do update set value = excluded.value");
   db.transaction(() => {
     db.exec("delete from invoices; delete from payments;");
-    set.run("plan", "0");
-    set.run("account_type", "0");
+    set.run("plan", plan);
+    set.run("account_type", accountType);
     set.run("account_expires_at", String(Date.now() - 60_000));
     set.run("seats", "0");
     set.run("billing_name", billing ? "Demo Sdn Bhd" : "");
@@ -183,7 +183,52 @@ test.describe("JavaScript on", () => {
   });
 });
 
+test.describe("JavaScript on, checkout closed", () => {
+  test("closing the checkout before paying counts as failed", async ({ browser }) => {
+    endedTrial(true);
+    const { page, context } = await adminPage(browser, true);
+    await page.goto("/plan");
+    await hydrated(page);
+    await basicCard(page).getByRole("link", { name: "Buy Basic" }).click();
+    const dialog = page.getByRole("dialog", { name: "Buy Basic" });
+    await dialog.getByLabel("Number of Users").fill("2");
+    const popupOpened = context.waitForEvent("page");
+    await dialog.getByRole("button", { name: "Continue" }).click();
+    const checkout = await popupOpened;
+    await expect(checkout.getByRole("heading", { name: "Sandbox checkout" })).toBeVisible();
+    await expect(dialog.getByRole("status")).toContainText("Waiting for the payment");
+    await checkout.close();
+    await expect(dialog.getByText("Payment failed.")).toBeVisible({ timeout: 10_000 });
+    await dialog.getByRole("button", { name: "Close" }).click();
+    // the abandoned payment is still open at the provider: purchases wait for it
+    await expect(page.getByText("A payment is already in progress.")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Buy Pro" })).toBeDisabled();
+    await context.close();
+  });
+});
+
 test.describe("JavaScript off", () => {
+  test("an expired subscription shows the red banner; Pay Now renews the plan", async ({ browser }) => {
+    endedTrial(true, "2", "1");
+    const { page, context } = await adminPage(browser, false);
+    const banner = page.getByRole("alert").filter({ hasText: "You subscription has expired. Please make payment to continue." });
+    await expect(banner).toBeVisible();
+    await expect(banner.getByRole("link", { name: "Switch Plan" })).toHaveAttribute("href", "/plan");
+    await banner.getByRole("link", { name: "Pay Now" }).click();
+    await expect(page).toHaveURL(`${base}/payment`);
+    await expect(page.getByRole("heading", { name: "Buy Basic" })).toBeVisible();
+    await page.getByLabel("Number of Users").fill("2");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(page.getByTestId("total")).toHaveText("MYR 192.24");
+    await page.getByRole("button", { name: "Pay (success)" }).click();
+    await expect(page.getByText("Payment successful. Your plan is active.")).toBeVisible();
+    await page.goto("/plan");
+    await expect(page.getByTestId("current-plan")).toHaveText("Basic");
+    await expect(page.getByTestId("seats")).toHaveText("2");
+    await expect(page.getByRole("alert").filter({ hasText: "You subscription has expired." })).toHaveCount(0);
+    await context.close();
+  });
+
   test("a trial admin buys Basic for 3 users through the sandbox checkout", async ({ browser }) => {
     test.setTimeout(60_000);
     endedTrial(false);
