@@ -10,6 +10,11 @@ export const SETTING_DEFAULTS = {
   account_type: "1",
   /** Unix ms when the subscription or trial ends; empty for none. */
   account_expires_at: "",
+  /** Users paid for (payment plugin). */
+  seats: "0",
+  /** Who invoices are made out to; a purchase needs both (spec: 'Billing information could not be found.'). */
+  billing_name: "",
+  billing_email: "",
   rank: "9999999",
   acw_seconds: "30",
   timezone: "Asia/Kuala_Lumpur",

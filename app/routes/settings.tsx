@@ -1,7 +1,7 @@
 // Personal settings: language, theme, rich links and two-factor sign-in.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import QRCode from "qrcode";
 import { requestContext, requireUser } from "~/context.server";
@@ -23,6 +23,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     totpEnabled: user.totpEnabled,
     setup,
     saved: params.has("saved"),
+    // section 17, subscriptions and billing, lives in the payment plugin
+    billing: user.type === "admin" && ctx.edition.enabled.includes("payment"),
   });
 }
 
@@ -62,6 +64,11 @@ export default function Settings() {
       {data.saved ? (
         <p className="notice" role="status">
           {t("settings.updated")}
+        </p>
+      ) : null}
+      {data.billing ? (
+        <p>
+          <Link to="/settings/billing">{t("payment.billingTitle")}</Link>
         </p>
       ) : null}
       <section>

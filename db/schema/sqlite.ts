@@ -250,3 +250,54 @@ export const livechatVisits = sqliteTable(
   },
   (t) => [index("livechat_visits_state_queued_idx").on(t.state, t.queuedAt), uniqueIndex("livechat_visits_ticket_idx").on(t.ticketId)],
 );
+
+// ---- payment plugin: payments and invoices (plans and seats live in settings) ----
+
+/** One attempt to pay for a plan; status PENDING -> SUCCESS or FAILED exactly once. Money in minor units. */
+export const payments = sqliteTable(
+  "payments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ref: text("ref").notNull(), // payment_ref: random, shown to the payer and the provider
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    plan: integer("plan").notNull(),
+    quantity: integer("quantity").notNull(),
+    currency: text("currency").notNull(),
+    unitMinor: integer("unit_minor").notNull(),
+    amountMinor: integer("amount_minor").notNull(),
+    taxBp: integer("tax_bp").notNull(),
+    taxMinor: integer("tax_minor").notNull(),
+    totalMinor: integer("total_minor").notNull(),
+    status: text("status").notNull().default("PENDING"), // PENDING | SUCCESS | FAILED
+    description: text("description").notNull().default(""), // payment_desc
+    provider: text("provider").notNull(),
+    providerRef: text("provider_ref"),
+    checkoutUrl: text("checkout_url"),
+    /** The form's one-time key: a double submit finds the first payment instead of making a second. */
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: time("created_at").notNull(),
+    settledAt: time("settled_at"),
+  },
+  (t) => [
+    uniqueIndex("payments_ref_idx").on(t.ref),
+    uniqueIndex("payments_idempotency_idx").on(t.userId, t.idempotencyKey),
+    index("payments_provider_ref_idx").on(t.provider, t.providerRef),
+    index("payments_created_idx").on(t.createdAt),
+  ],
+);
+
+/** Issued once per successful payment, in the transaction that activates the plan. */
+export const invoices = sqliteTable(
+  "invoices",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    number: text("number").notNull(),
+    paymentId: integer("payment_id").notNull().references(() => payments.id, { onDelete: "cascade" }),
+    billingName: text("billing_name").notNull(),
+    billingEmail: text("billing_email").notNull(),
+    periodStart: time("period_start").notNull(),
+    periodEnd: time("period_end").notNull(),
+    issuedAt: time("issued_at").notNull(),
+  },
+  (t) => [uniqueIndex("invoices_number_idx").on(t.number), uniqueIndex("invoices_payment_idx").on(t.paymentId)],
+);

@@ -2,6 +2,7 @@
 // an agent never gets a hit from a conversation they may not read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { kindOf } from "~/channels";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "@db/seed";
 import {
@@ -130,6 +131,7 @@ describe.each(DIALECTS)("search on %s", (dialect) => {
           ticketNumber: ++number,
           title: f.title,
           channel: f.channel,
+          kind: kindOf(f.channel),
           departmentId: f.departmentId,
           contactName: "Zed Quux",
           contactEmail: "zed+quux@example.org",
