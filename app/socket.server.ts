@@ -2,6 +2,7 @@
 // (canRead), and typing is the one event that does not go through a model write.
 import type { Server, Socket } from "socket.io";
 import { canRead } from "./models/access.server";
+import { conversationById, markConversationRead } from "./models/conversation.server";
 import { findUserById } from "./models/users.server";
 import { unreadCounts } from "./models/unread.server";
 import { broadcast, VISITOR_NAMESPACE, visitorRoom } from "./realtime.server";
@@ -111,6 +112,21 @@ export function attachSocketHandlers(io: Server) {
     // refresh*UnreadCount: the counts of this user, answered as unreadCount2 {ticket, livechat, chat}
     for (const event of ["refreshTicketUnreadCount", "refreshLiveChatUnreadCount", "refreshChatUnreadCount"]) {
       socket.on(event, safely(socket, async () => void socket.emit("unreadCount2", await unreadCounts(userId))));
+    }
+
+    // readMessage / readMessage2 {ticketId}: the user looked at the conversation; every tab of
+    // theirs gets the new unread counts
+    for (const event of ["readMessage", "readMessage2"]) {
+      socket.on(
+        event,
+        safely(socket, async (payload: unknown) => {
+          const ticketId = ticketIdOf(payload);
+          const user = ticketId ? await findUserById(userId) : undefined;
+          if (!user || !(await canRead(user, ticketId!))) return;
+          await markConversationRead(user, await conversationById(user, ticketId!));
+          io.to(`user:${userId}`).emit("unreadCount2", await unreadCounts(userId));
+        }),
+      );
     }
 
     // acceptLiveChat {ticketId}: the desk's Accept over the socket (the same model call as the form)

@@ -20,8 +20,14 @@ export function useConversationRoom(ticketId: number) {
     };
     join();
     const unsubscribe = subscribe(realtime, join);
+    // coming back to the tab reads what arrived meanwhile (spec: read when viewed with focus)
+    const read = () => {
+      if (!document.hidden) realtime.socket?.emit("readMessage", { ticketId });
+    };
+    window.addEventListener("focus", read);
     return () => {
       open = false;
+      window.removeEventListener("focus", read);
       unsubscribe();
       realtime.rooms[ticketId] = false;
       realtime.socket?.emit("leaveRoom", { ticketId });

@@ -64,6 +64,26 @@ test("refreshTicketUnreadCount answers unreadCount2 with the counts of /api/unre
   await api.dispose();
 });
 
+test("readMessage marks a conversation read and tells every tab the new unread counts", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const token = (await (await api.post("/api/auth2", { data: { client: "agent", password: PASSWORD, type: "agent" } })).json()).token;
+  const list = await (await api.get(`/api/ticket/load/${token}/4/ticket/0`)).json();
+  const unread = (list.data as { id: number; read: boolean }[]).find((t) => !t.read);
+  expect(unread).toBeDefined();
+  const before = await (await api.get(`/api/unread?_token=${token}`)).json();
+  const [tab1, tab2] = [await connect(baseURL!, `sid=${sid.value}`), await connect(baseURL!, `sid=${sid.value}`)];
+  const told = new Promise<{ ticket: number }>((resolve) => tab2.socket.on("unreadCount2", resolve));
+  tab1.socket.emit("readMessage", { ticketId: unread!.id });
+  expect((await told).ticket).toBe(before.ticket - 1);
+  const after = await (await api.get(`/api/ticket/load/${token}/4/ticket/0`)).json();
+  expect((after.data as { id: number; read: boolean }[]).find((t) => t.id === unread!.id)?.read).toBe(true);
+  tab1.socket.close();
+  tab2.socket.close();
+  await api.dispose();
+});
+
 test("a new socket is told the server's version", async ({ baseURL, playwright }) => {
   const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
   await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
