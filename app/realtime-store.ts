@@ -1,6 +1,7 @@
 // Realtime state in the browser (valtio): connection, typing. Everything else comes from loaders,
 // which socket events revalidate.
 import { proxy, ref, snapshot, useSnapshot } from "valtio";
+import type { PopupKind } from "./popups";
 import type { Socket } from "socket.io-client";
 
 export type ConnectionStatus = "connecting" | "connected" | "disconnected";
@@ -33,6 +34,8 @@ export const realtime = proxy({
   newVersion: null as { id: number; description: string } | null,
   /** Conversations that arrived for this user: ticket number and page. */
   notices: [] as { ticketNumber: number; path: string; at: number }[],
+  /** Agent popups (app/popups.ts), newest first. */
+  popups: [] as { ticketNumber: number; path: string; title: string; kind: PopupKind }[],
 });
 
 export function setSocket(socket: Socket) {

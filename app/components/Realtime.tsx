@@ -5,6 +5,7 @@ import { LogoutForm } from "./UserMenu";
 import { VERSION } from "~/version";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
+import { popupFor } from "~/popups";
 import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
 
 /** Events after which the open page and the list reload their data. */
@@ -17,12 +18,13 @@ const CHANGES = [
 const RELOAD_DEBOUNCE_MS = 200;
 const RELOAD_MAX_WAIT_MS = 1_000;
 
-export function Realtime() {
+/** `viewer`: who is looking, for the agent popups (app/popups.ts). */
+export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: boolean } }) {
   const revalidator = useRevalidator();
   const navigate = useNavigate();
   const location = useLocation();
-  const latest = useRef({ revalidator, navigate, pathname: location.pathname });
-  latest.current = { revalidator, navigate, pathname: location.pathname };
+  const latest = useRef({ revalidator, navigate, pathname: location.pathname, viewer });
+  latest.current = { revalidator, navigate, pathname: location.pathname, viewer };
 
   useEffect(() => {
     let cancelled = false;
@@ -99,7 +101,12 @@ export function Realtime() {
         if (latest.current.pathname === `/livechat/${e.ticketNumber}`) latest.current.navigate("/");
       });
       // a conversation I was just brought into: a notice, wherever the list's filters point
-      socket.on("createTicket", (e: { ticketNumber: number; path?: string }) => e.path && notify(e.ticketNumber, e.path));
+      socket.on("createTicket", (e: { ticketNumber: number; path?: string; channel?: string; severity?: string; title?: string }) => {
+        if (!e.path) return;
+        const kind = popupFor(latest.current.viewer, e);
+        if (kind) realtime.popups = [{ ticketNumber: e.ticketNumber, path: e.path, title: e.title ?? "", kind }, ...realtime.popups].slice(0, MAX_NOTICES);
+        else notify(e.ticketNumber, e.path);
+      });
       socket.on("newVersion", (v: { id: number; description: string }) => {
         if (v.id > VERSION.id) realtime.newVersion = v;
       });
@@ -122,6 +129,7 @@ export function Realtime() {
       <ConnectionBanner />
       <NewVersion />
       <Notices />
+      <Popups />
     </>
   );
 }
@@ -164,6 +172,32 @@ function Notices() {
         </li>
       ))}
     </ul>
+  );
+}
+
+const closePopup = (path: string) => (realtime.popups = realtime.popups.filter((p) => p.path !== path));
+
+/** Agent popups for new CALL and high-priority tickets: they stay until opened or dismissed. */
+function Popups() {
+  const { t } = useTranslation();
+  const snap = useRealtime();
+  if (!snap.popups.length) return null;
+  return (
+    <div className="popups">
+      {snap.popups.map((p) => (
+        <section key={p.path} role="alertdialog" aria-labelledby={`popup-${p.ticketNumber}`} className={`popup popup-${p.kind}`}>
+          <p id={`popup-${p.ticketNumber}`}>{t(p.kind === "call" ? "realtime.popupCall" : "realtime.popupHigh", { number: p.ticketNumber, title: p.title })}</p>
+          <div className="row">
+            <Link className="button primary" to={p.path} onClick={() => closePopup(p.path)}>
+              {t("realtime.open")}
+            </Link>
+            <button type="button" className="button" onClick={() => closePopup(p.path)}>
+              {t("realtime.dismiss")}
+            </button>
+          </div>
+        </section>
+      ))}
+    </div>
   );
 }
 

@@ -446,11 +446,12 @@ export async function createInboundTicket(input: {
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
+  const severity = await senderPriority(input.contactEmail);
   const create = () =>
     handle.transaction(async (tx) => {
       const created = await insertTicket(
         tx,
-        { title: input.title, channel: input.channel, departmentId: input.departmentId, contactName: input.contactName, contactEmail: input.contactEmail },
+        { title: input.title, channel: input.channel, departmentId: input.departmentId, contactName: input.contactName, contactEmail: input.contactEmail, severity },
         input.body,
         now,
       );
@@ -462,11 +463,33 @@ export async function createInboundTicket(input: {
     });
   const ticket = await withUniqueNumber(create);
   if (ticket.departmentId && ticket.kind !== "chat")
-    publish(`department:${ticket.departmentId}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.kind, ticket.ticketNumber) });
+    publish(`department:${ticket.departmentId}`, "createTicket", {
+      ticketId: ticket.id,
+      ticketNumber: ticket.ticketNumber,
+      path: conversationPath(ticket.kind, ticket.ticketNumber),
+      // for agents' popups (app/popups.ts)
+      channel: ticket.channel,
+      severity: ticket.severity,
+      title: ticket.title,
+    });
   return ticket;
 }
 
-type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId">;
+/** "Marked this sender as H priority": a sender's new tickets take the priority last marked on theirs. */
+export async function senderPriority(contactEmail: string) {
+  if (!contactEmail) return "";
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const [last] = await db
+    .select({ severity: t.severity })
+    .from(t)
+    .where(and(eq(t.contactEmail, contactEmail), ne(t.severity, "")))
+    .orderBy(desc(t.updatedAt))
+    .limit(1);
+  return last?.severity ?? "";
+}
+
+type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity">;
 
 /**
  * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber

@@ -20,6 +20,7 @@ import { listPresets, type Preset } from "~/models/filter-presets.server";
 import { unreadCounts } from "~/models/unread.server";
 import { markViewed } from "~/models/conversation.server";
 import { canSee } from "~/permissions";
+import { getSetting } from "~/models/settings.server";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 
@@ -73,6 +74,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     editMenu: url.searchParams.has("edit_menu"),
     statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
     navMinimised: ctx.navMinimised,
+    popupOnCall: (await getSetting("popup_on_call")) === "1",
     expiry:
       workspace.expiresAt !== null && workspace.expiresAt < Date.now()
         ? { trial: workspace.accountType === 0 }
@@ -164,7 +166,7 @@ export default function Shell() {
           <OnlineAgents />
           <UserMenu user={data.user} statusError={data.statusError ? `status.${data.statusError}` : null} />
         </header>
-        <Realtime />
+        <Realtime viewer={{ type: data.user.type, popupOnCall: data.popupOnCall }} />
         {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}
         {data.user.secondStatus ? (
           <StatusBanner status={data.user.secondStatus} since={data.user.statusTime} now={data.now} />

@@ -96,6 +96,8 @@ export const tickets = sqliteTable(
     index("tickets_department_idx").on(t.departmentId),
     index("tickets_created_idx").on(t.createdAt),
     index("tickets_session_idx").on(t.sessionId),
+    // a sender's tickets (their priority, see senderPriority)
+    index("tickets_contact_email_idx").on(t.contactEmail, t.updatedAt),
   ],
 );
 

@@ -71,3 +71,38 @@ test("Support agents with the list open hear about the new ticket at once", asyn
   await expect(agent.locator(".ticket-item .title", { hasText: subject })).toBeVisible();
   await close();
 });
+
+test("a sender marked High priority: their next ticket pops up for Support agents", async ({ browser, baseURL, page }) => {
+  const { pages: [agent], close } = await signedInPages(browser, baseURL!, [["agent", "agent"]]);
+  await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
+  await chooseLanguage(page.context(), baseURL!);
+  const email = `vip${Date.now()}@example.com`;
+  const submit = async (subject: string) => {
+    await page.goto("/new_ticket/demo");
+    await page.getByLabel("Name").fill("Vip");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Subject").fill(subject);
+    await page.getByLabel("Message").fill("Urgent");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(page.getByRole("heading", { name: "Message sent" })).toBeVisible();
+  };
+  const first = `First from the VIP ${Date.now()}`;
+  await submit(first);
+  // an ordinary new ticket is a notice, not a popup
+  await expect(agent.locator(".notice-toast")).toContainText("New conversation #");
+  await expect(agent.getByRole("alertdialog")).toHaveCount(0);
+  await agent.locator(".ticket-item .title", { hasText: first }).click();
+  await agent.getByRole("combobox", { name: "Priority", exact: true }).selectOption("H");
+  await agent.getByRole("button", { name: "Mark priority" }).click();
+  await expect(agent.getByText("Marked this sender as High priority.")).toBeVisible();
+
+  const second = `Second from the VIP ${Date.now()}`;
+  await submit(second);
+  const popup = agent.getByRole("alertdialog");
+  await expect(popup).toContainText(`New high-priority ticket #`);
+  await expect(popup).toContainText(second);
+  await popup.getByRole("link", { name: "Open" }).click();
+  await expect(agent.getByRole("heading", { level: 1 })).toContainText(second);
+  await expect(agent.getByRole("alertdialog")).toHaveCount(0);
+  await close();
+});

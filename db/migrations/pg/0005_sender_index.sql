@@ -1,0 +1,1 @@
+CREATE INDEX "tickets_contact_email_idx" ON "tickets" USING btree ("contact_email","updated_at");

@@ -1,0 +1,1 @@
+CREATE INDEX `tickets_contact_email_idx` ON `tickets` (`contact_email`,`updated_at`);
