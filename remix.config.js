@@ -31,6 +31,7 @@ export default {
         route(undefined, "routes/home.tsx", { index: true, id: "home" });
         route("settings", "routes/settings.tsx");
         route("admin/editions", "routes/admin.editions.tsx");
+        route("admin/announcement", "routes/admin.announcement.tsx");
         route("agents/online", "routes/agents.online.tsx");
         for (const plugin of plugins) {
           route(undefined, "shell/plugin-gate.tsx", { id: `plugin/${plugin.id}` }, () => {

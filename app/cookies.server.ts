@@ -17,6 +17,8 @@ export const richLinksCookie = () => createCookie("rich_links", base());
 export const languageCookie = () => createCookie("lng", base());
 export const menuVisibilityCookie = () => createCookie("menu_item_visibility", base());
 export const navMinimisedCookie = () => createCookie("nav_min", base());
+/** The time of the announcement this browser dismissed. */
+export const announcementSeenCookie = () => createCookie("announcement_seen", base());
 
 export function readCookieHeader(request: Request) {
   return request.headers.get("Cookie");

@@ -2,6 +2,7 @@
 // (canRead), and typing is the one event that does not go through a model write.
 import type { Server, Socket } from "socket.io";
 import { canRead } from "./models/access.server";
+import { currentAnnouncement } from "./models/announcement.server";
 import { conversationById, markConversationRead } from "./models/conversation.server";
 import { findUserById } from "./models/users.server";
 import { unreadCounts } from "./models/unread.server";
@@ -128,6 +129,12 @@ export function attachSocketHandlers(io: Server) {
         }),
       );
     }
+
+    // getAnnouncement: the current announcement, if any (the page shows it from its loader too)
+    socket.on(
+      "getAnnouncement",
+      safely(socket, async () => void socket.emit("announcement", (await currentAnnouncement()) ?? {})),
+    );
 
     // acceptLiveChat {ticketId}: the desk's Accept over the socket (the same model call as the form)
     socket.on(

@@ -41,6 +41,9 @@ export function UserMenu({ user, statusError }: { user: MenuUser; statusError: s
               <li>
                 <Link to="/admin/editions">{t("menu.editions")}</Link>
               </li>
+              <li>
+                <Link to="/admin/announcement">{t("announcement.menu")}</Link>
+              </li>
             </>
           ) : null}
           <li>

@@ -29,6 +29,8 @@ export const SETTING_DEFAULTS = {
   livechat_photo: "",
   /** Links on the public live chat pages. */
   privacy_url: "/about#privacy",
+  /** The admin's announcement to all agents: JSON {text, by, at}, or empty. */
+  announcement: "",
   terms_url: "/about#terms",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;

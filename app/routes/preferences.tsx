@@ -2,7 +2,7 @@
 // work without JavaScript. A signed-in user's language is also saved on their account.
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { languageCookie, menuVisibilityCookie, navMinimisedCookie, richLinksCookie, themeCookie } from "~/cookies.server";
+import { announcementSeenCookie, languageCookie, menuVisibilityCookie, navMinimisedCookie, richLinksCookie, themeCookie } from "~/cookies.server";
 import { currentAuth } from "~/context.server";
 import { isLanguage } from "~/i18n";
 import { isTheme } from "~/theme";
@@ -27,6 +27,8 @@ async function cookieFor(request: Request, intent: string, value: string, form: 
       return isTheme(value) ? themeCookie().serialize(value) : undefined;
     case "rich_links":
       return richLinksCookie().serialize(value === "1" ? "1" : "0");
+    case "announcement_seen":
+      return /^\d{1,15}$/.test(value) ? announcementSeenCookie().serialize(value) : undefined;
     case "nav_min":
       return navMinimisedCookie().serialize(value === "1" ? "1" : "0");
     case "language": {

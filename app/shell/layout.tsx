@@ -21,8 +21,17 @@ import { unreadCounts } from "~/models/unread.server";
 import { markViewed } from "~/models/conversation.server";
 import { canSee } from "~/permissions";
 import { getSetting } from "~/models/settings.server";
+import { currentAnnouncement } from "~/models/announcement.server";
+import { announcementSeenCookie } from "~/cookies.server";
+import { AnnouncementBanner } from "~/components/AnnouncementBanner";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
+
+/** The current announcement, unless this browser dismissed it. */
+async function unseenAnnouncement(request: Request) {
+  const [announcement, seen] = await Promise.all([currentAnnouncement(), announcementSeenCookie().parse(request.headers.get("Cookie"))]);
+  return announcement && String(announcement.at) !== String(seen) ? announcement : null;
+}
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
@@ -75,6 +84,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
     navMinimised: ctx.navMinimised,
     popupOnCall: (await getSetting("popup_on_call")) === "1",
+    announcement: await unseenAnnouncement(request),
     expiry:
       workspace.expiresAt !== null && workspace.expiresAt < Date.now()
         ? { trial: workspace.accountType === 0 }
@@ -168,6 +178,7 @@ export default function Shell() {
         </header>
         <Realtime viewer={{ type: data.user.type, popupOnCall: data.popupOnCall }} />
         {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}
+        {data.announcement ? <AnnouncementBanner announcement={data.announcement} /> : null}
         {data.user.secondStatus ? (
           <StatusBanner status={data.user.secondStatus} since={data.user.statusTime} now={data.now} />
         ) : null}
