@@ -89,8 +89,15 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
       });
       for (const event of CHANGES) socket.on(event, reload);
       // news about a conversation other than the open one: the list highlights it for 5 s
-      socket.on("updateTicket", (e: { ticketId: number; ticketNumber: number }) => {
+      const fresh = (e: { ticketId: number; ticketNumber: number }) => {
         if (!latest.current.pathname.endsWith(`/${e.ticketNumber}`)) markFresh(e.ticketId);
+      };
+      socket.on("updateTicket", fresh);
+      // news of the department's tickets: agents apply it, admins ignore it (spec section 4)
+      socket.on("channelDataUpdated", (e: { ticketId: number; ticketNumber: number }) => {
+        if (latest.current.viewer.type === "admin") return;
+        fresh(e);
+        reload();
       });
       socket.on("participantChanged", (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
         if (!e.added && !e.canRead && latest.current.pathname.endsWith(`/${e.ticketNumber}`)) latest.current.navigate("/?notice=removed");

@@ -154,7 +154,8 @@ export async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber" | "
   const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
   for (const p of people) publish(`user:${p.userId}`, "updateTicket", body);
   // the department's agents may read its tickets (not its chats): their lists follow too
-  if (ticket.departmentId && ticket.kind !== "chat") publish(`department:${ticket.departmentId}`, "updateTicket", body);
+  // ("channel data": applied by agents, ignored by admins, who are not in them)
+  if (ticket.departmentId && ticket.kind !== "chat") publish(`department:${ticket.departmentId}`, "channelDataUpdated", body);
 }
 
 /** After access changed: sockets of users who may no longer read the conversation leave its room. */

@@ -152,11 +152,15 @@ test("moving a ticket out of an agent's department stops its events reaching tha
   expect(await new Promise((resolve) => socket.emit("joinRoom", { ticketId: ticket!.id }, resolve))).toEqual({ ok: true });
   const heard: number[][] = [];
   socket.on("newMessage", (e: { ticketId: number; messageIds: number[] }) => e.ticketId === ticket!.id && heard.push(e.messageIds));
+  // the department's agents hear of it as channel data
+  const channelData: number[] = [];
+  socket.on("channelDataUpdated", (e: { ticketId: number }) => channelData.push(e.ticketId));
   const reply = async (message: string) =>
     (await (await admin.post("/api/ticket/message/reply", { data: { _token: token, ticket_id: ticket!.id, message } })).json()).id as number;
 
   const first = await reply("first, in Support");
   await expect.poll(() => heard.flat()).toContain(first);
+  await expect.poll(() => channelData).toContain(ticket!.id);
 
   // moved to Sales: the agent's socket is taken out of the room, so the next reply is not heard
   const moved = await admin.post(`/ticket/${ticket!.ticket_number}`, { form: { intent: "department", department: "1" } });
