@@ -250,3 +250,34 @@ export const livechatVisits = sqliteTable(
   },
   (t) => [index("livechat_visits_state_queued_idx").on(t.state, t.queuedAt), uniqueIndex("livechat_visits_ticket_idx").on(t.ticketId)],
 );
+
+/**
+ * Admin-defined public surveys (/survey/{token}). `token` is the survey's current public token
+ * (public_tokens kind "survey"); a new link replaces it while the id, and the answers, stay.
+ */
+export const surveys = sqliteTable(
+  "surveys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    token: text("token").notNull(),
+    title: text("title").notNull(),
+    fields: text("fields").notNull().default("[]"), // JSON [{id, label, type, required, options[]}]
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("surveys_token_idx").on(t.token)],
+);
+
+/** One visitor's answers to a survey: JSON of field id -> text. */
+export const surveySubmissions = sqliteTable(
+  "survey_submissions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    surveyId: integer("survey_id")
+      .notNull()
+      .references(() => surveys.id, { onDelete: "cascade" }),
+    data: text("data").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("survey_submissions_survey_created_idx").on(t.surveyId, t.createdAt)],
+);
