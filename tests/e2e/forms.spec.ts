@@ -1,7 +1,7 @@
 // Surveys: a visitor answers /survey/demo, agents read the answers on /forms (tab Main), an admin
 // builds a second survey that becomes its own tab with a working public link.
 import { test, expect, type Page } from "@playwright/test";
-import { chooseLanguage, login, PASSWORD } from "./helpers";
+import { chooseLanguage, hydrated, login, PASSWORD } from "./helpers";
 
 /** The submission on the current tab whose first answer is `name`. */
 const submission = (page: Page, name: string) => page.locator(".submission", { has: page.locator("dd", { hasText: name }) });
@@ -164,4 +164,65 @@ test("GET /api/forms lists the surveys with their fields and counts, only with a
   const { list } = await res.json();
   expect(list[0]).toMatchObject({ token: "demo", title: "Customer satisfaction", submissions: expect.any(Number) });
   expect(list[0].fields.map((f: { label: string }) => f.label)).toEqual(["Name", "Email", "How satisfied were you?", "Comments"]);
+});
+
+test.describe("paging and the visitor limit, JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("20 answers fill two pages of links; the 21st answer from the same visitor is refused", async ({ page, browser, baseURL }) => {
+    await chooseLanguage(page.context(), baseURL!);
+    await login(page, "admin", "admin");
+    await page.goto("/forms");
+    const title = `Paging ${Date.now()}`;
+    await page.getByLabel("Title", { exact: true }).fill(title);
+    await page.getByRole("button", { name: "Create survey" }).click();
+    await page.locator('input[name="label_0"]').fill("Answer");
+    await page.locator('input[name="required_0"]').check();
+    await page.getByRole("button", { name: "Save fields" }).click();
+    await expect(page.getByRole("status")).toHaveText("Survey updated.");
+    const href = (await page.locator(".survey-link a").getAttribute("href"))!;
+
+    // the visitor posts from the browser (the server tells visitors apart by address)
+    const visitor = await browser.newContext({ javaScriptEnabled: true });
+    await chooseLanguage(visitor, baseURL!);
+    const visitorPage = await visitor.newPage();
+    await visitorPage.goto(href);
+    await hydrated(visitorPage);
+    // refused posts do not count: after two empty answers, twenty answers still go through
+    for (let i = 0; i < 2; i++) {
+      await visitorPage.getByRole("button", { name: "Submit" }).click();
+      await expect(visitorPage.getByText("This cannot be empty.")).toBeVisible();
+    }
+    const statuses = await visitorPage.evaluate(async (href) => {
+      const form = document.querySelector("form")!;
+      const csrf = (form.querySelector('input[name="_token"]') as HTMLInputElement).value;
+      const input = (form.querySelector('input[name^="field_"]') as HTMLInputElement).name;
+      const out: number[] = [];
+      for (let i = 1; i <= 20; i++) {
+        const res = await fetch(href, { method: "POST", body: new URLSearchParams({ _token: csrf, [input]: `Answer ${i}` }), redirect: "manual" });
+        out.push(res.type === "opaqueredirect" ? 302 : res.status);
+      }
+      return out;
+    }, href);
+    expect(statuses).toEqual(Array(20).fill(302));
+    await visitorPage.getByLabel("Answer").fill("One too many");
+    await visitorPage.getByRole("button", { name: "Submit" }).click();
+    await expect(visitorPage.getByRole("alert")).toHaveText("Too many requests. Please try again in a few minutes.");
+    await expect(visitorPage.getByLabel("Answer")).toHaveValue("One too many");
+    await visitor.close();
+
+    await page.reload();
+    await expect(page.locator(".submission")).toHaveCount(10);
+    await expect(page.locator(".submission dd").first()).toHaveText("Answer 20");
+    const pager = page.getByRole("navigation", { name: "Submission pages" });
+    await expect(pager).toContainText("Page 1 of 2");
+    await pager.getByRole("link", { name: "Next" }).click();
+    await expect(page).toHaveURL(/[?&]page=2/);
+    await expect(pager).toContainText("Page 2 of 2");
+    await expect(page.locator(".submission dd")).toHaveText(Array.from({ length: 10 }, (_, i) => `Answer ${10 - i}`));
+    await expect(pager.getByRole("link", { name: "Next" })).toHaveCount(0);
+    await pager.getByRole("link", { name: "Previous" }).click();
+    await expect(page.locator(".submission dd").first()).toHaveText("Answer 20");
+    await expect(page.getByRole("navigation", { name: "Surveys" }).getByRole("link", { name: title })).toHaveAttribute("aria-current", "page");
+  });
 });

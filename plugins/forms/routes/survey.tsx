@@ -9,8 +9,11 @@ import { guardPluginRoute } from "~/context.server";
 import { csrfToken, validCsrf } from "~/csrf.server";
 import { getSurveyByToken, optionsOf, submitSurvey, type FieldError, type SurveyField } from "~/models/forms.server";
 
-/** A visitor sends at most 10 answers in 10 minutes (refused posts do not count). */
-const ANSWERS_PER_VISITOR = 10;
+/**
+ * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not
+ * count. Per survey, so a flood on one link does not silence the others.
+ */
+const ANSWERS_PER_VISITOR = 20;
 const limiter = new RateLimiterMemory({ points: ANSWERS_PER_VISITOR, duration: 600 });
 
 /** Inputs are named after the field ids, prefixed so they never meet _token. */
@@ -40,14 +43,14 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const values = Object.fromEntries(survey.fields.map((f) => [f.id, String(form.get(inputName(f)) ?? "")]));
   const fail = (status: number, errors: ActionData["errors"], formError?: string) => json<ActionData>({ errors, form: formError, values }, { status });
   if (!(await validCsrf(request, form.get("_token")))) return fail(403, {}, "forms.expired");
-  const clientIp = (context as { clientIp?: string }).clientIp ?? "unknown";
-  if (((await limiter.get(clientIp))?.consumedPoints ?? 0) >= ANSWERS_PER_VISITOR) return fail(429, {}, "forms.tooMany");
+  const visitor = `${(context as { clientIp?: string }).clientIp ?? "unknown"} ${survey.id}`;
+  if (((await limiter.get(visitor))?.consumedPoints ?? 0) >= ANSWERS_PER_VISITOR) return fail(429, {}, "forms.tooMany");
   const result = await submitSurvey(survey.token, values);
   if (!result.ok) {
     if ("invalidLink" in result) throw new Response("Not Found", { status: 404 });
     return fail(400, result.errors);
   }
-  await limiter.penalty(clientIp, 1);
+  await limiter.penalty(visitor, 1);
   return redirect(`${new URL(request.url).pathname}?sent=1`);
 }
 
