@@ -111,6 +111,8 @@ for (const javaScriptEnabled of [true, false]) {
 
       // a new link revokes the old one
       await tab.click();
+      await expect(tab).toHaveAttribute("aria-current", "page");
+      await expect(page.getByRole("heading", { level: 2, name: title })).toBeVisible();
       await page.getByRole("button", { name: "New link" }).click();
       await expect(page.getByRole("status")).toHaveText("A new public link was made; the old one no longer works.");
       await expect(page.locator(".survey-link a")).not.toHaveAttribute("href", href);
