@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { DbHandle } from "./client";
 import { hashPassword } from "../app/models/password.server";
 import { CHANNELS, kindOf } from "../app/channels";
+import { seedForms } from "./seed-forms";
 
 export { CHANNELS };
 
@@ -82,6 +83,7 @@ export async function seedDemo(handle: DbHandle, opts: { tickets: number; now?: 
       ["livechat", "survey", "new_ticket"].map((kind) => ({ kind, token: DEMO_TOKEN, createdAt: now })),
     );
   });
+  await seedForms(handle, { token: DEMO_TOKEN, now });
   if (handle.dialect === "pg") {
     for (const table of ["departments", "users", "labels"])
       await handle.raw(sql.raw(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`));

@@ -303,3 +303,34 @@ export const invoices = sqliteTable(
   },
   (t) => [uniqueIndex("invoices_number_idx").on(t.number), uniqueIndex("invoices_payment_idx").on(t.paymentId)],
 );
+
+/**
+ * Admin-defined public surveys (/survey/{token}). `token` is the survey's current public token
+ * (public_tokens kind "survey"); a new link replaces it while the id, and the answers, stay.
+ */
+export const surveys = sqliteTable(
+  "surveys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    token: text("token").notNull(),
+    title: text("title").notNull(),
+    fields: text("fields").notNull().default("[]"), // JSON [{id, label, type, required, options[]}]
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("surveys_token_idx").on(t.token)],
+);
+
+/** One visitor's answers to a survey: JSON of field id -> text. */
+export const surveySubmissions = sqliteTable(
+  "survey_submissions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    surveyId: integer("survey_id")
+      .notNull()
+      .references(() => surveys.id, { onDelete: "cascade" }),
+    data: text("data").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("survey_submissions_survey_created_idx").on(t.surveyId, t.createdAt)],
+);

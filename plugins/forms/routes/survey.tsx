@@ -1,0 +1,165 @@
+// /survey/{token}: a public survey with the fields its admin defined. Plain form (works without
+// JavaScript), csrf token, a per-visitor limit, errors beside each field with the answers kept.
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import { guardPluginRoute } from "~/context.server";
+import { csrfToken, validCsrf } from "~/csrf.server";
+import { getSurveyByToken, optionsOf, submitSurvey, type FieldError, type SurveyField } from "~/models/forms.server";
+
+/**
+ * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not
+ * count. Per survey, so a flood on one link does not silence the others.
+ */
+const ANSWERS_PER_VISITOR = 20;
+const limiter = new RateLimiterMemory({ points: ANSWERS_PER_VISITOR, duration: 600 });
+
+/** Inputs are named after the field ids, prefixed so they never meet _token. */
+const inputName = (field: SurveyField) => `field_${field.id}`;
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { ctx } = await guardPluginRoute(request, context);
+  const survey = await getSurveyByToken(params.token);
+  if (!survey) return json({ valid: false as const, productTitle: ctx.edition.title }, { status: 404 });
+  const { token, setCookie } = await csrfToken(request);
+  const sent = new URL(request.url).searchParams.has("sent");
+  return json(
+    { valid: true as const, csrf: token, sent, productTitle: ctx.edition.title, title: survey.title, fields: survey.fields },
+    setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined,
+  );
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.valid ? `${data.title} · ${data.productTitle}` : data?.productTitle ?? "" }];
+
+type ActionData = { errors: Record<string, FieldError>; form?: string; values: Record<string, string> };
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  await guardPluginRoute(request, context);
+  const survey = await getSurveyByToken(params.token);
+  if (!survey) throw new Response("Not Found", { status: 404 });
+  const form = await request.formData();
+  const values = Object.fromEntries(survey.fields.map((f) => [f.id, String(form.get(inputName(f)) ?? "")]));
+  const fail = (status: number, errors: ActionData["errors"], formError?: string) => json<ActionData>({ errors, form: formError, values }, { status });
+  if (!(await validCsrf(request, form.get("_token")))) return fail(403, {}, "forms.expired");
+  const visitor = `${(context as { clientIp?: string }).clientIp ?? "unknown"} ${survey.id}`;
+  if (((await limiter.get(visitor))?.consumedPoints ?? 0) >= ANSWERS_PER_VISITOR) return fail(429, {}, "forms.tooMany");
+  const result = await submitSurvey(survey.token, values);
+  if (!result.ok) {
+    if ("invalidLink" in result) throw new Response("Not Found", { status: 404 });
+    return fail(400, result.errors);
+  }
+  await limiter.penalty(visitor, 1);
+  return redirect(`${new URL(request.url).pathname}?sent=1`);
+}
+
+export default function SurveyPage() {
+  const data = useLoaderData<typeof loader>();
+  const result = useActionData<ActionData>();
+  const busy = useNavigation().state !== "idle";
+  const { t } = useTranslation();
+  if (!data.valid)
+    return (
+      <main className="center-page">
+        <h1>{t("forms.invalidTitle")}</h1>
+        <p>{t("forms.invalidBody")}</p>
+      </main>
+    );
+  if (data.sent)
+    return (
+      <main className="center-page" role="status">
+        <h1>{t("forms.sentTitle")}</h1>
+        <p>{t("forms.sentBody")}</p>
+      </main>
+    );
+  const errors = result?.errors ?? {};
+  return (
+    <main className="login-page">
+      <section className="login-card wide">
+        <h1>{data.title}</h1>
+        <p className="muted">{data.productTitle}</p>
+        <Form method="post" className="stack survey-form" noValidate>
+          <input type="hidden" name="_token" value={data.csrf} />
+          {result?.form ? (
+            <p className="form-error" role="alert">
+              {t(result.form)}
+            </p>
+          ) : null}
+          {data.fields.map((field) => (
+            <SurveyInput key={field.id} field={field} value={result?.values[field.id] ?? ""} error={errors[field.id]} />
+          ))}
+          <button type="submit" className="button primary" disabled={busy}>
+            {t("forms.submit")}
+          </button>
+        </Form>
+      </section>
+    </main>
+  );
+}
+
+function SurveyInput({ field, value, error }: { field: SurveyField; value: string; error?: FieldError }) {
+  const { t } = useTranslation();
+  const id = `survey-${field.id}`;
+  const errorId = `${id}-error`;
+  const common = {
+    name: inputName(field),
+    "aria-invalid": !!error,
+    "aria-describedby": error ? errorId : undefined,
+    "aria-required": field.required,
+  };
+  const label = (
+    <>
+      {field.label}
+      {field.required ? null : <span className="muted"> {t("forms.optional")}</span>}
+    </>
+  );
+  const message = error ? (
+    <p className="field-error" id={errorId}>
+      {t(error.key, error.values)}
+    </p>
+  ) : null;
+  if (field.type === "rating")
+    return (
+      <fieldset className="survey-rating" aria-describedby={common["aria-describedby"]}>
+        <legend>{label}</legend>
+        {optionsOf(field).map((option) => (
+          <label key={option} className="inline">
+            <input type="radio" name={common.name} value={option} defaultChecked={value === option} aria-invalid={common["aria-invalid"]} />
+            {t("forms.stars", { count: Number(option) })}
+          </label>
+        ))}
+        {message}
+      </fieldset>
+    );
+  const input =
+    field.type === "textarea" ? (
+      <textarea id={id} {...common} defaultValue={value} rows={5} maxLength={10000} />
+    ) : field.type === "select" ? (
+      <select id={id} {...common} defaultValue={value}>
+        <option value="">{t("forms.choose")}</option>
+        {field.options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    ) : (
+      <input
+        id={id}
+        {...common}
+        defaultValue={value}
+        type={field.type === "email" ? "email" : "text"}
+        inputMode={field.type === "number" ? "decimal" : undefined}
+        autoComplete={field.type === "email" ? "email" : "off"}
+        maxLength={field.type === "text" ? 1000 : 200}
+      />
+    );
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      {input}
+      {message}
+    </>
+  );
+}
