@@ -35,6 +35,9 @@ export default defineConfig({
       SESSION_SECRET: "e2e-secret",
       // the login errors are exercised many times from one address; the limit itself has a unit test
       LOGIN_FAILURES_ALLOWED: "1000",
+      // every visitor of the browser tests comes from one address
+      NEW_TICKETS_PER_VISITOR: "1000",
+      LIVECHATS_PER_VISITOR: "1000",
       NODE_ENV: "test",
     },
   },

@@ -67,6 +67,17 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(bad).toMatchObject({ ok: false, errors: { email: "conversation.badEmail" } });
   });
 
+  it("lets one address open 5 live chats in 10 minutes; refused forms do not count", async () => {
+    // the limiter lives per process: the second dialect's run uses another address
+    const address = `10.9.9.${dialect === "sqlite" ? 1 : 2}`;
+    const offline = { name: "", phone: "", email: "", message: "Call me" };
+    for (let i = 0; i < 5; i++) {
+      expect(await registerVisitor(await visit(), { ...offline, message: "" }, address)).toMatchObject({ ok: false, status: 400 });
+      expect(await registerVisitor(await visit(), offline, address)).toEqual({ ok: true });
+    }
+    expect(await registerVisitor(await visit(), offline, address)).toMatchObject({ ok: false, status: 429, errors: { form: "livechat.tooMany" } });
+  });
+
   it("lets one agent accept a waiting chat; the visitor then talks to them", async () => {
     const v = await queued("race");
     const ticketId = v.ticketId!;
