@@ -33,6 +33,7 @@ export default {
         route("admin/editions", "routes/admin.editions.tsx");
         route("admin/announcement", "routes/admin.announcement.tsx");
         route("agents/online", "routes/agents.online.tsx");
+        route("notifications", "routes/notifications.tsx");
         for (const plugin of plugins) {
           route(undefined, "shell/plugin-gate.tsx", { id: `plugin/${plugin.id}` }, () => {
             plugin.routes.forEach((r, i) => route(r.path, pluginFile(plugin, r.file), { id: `plugin/${plugin.id}/${i}` }));

@@ -47,6 +47,11 @@ export function publishToVisitor(ticketId: number, event: string, payload: Recor
   g.__omnideskIo?.of(VISITOR_NAMESPACE).to(visitorRoom(ticketId)).emit(event, payload);
 }
 
+/** The visitor's sockets stop hearing of a chat that is over. */
+export function closeVisitorRoom(ticketId: number) {
+  g.__omnideskIo?.of(VISITOR_NAMESPACE).in(visitorRoom(ticketId)).socketsLeave(visitorRoom(ticketId));
+}
+
 /** Every agent's and admin's sockets sit in this room (live chat queue news). */
 export const STAFF_ROOM = "staff";
 

@@ -44,12 +44,16 @@
   });
   // the chat page names its visit; its Close button asks to be closed
   window.addEventListener("message", function (event) {
-    if (event.origin !== origin || !event.data) return;
+    // only our own frame speaks to us
+    if (event.origin !== origin || !frame || event.source !== frame.contentWindow || !event.data) return;
     if (event.data.type === "omnidesk:livechat:close") {
       sessionStorage.removeItem("omnidesk-livechat:" + key);
       close();
     }
-    if (event.data.type === "omnidesk:livechat:visit") sessionStorage.setItem("omnidesk-livechat:" + key, String(event.data.token));
+    if (event.data.type === "omnidesk:livechat:visit") {
+      if (event.data.token) sessionStorage.setItem("omnidesk-livechat:" + key, String(event.data.token));
+      else sessionStorage.removeItem("omnidesk-livechat:" + key);
+    }
   });
   document.body.appendChild(button);
 })();

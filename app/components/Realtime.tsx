@@ -12,7 +12,7 @@ import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_D
 const CHANGES = [
   "newMessage", "updateTicket", "ticketStatusChanged", "createTicket", "syncDelete", "receiveNote", "deleteNote",
   "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged", "settingsChanged",
-  "liveChatQueue", "liveChatEnded", "liveChatMergeChanged", "removeLiveChat", "unreadCount2", "announcement",
+  "liveChatQueue", "liveChatEnded", "liveChatMergeChanged", "removeLiveChat", "unreadCount2", "announcement", "newNotification",
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;

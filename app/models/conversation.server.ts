@@ -5,6 +5,7 @@ import { getDb } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/channels";
 import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
 import { findUserById } from "./users.server";
+import { addNotification, told } from "./notifications.server";
 import { AccessDenied, canRead, type Reader } from "./access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation";
 
@@ -276,8 +277,11 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
       await systemMessage(tx, ticket.id, { event: "assigned", by: actor.name, who: user.name }, now);
       await touch(tx, ticket.id, actor.id, now);
     }
+    if (user.id !== actor.id)
+      await addNotification(tx, { userId: user.id, type: assignee ? "assigned" : "added", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body: actor.name }, now);
   });
   publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true, path: conversationPath(ticket.kind, ticket.ticketNumber) });
+  if (user.id !== actor.id) told(user.id);
   return true;
 }
 
@@ -368,13 +372,16 @@ export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: 
   return message.fileKey;
 }
 
+/** Marks the conversation read for the reader; true when it was unread. */
 export async function markConversationRead(reader: Reader, ticket: TicketRow) {
   const { db, schema } = getDb();
   const p = schema.participants;
-  await db
+  const changed = await db
     .update(p)
     .set({ lastReadAt: Date.now(), unread: false })
-    .where(and(eq(p.ticketId, ticket.id), eq(p.userId, reader.id), lt(p.lastReadAt, ticket.updatedAt)));
+    .where(and(eq(p.ticketId, ticket.id), eq(p.userId, reader.id), lt(p.lastReadAt, ticket.updatedAt)))
+    .returning({ userId: p.userId });
+  return changed.length > 0;
 }
 
 /** Opening a conversation page marks it read; called by the shell before it counts unread. */

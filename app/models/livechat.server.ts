@@ -4,9 +4,10 @@
 // left while no agent was online). The chat itself is a conversation of kind "livechat", so agents
 // reply to it with every message feature of tickets.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
+import sanitizeHtml from "sanitize-html";
 import { getDb } from "@db/client";
-import { onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
+import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
 import { AccessDenied, canRead, readableBy, type Reader } from "./access.server";
 import { announce, insertTicket, systemMessage, touch, withUniqueNumber, NotFound, type TicketRow } from "./conversation.server";
 import { isValidToken } from "./public-tokens.server";
@@ -17,6 +18,8 @@ type Actor = Reader & { name: string; username: string };
 
 
 export class VisitConflict extends Error {}
+
+const STALE_VISIT_MS = 24 * 60 * 60 * 1000;
 
 const newToken = () => {
   // visit tokens share /livechat/{x} with ticket numbers: never all digits
@@ -33,16 +36,22 @@ export function visitCsrf(token: string) {
   return createHmac("sha256", process.env.SESSION_SECRET || "dev-only-secret").update(`livechat:${token}`).digest("base64url");
 }
 export function validVisitCsrf(token: string, submitted: unknown) {
-  const expected = visitCsrf(token);
-  return typeof submitted === "string" && submitted.length === expected.length && timingSafeEqual(Buffer.from(expected), Buffer.from(submitted));
+  if (typeof submitted !== "string") return false;
+  const expected = Buffer.from(visitCsrf(token));
+  const given = Buffer.from(submitted);
+  return given.length === expected.length && timingSafeEqual(expected, given);
 }
 
 /** Starts a visit from a widget link; undefined when the widget key is unknown or revoked. */
 export async function startVisit(widgetKey: string | undefined) {
   if (!(await isValidToken("livechat", widgetKey))) return undefined;
   const { db, schema } = getDb();
+  const v = schema.livechatVisits;
   const token = newToken();
-  await db.insert(schema.livechatVisits).values({ token, widgetKey: widgetKey!, state: "new", createdAt: Date.now() });
+  const now = Date.now();
+  // visits nobody went on with (a crawler, a closed tab) are not kept past a day
+  await db.delete(v).where(and(eq(v.state, "new"), lt(v.createdAt, now - STALE_VISIT_MS)));
+  await db.insert(v).values({ token, widgetKey: widgetKey!, state: "new", createdAt: now });
   return token;
 }
 
@@ -54,18 +63,21 @@ export async function findVisit(token: string | undefined) {
     .from(schema.livechatVisits)
     .leftJoin(schema.tickets, eq(schema.tickets.id, schema.livechatVisits.ticketId))
     .where(eq(schema.livechatVisits.token, token));
-  // a visit whose chat was removed is gone too
-  if (!row || (row.visit.ticketId !== null && !row.ticket)) return undefined;
+  // (removing a chat removes its visit: the foreign key cascades)
+  if (!row) return undefined;
   return { ...row.visit, state: row.visit.state as VisitState, ticket: row.ticket };
 }
 export type Visit = NonNullable<Awaited<ReturnType<typeof findVisit>>>;
 
-/** Agents who could answer now: staff with a connected socket who are ONLINE. */
+/** Someone could answer now: an admin or an agent of the live chat department, connected and ONLINE. */
 export async function agentsOnline() {
   const ids = [...(await onlineUserIds())];
   if (!ids.length) return false;
   const { db, schema } = getDb();
-  const rows = await db.select({ id: schema.users.id }).from(schema.users).where(and(inArray(schema.users.id, ids), eq(schema.users.status, "ONLINE"))).limit(1);
+  const u = schema.users;
+  const departmentId = Number(await getSetting("livechat_department")) || null;
+  const canAnswer = departmentId ? or(eq(u.type, "admin"), eq(u.departmentId, departmentId)) : eq(u.type, "admin");
+  const rows = await db.select({ id: u.id }).from(u).where(and(inArray(u.id, ids), eq(u.status, "ONLINE"), canAnswer)).limit(1);
   return rows.length > 0;
 }
 
@@ -114,7 +126,8 @@ async function queueChanged() {
     .where(eq(schema.livechatVisits.state, "queued"))
     .orderBy(asc(schema.livechatVisits.queuedAt), asc(schema.livechatVisits.token));
   waiting.forEach((w, i) => w.ticketId && publishToVisitor(w.ticketId, "queueNumber", { number: i + 1 }));
-  publish(STAFF_ROOM, "liveChatQueue", { count: waiting.length });
+  // no count: agents may read different parts of the queue; their pages ask (getLiveChatQueue)
+  publish(STAFF_ROOM, "liveChatQueue", {});
 }
 
 export interface Registration {
@@ -189,7 +202,8 @@ export async function acceptLiveChat(actor: Actor, ticketId: number) {
   });
   if (!accepted) return false;
   publishToVisitor(ticketId, "queueAccepted", { name: actor.name });
-  await announce(accepted, "newMessage");
+  // (not newMessage: the visitor's page opens the chat itself, 2 s after the accept sound)
+  await announce(accepted, "updateTicket");
   await queueChanged();
   return accepted;
 }
@@ -201,6 +215,9 @@ export async function visitorMessage(visit: Visit, body: string) {
   const handle = getDb();
   const now = Date.now();
   await handle.transaction(async (tx) => {
+    const v = handle.schema.livechatVisits;
+    const [open] = await tx.select({ state: v.state }).from(v).where(eq(v.token, visit.token));
+    if (open?.state !== "active") throw new VisitConflict();
     await tx.insert(handle.schema.messages).values({ ticketId: ticket.id, type: "text", body, senderName: ticket.contactName, createdAt: now });
     // nobody is the actor: every agent in the chat has something unread
     await touch(tx, ticket.id, -1, now, { lastMessage: body.slice(0, 300) });
@@ -227,6 +244,7 @@ export async function endLiveChat(ticket: Pick<TicketRow, "id" | "ticketNumber" 
   });
   if (!ended) return false;
   await announce(ticket, "liveChatEnded");
+  closeVisitorRoom(ticket.id);
   await queueChanged();
   return true;
 }
@@ -257,6 +275,8 @@ export async function convertToTicket(actor: Actor, ticket: TicketRow) {
   });
   if (!converted) throw new VisitConflict();
   publishToVisitor(ticket.id, "liveChatEnded", { converted: true });
+  // what agents write on the ticket from now on is not the visitor's to hear of
+  closeVisitorRoom(ticket.id);
   await announce({ ...ticket, kind: "ticket" }, "updateTicket");
   await queueChanged();
 }
@@ -297,7 +317,8 @@ export async function removeLiveChat(actor: Actor, ticket: TicketRow) {
   const files = await db.select({ key: schema.messages.fileKey }).from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
   await db.delete(schema.tickets).where(eq(schema.tickets.id, ticket.id));
   publishToVisitor(ticket.id, "liveChatEnded", {});
-  publish(`ticket:${ticket.id}`, "removeLiveChat", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
+  closeVisitorRoom(ticket.id);
+  // every staff page: the lists drop it, and a page that has it open goes home
   publish(STAFF_ROOM, "removeLiveChat", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
   await queueChanged();
   return files.map((f) => f.key).filter((k): k is string => !!k);
@@ -310,27 +331,36 @@ export async function visitOfTicket(ticketId: number) {
   return row ? { ...row, state: row.state as VisitState } : undefined;
 }
 
-/** What the visitor sees of their chat: everyone's messages, not agents' notes or system lines. */
+/**
+ * What the visitor sees of their chat while it runs: everyone's messages, not agents' notes or
+ * system lines; rich text as plain text. Nothing once it is over (a converted chat goes on as a
+ * ticket the visitor does not read here).
+ */
 export async function visitorMessages(visit: Visit) {
-  if (!visit.ticket) return [];
+  if (!visit.ticket || (visit.state !== "queued" && visit.state !== "active")) return [];
   const { db, schema } = getDb();
   const m = schema.messages;
   const rows = await db
     .select({ id: m.id, type: m.type, body: m.body, senderName: m.senderName, senderUserId: m.senderUserId, agentName: schema.users.name, fileName: m.fileName, createdAt: m.createdAt })
     .from(m)
     .leftJoin(schema.users, eq(schema.users.id, m.senderUserId))
-    .where(and(eq(m.ticketId, visit.ticket.id), sql`${m.type} <> 'system'`))
+    .where(and(eq(m.ticketId, visit.ticket.id), ne(m.type, "system")))
     .orderBy(desc(m.createdAt), desc(m.id))
     .limit(200);
-  return rows.reverse().map((r) => ({
-    id: r.id,
-    type: r.type,
-    body: r.type === "text/html" ? "" : r.body,
-    mine: r.senderUserId === null,
-    sender: r.senderUserId === null ? r.senderName : r.agentName ?? "",
-    fileName: r.fileName,
-    createdAt: r.createdAt,
-  }));
+  return rows.reverse().map((r) => {
+    // the visitor's own messages carry their name and no user (an agent's keeps the user, or
+    // loses it when the agent is deleted, and has no sender name)
+    const mine = r.senderUserId === null && r.senderName !== "";
+    return {
+      id: r.id,
+      type: r.type,
+      body: r.type === "text/html" ? sanitizeHtml(r.body, { allowedTags: [], allowedAttributes: {} }) : r.body,
+      mine,
+      sender: mine ? r.senderName : r.agentName ?? "",
+      fileName: r.fileName,
+      createdAt: r.createdAt,
+    };
+  });
 }
 
 export interface DeskChat {
@@ -350,40 +380,52 @@ export interface DeskSession {
   chats: DeskChat[];
 }
 
-/** The agent's live chat desk: waiting chats, then chats grouped by session, newest first. */
+/** Chats waiting for an agent that the reader may take, longest waiting first. */
+export async function waitingChats(reader: Reader, limit = 100) {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const v = schema.livechatVisits;
+  const rows = await db
+    .select({ id: t.id, ticketNumber: t.ticketNumber, title: t.title, lastMessage: t.lastMessage, queuedAt: v.queuedAt })
+    .from(v)
+    .innerJoin(t, eq(t.id, v.ticketId))
+    .where(and(eq(v.state, "queued"), readableBy(reader)))
+    .orderBy(asc(v.queuedAt), asc(v.token))
+    .limit(limit);
+  return rows.map((r) => ({ ...r, queuedAt: r.queuedAt ?? 0 }));
+}
+
+/** The agent's live chat desk: waiting chats, then the others grouped by session, newest first. */
 export async function liveChatDesk(reader: Reader, limit = 100) {
   const { db, schema } = getDb();
   const t = schema.tickets;
   const v = schema.livechatVisits;
   const p = schema.participants;
-  const rows = await db
-    .select({
-      id: t.id,
-      ticketNumber: t.ticketNumber,
-      title: t.title,
-      lastMessage: t.lastMessage,
-      updatedAt: t.updatedAt,
-      sessionId: t.sessionId,
-      sessionName: schema.livechatSessions.name,
-      rating: t.rating,
-      state: v.state,
-      queuedAt: v.queuedAt,
-      unread: p.unread,
-    })
-    .from(t)
-    .leftJoin(v, eq(v.ticketId, t.id))
-    .leftJoin(schema.livechatSessions, eq(schema.livechatSessions.id, t.sessionId))
-    .leftJoin(p, and(eq(p.ticketId, t.id), eq(p.userId, reader.id)))
-    .where(and(eq(t.kind, "livechat"), readableBy(reader)))
-    .orderBy(desc(t.updatedAt), desc(t.id))
-    .limit(limit);
-  const queue = rows
-    .filter((r) => r.state === "queued")
-    .sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))
-    .map((r) => ({ id: r.id, ticketNumber: r.ticketNumber, title: r.title, lastMessage: r.lastMessage, queuedAt: r.queuedAt ?? r.updatedAt }));
+  const [queue, rows] = await Promise.all([
+    waitingChats(reader),
+    db
+      .select({
+        id: t.id,
+        ticketNumber: t.ticketNumber,
+        title: t.title,
+        lastMessage: t.lastMessage,
+        updatedAt: t.updatedAt,
+        sessionId: t.sessionId,
+        sessionName: schema.livechatSessions.name,
+        rating: t.rating,
+        state: v.state,
+        unread: p.unread,
+      })
+      .from(t)
+      .leftJoin(v, eq(v.ticketId, t.id))
+      .leftJoin(schema.livechatSessions, eq(schema.livechatSessions.id, t.sessionId))
+      .leftJoin(p, and(eq(p.ticketId, t.id), eq(p.userId, reader.id)))
+      .where(and(eq(t.kind, "livechat"), or(isNull(v.state), ne(v.state, "queued")), readableBy(reader)))
+      .orderBy(desc(t.updatedAt), desc(t.id))
+      .limit(limit),
+  ]);
   const sessions = new Map<string, DeskSession>();
   for (const r of rows) {
-    if (r.state === "queued") continue;
     const key = r.sessionId === null ? `t${r.id}` : `s${r.sessionId}`;
     let group = sessions.get(key);
     if (!group) sessions.set(key, (group = { id: r.sessionId, name: r.sessionName ?? r.title, updatedAt: r.updatedAt, chats: [] }));
@@ -392,3 +434,20 @@ export async function liveChatDesk(reader: Reader, limit = 100) {
   return { queue, sessions: [...sessions.values()] };
 }
 export type LiveChatDesk = Awaited<ReturnType<typeof liveChatDesk>>;
+
+/** Sessions a chat's session may be merged into: others with a chat the reader may read. */
+export async function mergeTargets(reader: Reader, sessionId: number) {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const s = schema.livechatSessions;
+  const readable = db
+    .select({ one: sql`1` })
+    .from(t)
+    .where(and(eq(t.sessionId, s.id), readableBy(reader)));
+  return db
+    .select({ id: s.id, name: s.name })
+    .from(s)
+    .where(and(ne(s.id, sessionId), exists(readable)))
+    .orderBy(desc(s.id))
+    .limit(100);
+}

@@ -26,6 +26,15 @@ export function pluginById(id: string) {
   return plugins().find((p) => p.id === id);
 }
 
+/** The last segment, decoded as Remix decodes params, is a number (a visitor token never is). */
+function isTicketNumber(pathname: string) {
+  try {
+    return /^\d+$/.test(decodeURIComponent(pathname.split("/").at(-1) ?? ""));
+  } catch {
+    return false;
+  }
+}
+
 export interface RouteOwner {
   plugin: PluginManifest;
   isPublic: boolean;
@@ -47,7 +56,7 @@ export function pluginForPath(pathname: string): RouteOwner | undefined {
 function findOwner(pathname: string): RouteOwner | undefined {
   for (const plugin of plugins()) {
     for (const r of plugin.routes)
-      if (matchPath(r.path, pathname)) return { plugin, isPublic: !!r.visitorTokens && /\D/.test(pathname.split("/").at(-1) ?? ""), guestOnly: false };
+      if (matchPath(r.path, pathname)) return { plugin, isPublic: !!r.visitorTokens && !isTicketNumber(pathname), guestOnly: false };
     for (const r of plugin.publicRoutes)
       if (matchPath(r.path, pathname)) return { plugin, isPublic: true, guestOnly: !!r.guestOnly };
   }

@@ -21,6 +21,8 @@ import { unreadCounts } from "~/models/unread.server";
 import { markViewed } from "~/models/conversation.server";
 import { canSee } from "~/permissions";
 import { getSetting } from "~/models/settings.server";
+import { listNotifications } from "~/models/notifications.server";
+import { NotificationBell } from "~/components/Notifications";
 import { currentAnnouncement } from "~/models/announcement.server";
 import { announcementSeenCookie } from "~/cookies.server";
 import { AnnouncementBanner } from "~/components/AnnouncementBanner";
@@ -53,10 +55,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // loaders run in parallel: mark the open conversation read here, before the list and counts
   await markViewed(user, url.pathname);
   const tickets = ctx.edition.enabled.includes("tickets") && !isTrial(ctx);
-  const [list, presets, counts] = await Promise.all([
+  const [list, presets, counts, notifications] = await Promise.all([
     tickets ? loadListPanel(user, url, timeZone) : null,
     tickets ? listPresets(user, timeZone) : Promise.resolve<Preset[]>([]),
     unreadCounts(user.id),
+    listNotifications(user.id),
   ]);
   const unread = counts.ticket + counts.livechat + counts.chat;
   return json({
@@ -84,6 +87,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
     navMinimised: ctx.navMinimised,
     popupOnCall: (await getSetting("popup_on_call")) === "1",
+    notifications,
     announcement: await unseenAnnouncement(request),
     expiry:
       workspace.expiresAt !== null && workspace.expiresAt < Date.now()
@@ -173,6 +177,7 @@ export default function Shell() {
       <div className="detail-column">
         <header className="top-bar">
           {data.list ? <SearchLauncher /> : null}
+          <NotificationBell data={data.notifications} now={data.now} />
           <OnlineAgents />
           <UserMenu user={data.user} statusError={data.statusError ? `status.${data.statusError}` : null} />
         </header>

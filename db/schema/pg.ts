@@ -334,3 +334,22 @@ export const surveySubmissions = pgTable(
   },
   (t) => [index("survey_submissions_survey_created_idx").on(t.surveyId, t.createdAt)],
 );
+
+/** What a user should hear about (spec 'Notification'), e.g. being assigned; seen once read. */
+export const notifications = pgTable(
+  "notifications",
+  {
+    id: serial("id").primaryKey(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** What happened ("assigned", "added"): the text is localised when shown. */
+    type: text("type").notNull(),
+    category: text("category").notNull().default("system"), // sla, system or trade
+    channel: text("channel").notNull().default("ticket"), // ticket, livechat or chat: where it leads
+    ticketNumber: integer("ticket_number"),
+    title: text("title").notNull().default(""),
+    body: text("body").notNull().default(""),
+    seen: bool("seen").notNull().default(false),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("notifications_user_created_idx").on(t.userId, t.createdAt)],
+);

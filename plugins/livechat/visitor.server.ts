@@ -6,6 +6,7 @@ import * as livechat from "~/models/livechat.server";
 import { MAX_VISITOR_MESSAGE, MESSAGES_PER_MINUTE, VISITS_PER_ADDRESS } from "~/livechat";
 import { getSettings } from "~/models/settings.server";
 import { checkAddresses } from "../tickets/conversation-forms";
+import { readBody } from "~/api.server";
 
 const EMPTY = "livechat.empty";
 const field = (max: number) => z.string().trim().min(1, EMPTY).max(max);
@@ -43,8 +44,19 @@ export const allowVisit = (clientIp: string) => allow(visits, clientIp);
 
 function firstErrors(issues: z.ZodIssue[]): FieldErrors {
   const errors: FieldErrors = {};
-  for (const issue of issues) errors[issue.path[0] as RegistrationField] ??= issue.message;
+  for (const issue of issues) errors[issue.path[0] as keyof FieldErrors] ??= issue.message;
   return errors;
+}
+
+/** The visitor's address, as server.ts puts it in the load context (rate limits count by it). */
+export const clientIpOf = (context: unknown) => (context as { clientIp?: string }).clientIp ?? "unknown";
+
+/** A JSON twin's request: its fields as strings (JSON numbers too), its visit, and whether _token is the visit's. */
+export async function visitorApiRequest(request: Request) {
+  const raw = await readBody(request);
+  const body = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === "string" || typeof v === "number" ? String(v) : undefined]));
+  const visit = await livechat.findVisit(body.token);
+  return { body, visit, csrfOk: !!visit && livechat.validVisitCsrf(visit.token, body._token) };
 }
 
 type Outcome = { ok: true } | { ok: false; status: number; errors: FieldErrors; errorValues?: Record<string, string> };
@@ -82,11 +94,7 @@ export async function sendVisitorMessage(visit: livechat.Visit, text: string): P
 
 export async function rateVisit(visit: livechat.Visit, values: { rating: string; reason: string }): Promise<Outcome> {
   const parsed = ratingSchema.safeParse(values);
-  if (!parsed.success) {
-    const errors: FieldErrors = {};
-    for (const issue of parsed.error.issues) errors[issue.path[0] as "rating" | "reason"] ??= issue.message;
-    return { ok: false, status: 400, errors };
-  }
+  if (!parsed.success) return { ok: false, status: 400, errors: firstErrors(parsed.error.issues) };
   try {
     await livechat.rateLiveChat(visit, parsed.data.rating, parsed.data.reason);
   } catch (error) {

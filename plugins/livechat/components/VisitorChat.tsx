@@ -44,6 +44,9 @@ export function VisitorInvalid() {
   );
 }
 
+/** For the few attributes written as HTML text (inside <noscript>, which React does not render on the client). */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** A short ping (Web Audio, volume 1): no sound file to fetch. */
 function ping() {
   try {
@@ -120,10 +123,11 @@ function useVisitorSocket(data: VisitorPageData) {
 export function VisitorChat({ data }: { data: VisitorPageData }) {
   const { t } = useTranslation();
   const live = useVisitorSocket(data);
-  // inside the embed script's frame: the website reopens this same chat next time
+  // inside the embed script's frame: the website reopens this chat next time, while it runs
+  const running = data.state === "new" || data.state === "queued" || data.state === "active";
   useEffect(() => {
-    if (window.parent !== window) window.parent.postMessage({ type: "omnidesk:livechat:visit", token: data.token }, "*");
-  }, [data.token]);
+    if (window.parent !== window) window.parent.postMessage({ type: "omnidesk:livechat:visit", token: running ? data.token : null }, "*");
+  }, [data.token, running]);
   const links = data.links;
   return (
     <VisitorFrame links={links}>
@@ -257,7 +261,7 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
       {/* without JavaScript the list below is replaced by a frame that refreshes itself */}
       <noscript
         dangerouslySetInnerHTML={{
-          __html: `<style>.live-messages{display:none}</style><iframe class="messages-frame" src="/livechat/${data.token}/messages" title="${t("livechat.messages")}"></iframe>`,
+          __html: `<style>.live-messages{display:none}</style><iframe class="messages-frame" src="/livechat/${escapeHtml(encodeURIComponent(data.token))}/messages" title="${escapeHtml(t("livechat.messages"))}"></iframe>`,
         }}
       />
       <VisitorMessages messages={data.messages} listRef={list} pending={pending} />

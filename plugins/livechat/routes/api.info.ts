@@ -4,14 +4,14 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { guardPluginRoute } from "~/context.server";
 import * as livechat from "~/models/livechat.server";
-import { allowVisit } from "../visitor.server";
+import { allowVisit, clientIpOf } from "../visitor.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
   const token = new URL(request.url).searchParams.get("token") ?? "";
   let visit = await livechat.findVisit(token);
   if (!visit) {
-    const clientIp = (context as { clientIp?: string }).clientIp ?? "unknown";
+    const clientIp = clientIpOf(context);
     const started = (await allowVisit(clientIp)) ? await livechat.startVisit(token) : undefined;
     visit = started ? await livechat.findVisit(started) : undefined;
   }

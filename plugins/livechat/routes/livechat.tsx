@@ -11,7 +11,7 @@ import { isValidToken } from "~/models/public-tokens.server";
 import { fileStorage } from "~/storage.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { ConversationView } from "../../tickets/components/ConversationView";
-import { conversationAction, conversationData, open, type ActionResult } from "../../tickets/routes/conversation";
+import { conversationAction, conversationData, open, type ActionResult } from "../../tickets/conversation.server";
 import { readReplyForm } from "../../tickets/upload.server";
 import { idSchema } from "../../tickets/conversation-forms";
 import { LiveChatControls } from "../components/LiveChatControls";
@@ -24,7 +24,11 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!isTicketNumber(params.id)) return visitorLoader(request, context, params.id);
   const opened = await open(request, context, params.id);
   const { ticket, user } = opened;
-  const [conversation, visit, desk] = await Promise.all([conversationData(request, opened), livechat.visitOfTicket(ticket.id), livechat.liveChatDesk(user)]);
+  const [conversation, visit, mergeTargets] = await Promise.all([
+    conversationData(request, opened),
+    livechat.visitOfTicket(ticket.id),
+    ticket.sessionId === null ? Promise.resolve([] as { id: number; name: string }[]) : livechat.mergeTargets(user, ticket.sessionId),
+  ]);
   return json({
     page: "agent" as const,
     conversation,
@@ -34,7 +38,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
       ratingReason: ticket.ratingReason,
       sessionId: ticket.sessionId,
       // sessions this chat's session can be merged into
-      sessions: desk.sessions.filter((s) => s.id !== null && s.id !== ticket.sessionId).map((s) => ({ id: s.id!, name: s.name })),
+      sessions: mergeTargets,
       canRemove: user.type === "admin" || conversation.details.participants.some((p) => p.userId === user.id && p.assignee),
     },
   });
@@ -48,7 +52,10 @@ async function visitorLoader(request: Request, context: object, token: string | 
     if (await isValidToken("livechat", token)) throw redirect(`/start/livechat/${token}`);
     return json({ page: "invalid" as const, productTitle: ctx.edition.title }, { status: 404 });
   }
-  return json({ page: "visitor" as const, visitor: await visitorPage(visit, ctx.edition.title), productTitle: ctx.edition.title });
+  const visitor = await visitorPage(visit, ctx.edition.title);
+  // nobody to connect to: straight to the form that leaves a message (spec: noAgent)
+  if (visitor.result === "noAgent") throw redirect(`/register/livechat/${visit.token}`);
+  return json({ page: "visitor" as const, visitor, productTitle: ctx.edition.title });
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {

@@ -8,7 +8,7 @@ import { guardPluginRoute } from "~/context.server";
 import * as livechat from "~/models/livechat.server";
 import { MAX_VISITOR_MESSAGE } from "~/livechat";
 import { getSettings } from "~/models/settings.server";
-import { registerVisitor, type FieldErrors, type RegistrationField } from "../visitor.server";
+import { clientIpOf, registerVisitor, type FieldErrors, type RegistrationField } from "../visitor.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -37,7 +37,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const values = Object.fromEntries((["name", "phone", "email", "message"] as const).map((k) => [k, String(form.get(k) ?? "")])) as Record<RegistrationField, string>;
   if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return json<ActionData>({ errors: { form: "livechat.expired" }, values }, { status: 403 });
-  const outcome = await registerVisitor(visit, values, (context as { clientIp?: string }).clientIp ?? "unknown");
+  const outcome = await registerVisitor(visit, values, clientIpOf(context));
   if (!outcome.ok) return json<ActionData>({ errors: outcome.errors, errorValues: outcome.errorValues, values }, { status: outcome.status });
   return redirect(`/livechat/${visit.token}`);
 }

@@ -6,12 +6,12 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { startVisit } from "~/models/livechat.server";
-import { allowVisit } from "../visitor.server";
+import { allowVisit, clientIpOf } from "../visitor.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   await guardPluginRoute(request, context);
-  const clientIp = (context as { clientIp?: string }).clientIp ?? "unknown";
+  const clientIp = clientIpOf(context);
   if (!(await allowVisit(clientIp))) return json({ tooMany: true }, { status: 429 });
   const token = await startVisit(params.token);
   if (!token) return json({ tooMany: false }, { status: 404 });
