@@ -11,8 +11,8 @@ export interface Announcement {
   at: number;
 }
 
-export async function currentAnnouncement(): Promise<Announcement | null> {
-  const raw = await getSetting("announcement");
+/** The announcement, from the setting's value (read it with the workspace, see getWorkspace). */
+export function parseAnnouncement(raw: string): Announcement | null {
   if (!raw) return null;
   try {
     const parsed = JSON.parse(raw) as Announcement;
@@ -20,6 +20,10 @@ export async function currentAnnouncement(): Promise<Announcement | null> {
   } catch {
     return null;
   }
+}
+
+export async function currentAnnouncement() {
+  return parseAnnouncement(await getSetting("announcement"));
 }
 
 /** Publishes (or, with empty text, withdraws) the announcement; open pages show it at once. */

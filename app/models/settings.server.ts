@@ -65,6 +65,10 @@ export interface Workspace {
   accountType: number;
   expiresAt: number | null;
   timeZone: string;
+  /** Agents get a popup for new CALL tickets (app/popups.ts). */
+  popupOnCall: boolean;
+  /** The admin's announcement (JSON, see announcement.server.ts), or empty. */
+  announcement: string;
 }
 
 export async function getWorkspace(): Promise<Workspace> {
@@ -77,5 +81,7 @@ export async function getWorkspace(): Promise<Workspace> {
     accountType: Number(s.account_type),
     expiresAt: s.account_expires_at ? Number(s.account_expires_at) : null,
     timeZone: s.timezone,
+    popupOnCall: s.popup_on_call === "1",
+    announcement: s.announcement,
   };
 }

@@ -20,18 +20,19 @@ import { listPresets, type Preset } from "~/models/filter-presets.server";
 import { unreadCounts } from "~/models/unread.server";
 import { markViewed } from "~/models/conversation.server";
 import { canSee } from "~/permissions";
-import { getSetting } from "~/models/settings.server";
+import type { Workspace } from "~/models/settings.server";
 import { listNotifications } from "~/models/notifications.server";
 import { NotificationBell } from "~/components/Notifications";
-import { currentAnnouncement } from "~/models/announcement.server";
+import { parseAnnouncement } from "~/models/announcement.server";
 import { announcementSeenCookie } from "~/cookies.server";
 import { AnnouncementBanner } from "~/components/AnnouncementBanner";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 
 /** The current announcement, unless this browser dismissed it. */
-async function unseenAnnouncement(request: Request) {
-  const [announcement, seen] = await Promise.all([currentAnnouncement(), announcementSeenCookie().parse(request.headers.get("Cookie"))]);
+async function unseenAnnouncement(request: Request, workspace: Workspace) {
+  const announcement = parseAnnouncement(workspace.announcement);
+  const seen = announcement ? await announcementSeenCookie().parse(request.headers.get("Cookie")) : null;
   return announcement && String(announcement.at) !== String(seen) ? announcement : null;
 }
 
@@ -86,9 +87,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     editMenu: url.searchParams.has("edit_menu"),
     statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
     navMinimised: ctx.navMinimised,
-    popupOnCall: (await getSetting("popup_on_call")) === "1",
+    popupOnCall: workspace.popupOnCall,
     notifications,
-    announcement: await unseenAnnouncement(request),
+    announcement: await unseenAnnouncement(request, workspace),
     expiry:
       workspace.expiresAt !== null && workspace.expiresAt < Date.now()
         ? { trial: workspace.accountType === 0 }
