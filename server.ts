@@ -86,8 +86,10 @@ async function main() {
       referrerPolicy: { policy: "strict-origin-when-cross-origin" },
     }),
   );
-  // the live chat's visitor pages open inside other websites (the embed script's frame)
+  // the live chat's visitor pages open inside other websites (the embed script's frame), and
+  // those websites load the embed script itself
   app.use((req, res, next) => {
+    if (req.path === "/livechat.js") res.setHeader("Cross-Origin-Resource-Policy", "cross-origin");
     if (EMBEDDABLE.test(req.path)) {
       res.removeHeader("X-Frame-Options");
       const csp = res.getHeader("Content-Security-Policy");

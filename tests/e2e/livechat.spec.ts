@@ -2,6 +2,8 @@
 // The visitor runs with JavaScript on and off; the agent runs with it on (an agent counts as
 // online for live chat while their page is connected).
 import { test, expect, type Browser, type Page } from "@playwright/test";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { io } from "socket.io-client";
 import { chooseLanguage, login, PASSWORD } from "./helpers";
 
@@ -290,4 +292,24 @@ test("sockets: a visitor needs a live visit token, hears only their own chat; ag
   visitor.close();
   agent.close();
   await api.dispose();
+});
+
+test("the embed script on another website opens the live chat in a frame", async ({ browser, baseURL }) => {
+  // another website: its own origin (a port of its own), pasting the one line of the README
+  const shop = http.createServer((_req, res) => {
+    res.setHeader("Content-Type", "text/html");
+    res.end(`<!doctype html><title>Shop</title><h1>Shop</h1><script src="${baseURL}/livechat.js" data-token="demo" data-label="Chat with us" async></script>`);
+  });
+  await new Promise<void>((resolve) => shop.listen(0, "localhost", resolve));
+  const visitor = await visitorPage(browser, true);
+  const page = visitor.page;
+  await page.goto(`http://localhost:${(shop.address() as AddressInfo).port}/`);
+  await page.getByRole("button", { name: "Chat with us" }).click();
+  const frame = page.frameLocator('iframe[title="Chat with us"]');
+  // nobody online in this test: the frame shows the form that leaves a message
+  await expect(frame.getByText("Unfortunately, we are offline now.", { exact: false })).toBeVisible();
+  await page.getByRole("button", { name: "Chat with us" }).click();
+  await expect(page.locator("iframe")).toHaveCount(0);
+  await visitor.close();
+  shop.close();
 });
