@@ -113,6 +113,8 @@ export async function visitorPage(visit: livechat.Visit, productTitle: string) {
     livechat.visitorMessages(visit),
   ]);
   return {
+    /** When this was read (the page keeps the newest of its data and its refreshes). */
+    at: Date.now(),
     token: visit.token,
     state: visit.state,
     result: livechat.infoResult(visit, online),

@@ -60,3 +60,33 @@ test("banner, reconnect and the missed message exactly once", async ({ browser }
   await expect(page.locator('.conversation[data-live="on"]')).toBeVisible();
   await context.close();
 });
+
+test("a waiting live chat visitor sees 'Connecting to server...' and comes back by itself", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const agentContext = await browser.newContext({ baseURL: base });
+  await chooseLanguage(agentContext, base);
+  const agent = await agentContext.newPage();
+  await login(agent, "agent", "agent");
+  await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
+
+  const visitorContext = await browser.newContext({ baseURL: base });
+  const visitor = await visitorContext.newPage();
+  await visitor.goto("/livechat/demo");
+  await visitor.getByRole("link", { name: "Continue" }).click();
+  await visitor.getByLabel("Name").fill("Wendy");
+  await visitor.getByLabel("Phone").fill("1");
+  await visitor.getByLabel("Email").fill("wendy@example.com");
+  await visitor.getByLabel("Message").fill("Hello?");
+  await visitor.getByRole("button", { name: "Connect" }).click();
+  await expect(visitor.getByText(/Your queue number is \d+/)).toBeVisible();
+  await expect(visitor.getByText("Connecting to server...")).toHaveCount(0);
+
+  await stop(server);
+  await expect(visitor.getByText("Connecting to server...")).toBeVisible();
+  server = start();
+  await healthy();
+  // retried every second: back within moments of the server, still in the queue
+  await expect(visitor.getByText("Connecting to server...")).toHaveCount(0, { timeout: 10_000 });
+  await expect(visitor.getByText(/Your queue number is \d+/)).toBeVisible();
+  await Promise.all([agentContext.close(), visitorContext.close()]);
+});

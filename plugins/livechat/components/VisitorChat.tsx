@@ -2,7 +2,7 @@
 // chat flow). Without JavaScript: plain forms, a queue page that refreshes itself and a message
 // list in a self-refreshing frame. With it: socket.io news, typing and the accept sound.
 import { useEffect, useRef, useState } from "react";
-import { Form, Link, useActionData, useFetcher, useRevalidator } from "@remix-run/react";
+import { Form, Link, useActionData, useFetcher } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Socket } from "socket.io-client";
 import type { VisitorPageData } from "../visitor.server";
@@ -31,6 +31,31 @@ export function VisitorFrame({ children, links }: { children: React.ReactNode; l
         </footer>
       ) : null}
     </main>
+  );
+}
+
+/**
+ * The page could not reach the server (a reload while it restarts): 'Connecting to server...'
+ * and another try every second, as the socket does.
+ */
+export function VisitorOffline() {
+  const { t } = useTranslation();
+  useEffect(() => {
+    const timer = setInterval(async () => {
+      try {
+        if ((await fetch(window.location.href, { method: "HEAD", cache: "no-store" })).status < 500) window.location.reload();
+      } catch {
+        // still away
+      }
+    }, RECONNECT_MS);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <VisitorFrame>
+      <p className="connection-banner" role="status">
+        {t("livechat.connecting")}
+      </p>
+    </VisitorFrame>
   );
 }
 
@@ -65,11 +90,14 @@ function ping() {
 
 type Connection = "connecting" | "connected" | "retrying";
 
-/** The visitor's socket: news about their own chat only; the page refetches what changed. */
-function useVisitorSocket(data: VisitorPageData) {
-  const revalidator = useRevalidator();
-  const latest = useRef(revalidator);
-  latest.current = revalidator;
+/**
+ * The visitor's socket: news about their own chat only; `refresh` refetches the page's data.
+ * (A fetcher, not a revalidation: if the server is away at that moment, only this route's error
+ * boundary shows, and it tries again every second.)
+ */
+function useVisitorSocket(data: VisitorPageData, refresh: () => void) {
+  const latest = useRef({ revalidate: refresh });
+  latest.current = { revalidate: refresh };
   const [connection, setConnection] = useState<Connection>("connecting");
   const [queueNumber, setQueueNumber] = useState<number | null>(data.queueNumber);
   const [acceptedBy, setAcceptedBy] = useState<string | null>(null);
@@ -120,9 +148,13 @@ function useVisitorSocket(data: VisitorPageData) {
   return { connection: live ? connection : "connected", queueNumber, acceptedBy, typing: typing?.name ?? null, socket: socketRef };
 }
 
-export function VisitorChat({ data }: { data: VisitorPageData }) {
+export function VisitorChat({ data: initial }: { data: VisitorPageData }) {
   const { t } = useTranslation();
-  const live = useVisitorSocket(data);
+  const refresher = useFetcher<{ page: string; visitor?: VisitorPageData }>();
+  const fresh = refresher.data?.visitor;
+  // the newer of the page's data (after a form) and the last refresh (after news)
+  const data = fresh && fresh.at > initial.at ? fresh : initial;
+  const live = useVisitorSocket(data, () => refresher.load(`/livechat/${initial.token}`));
   // inside the embed script's frame: the website reopens this chat next time, while it runs
   const running = data.state === "new" || data.state === "queued" || data.state === "active";
   useEffect(() => {

@@ -2,7 +2,7 @@
 // /livechat/{token}: the visitor's page (a token is never all digits; see the plugin manifest).
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { useLoaderData, useParams, useRouteError } from "@remix-run/react";
 import { guardPluginRoute } from "~/context.server";
 import { AccessDenied } from "~/models/access.server";
 import { NotFound } from "~/models/conversation.server";
@@ -15,7 +15,7 @@ import { conversationAction, conversationData, open, type ActionResult } from ".
 import { readReplyForm } from "../../tickets/upload.server";
 import { idSchema } from "../../tickets/conversation-forms";
 import { LiveChatControls } from "../components/LiveChatControls";
-import { VisitorChat, VisitorInvalid } from "../components/VisitorChat";
+import { VisitorChat, VisitorInvalid, VisitorOffline } from "../components/VisitorChat";
 import { rateVisit, sendVisitorMessage, visitorPage, type FieldErrors } from "../visitor.server";
 
 const isTicketNumber = (id: string | undefined) => !!id && /^\d+$/.test(id);
@@ -146,4 +146,12 @@ export default function LiveChatPage() {
   return <VisitorChat data={data.visitor} />;
 }
 
-export const ErrorBoundary = deniedBoundary("conversation.denied");
+const DeniedBoundary = deniedBoundary("conversation.denied");
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const params = useParams();
+  // a visitor's page that could not reach the server (it restarts): try again every second
+  if (!isTicketNumber(params.id) && error instanceof TypeError) return <VisitorOffline />;
+  return <DeniedBoundary />;
+}
