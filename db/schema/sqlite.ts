@@ -215,3 +215,34 @@ export const publicTokens = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.token] })],
 );
+
+/**
+ * Reports: one row per conversation with what the dashboards aggregate, kept in step with
+ * tickets by refreshFacts() (plugins/reports/facts.server.ts). Narrow rows and a covering index
+ * on the creation time let a 90-day dashboard over a million tickets read the index alone.
+ */
+export const reportFacts = sqliteTable(
+  "report_facts",
+  {
+    ticketId: integer("ticket_id").primaryKey().references(() => tickets.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    channel: text("channel").notNull(),
+    status: integer("status").notNull(),
+    createdAt: time("created_at").notNull(),
+    /** tickets.updated_at when this row was computed: the refresh watermark. */
+    updatedAt: time("updated_at").notNull(),
+    /** First message from staff, if any. */
+    firstResponseAt: time("first_response_at"),
+    /** Last activity once resolved or closed (status 2 or 3). */
+    resolvedAt: time("resolved_at"),
+    /** Smallest SLA (minutes) of the ticket's labels; null without labels. */
+    slaMinutes: integer("sla_minutes"),
+    /** Customer rating 1-5 (live chat), null when not rated. */
+    rating: integer("rating"),
+  },
+  (t) => [
+    index("report_facts_range_idx").on(t.createdAt, t.kind, t.channel, t.status, t.slaMinutes, t.firstResponseAt, t.resolvedAt, t.rating),
+    index("report_facts_kind_updated_idx").on(t.kind, t.updatedAt, t.ticketId),
+    index("report_facts_kind_status_created_idx").on(t.kind, t.status, t.createdAt),
+  ],
+);

@@ -1,0 +1,17 @@
+CREATE TABLE "report_facts" (
+	"ticket_id" integer PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"channel" text NOT NULL,
+	"status" integer NOT NULL,
+	"created_at" bigint NOT NULL,
+	"updated_at" bigint NOT NULL,
+	"first_response_at" bigint,
+	"resolved_at" bigint,
+	"sla_minutes" integer,
+	"rating" integer
+);
+--> statement-breakpoint
+ALTER TABLE "report_facts" ADD CONSTRAINT "report_facts_ticket_id_tickets_id_fk" FOREIGN KEY ("ticket_id") REFERENCES "public"."tickets"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "report_facts_range_idx" ON "report_facts" USING btree ("created_at","kind","channel","status","sla_minutes","first_response_at","resolved_at","rating");--> statement-breakpoint
+CREATE INDEX "report_facts_kind_updated_idx" ON "report_facts" USING btree ("kind","updated_at","ticket_id");--> statement-breakpoint
+CREATE INDEX "report_facts_kind_status_created_idx" ON "report_facts" USING btree ("kind","status","created_at");

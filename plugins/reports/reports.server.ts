@@ -1,0 +1,342 @@
+// Report queries: date ranges, dashboard aggregates and the summary report. Everything is
+// aggregated in SQL over report_facts (see facts.server.ts) and works on SQLite and PostgreSQL.
+import { sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { KINDS, type Kind } from "~/channels";
+import { startOfDay } from "~/models/ticket-list.server";
+import { formatDate } from "~/time";
+import { ratingReasonSql, ratingSql, refreshFacts, rows } from "./facts.server";
+
+export const DAY = 24 * 60 * 60 * 1000;
+export const REPORT_PAGE = 30;
+
+// ---------------------------------------------------------------- date ranges
+
+export type RangeError = "format" | "future" | "order";
+export interface DateRange {
+  /** [from, to) in unix ms: whole days in the workspace time zone. */
+  from: number;
+  to: number;
+  /** YYYY-MM-DD of the first and last day. */
+  start: string;
+  end: string;
+}
+
+const DMY = /^(\d{2})-(\d{2})-(\d{4})$/;
+const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** YYYY-MM-DD of a DD-MM-YYYY or YYYY-MM-DD text, or undefined when it is not a real date. */
+export function toYmd(text: string | null | undefined): string | undefined {
+  const value = (text ?? "").trim();
+  let y: string, m: string, d: string;
+  const dmy = DMY.exec(value);
+  const ymd = YMD.exec(value);
+  if (dmy) [, d, m, y] = dmy;
+  else if (ymd) [, y, m, d] = ymd;
+  else return undefined;
+  const at = new Date(Date.UTC(+y, +m - 1, +d));
+  if (at.getUTCFullYear() !== +y || at.getUTCMonth() !== +m - 1 || at.getUTCDate() !== +d || +y < 1970) return undefined;
+  return `${y}-${m}-${d}`;
+}
+
+/** DD-MM-YYYY, as the report's date picker shows it (spec section 9). */
+export const toDmy = (ymd: string) => ymd.split("-").reverse().join("-");
+
+/** Today's YYYY-MM-DD in the time zone. */
+export function todayYmd(now: number, timeZone: string) {
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+}
+
+const dayStart = (ymd: string, timeZone: string) => startOfDay(Date.parse(`${ymd}T12:00:00Z`), timeZone);
+
+/**
+ * A report range from two dates (DD-MM-YYYY from the form or YYYY-MM-DD from the API). Refused,
+ * before any query, when a date is malformed, the range ends in the future, or starts after it ends.
+ */
+export function parseRange(start: string | null | undefined, end: string | null | undefined, now: number, timeZone: string): { ok: true; range: DateRange } | { ok: false; error: RangeError } {
+  const s = toYmd(start);
+  const e = toYmd(end);
+  if (!s || !e) return { ok: false, error: "format" };
+  if (e > todayYmd(now, timeZone)) return { ok: false, error: "future" };
+  if (s > e) return { ok: false, error: "order" };
+  return { ok: true, range: { from: dayStart(s, timeZone), to: dayStart(e, timeZone) + DAY, start: s, end: e } };
+}
+
+/** The last `days` days up to today. */
+export function defaultRange(now: number, timeZone: string, days = 30): DateRange {
+  const end = todayYmd(now, timeZone);
+  const to = dayStart(end, timeZone) + DAY;
+  const start = todayYmd(to - days * DAY + DAY / 2, timeZone);
+  return { from: dayStart(start, timeZone), to, start, end };
+}
+
+// ---------------------------------------------------------------- dashboards
+
+export const INTERVALS = { "15m": 15 * 60 * 1000, "30m": 30 * 60 * 1000, "1h": 60 * 60 * 1000, day: DAY } as const;
+export type Interval = keyof typeof INTERVALS;
+export const isInterval = (v: unknown): v is Interval => typeof v === "string" && v in INTERVALS;
+
+export const DASHBOARDS = {
+  dashboard: { kinds: [...KINDS] },
+  omnichannel: { kinds: ["ticket", "chat", "livechat"] },
+  call: { kinds: ["call"] },
+  interactions: { kinds: ["chat", "livechat"] },
+  public: { kinds: ["ticket", "chat", "livechat"] },
+} satisfies Record<string, { kinds: Kind[] }>;
+export type DashboardId = keyof typeof DASHBOARDS;
+
+/** Channel groups of spec section 9; channels outside them count as "other". */
+export const CHANNEL_GROUPS: Record<string, string[]> = {
+  email: ["EMAIL", "GRAPH_EMAIL"],
+  chatbot: ["WAUCHAT"],
+  livechat: ["LIVECHAT", "LIVECHAT2"],
+  social: ["FB_PAGE_POST", "TW_MENTION"],
+  mobile: ["FB_PM", "TW_DM", "LINE_DM", "WHATSAPP"],
+};
+export const GROUP_ORDER = [...Object.keys(CHANNEL_GROUPS), "other"];
+export function channelGroup(channel: string) {
+  for (const [group, channels] of Object.entries(CHANNEL_GROUPS)) if (channels.includes(channel)) return group;
+  return "other";
+}
+
+/** Buckets of first-response and resolution times. */
+export const DURATION_BUCKETS = [
+  { key: "lt5m", below: 5 * 60 * 1000 },
+  { key: "lt15m", below: 15 * 60 * 1000 },
+  { key: "lt1h", below: 60 * 60 * 1000 },
+  { key: "lt4h", below: 4 * 60 * 60 * 1000 },
+  { key: "lt24h", below: DAY },
+  { key: "gt24h", below: Infinity },
+] as const;
+
+function durationBucket(column: SQL) {
+  const d = sql`(${column} - created_at)`;
+  const whens = DURATION_BUCKETS.slice(0, -1).map((b, i) => sql`when ${d} < ${b.below} then ${i}`);
+  return sql`case when ${column} is null then -1 ${sql.join(whens, sql` `)} else ${DURATION_BUCKETS.length - 1} end`;
+}
+
+const inKinds = (kinds: readonly string[]) => sql`kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`;
+const inRange = (range: Pick<DateRange, "from" | "to">) => sql`created_at >= ${range.from} and created_at < ${range.to}`;
+
+export interface BreakdownRow {
+  channel: string;
+  status: number;
+  sla: "none" | "met" | "breached" | "pending";
+  frBucket: number;
+  resBucket: number;
+  rating: number | null;
+  n: number;
+  frSum: number;
+  frN: number;
+  resSum: number;
+  resN: number;
+}
+
+/**
+ * One pass over the range: counts by channel, status, SLA outcome, response and resolution
+ * buckets and rating, plus the sums for average times. Every dashboard chart but the interval
+ * volume is a fold of these rows.
+ */
+export async function breakdown(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], now: number): Promise<BreakdownRow[]> {
+  const slaMs = sql`cast(sla_minutes as bigint) * 60000`;
+  const result = await rows<Record<string, unknown>>(sql`
+    select channel, status,
+      case when sla_minutes is null then 'none'
+        when resolved_at is not null and resolved_at - created_at <= ${slaMs} then 'met'
+        when resolved_at is not null or ${now} - created_at > ${slaMs} then 'breached'
+        else 'pending' end as sla,
+      ${durationBucket(sql`first_response_at`)} as fr_bucket,
+      ${durationBucket(sql`resolved_at`)} as res_bucket,
+      rating,
+      count(*) as n,
+      coalesce(sum(first_response_at - created_at), 0) as fr_sum, count(first_response_at) as fr_n,
+      coalesce(sum(resolved_at - created_at), 0) as res_sum, count(resolved_at) as res_n
+    from report_facts
+    where ${inRange(range)} and ${inKinds(kinds)}
+    group by 1, 2, 3, 4, 5, 6`);
+  return result.map((r) => ({
+    channel: String(r.channel),
+    status: Number(r.status),
+    sla: r.sla as BreakdownRow["sla"],
+    frBucket: Number(r.fr_bucket),
+    resBucket: Number(r.res_bucket),
+    rating: r.rating == null ? null : Number(r.rating),
+    n: Number(r.n),
+    frSum: Number(r.fr_sum),
+    frN: Number(r.fr_n),
+    resSum: Number(r.res_sum),
+    resN: Number(r.res_n),
+  }));
+}
+
+/** Conversations created per interval, every interval of the range present (zeros included). */
+export async function intervalVolume(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], interval: Interval) {
+  const step = INTERVALS[interval];
+  const result = await rows<{ b: number; n: number }>(sql`
+    select cast((created_at - ${range.from}) / ${step} as integer) as b, count(*) as n
+    from report_facts where ${inRange(range)} and ${inKinds(kinds)}
+    group by 1 order by 1`);
+  const counts = new Map(result.map((r) => [Number(r.b), Number(r.n)]));
+  const buckets = Math.ceil((range.to - range.from) / step);
+  return Array.from({ length: buckets }, (_, i) => ({ at: range.from + i * step, count: counts.get(i) ?? 0 }));
+}
+
+/** Minutes each agent has spent in their current status (the only status time recorded so far). */
+export async function auxTimes(now: number) {
+  const { db, schema } = getDb();
+  const u = schema.users;
+  const agents = await db.select({ username: u.username, name: u.name, status: u.status, secondStatus: u.secondStatus, statusTime: u.statusTime }).from(u).orderBy(u.name);
+  return agents
+    .filter((a) => a.statusTime > 0)
+    .map((a) => ({ agent: a.name, username: a.username, status: a.secondStatus || a.status, minutes: Math.max(0, Math.round((now - a.statusTime) / 60000)) }));
+}
+
+// ---------------------------------------------------------------- summary report
+
+export const REPORT_TYPES = [...KINDS, "all"] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+export const isReportType = (v: unknown): v is ReportType => typeof v === "string" && (REPORT_TYPES as readonly string[]).includes(v);
+export const STATUS_ALL = 4;
+
+export interface SummaryRow {
+  id: number;
+  ticketNumber: number;
+  title: string;
+  channel: string;
+  kind: string;
+  status: number;
+  labels: { id: number; name: string | null }[];
+  assignees: { username: string; name: string; photo: string | null }[];
+  department: string | null;
+  createdAt: number;
+  updatedAt: number;
+  slaMinutes: number | null;
+  sla: BreakdownRow["sla"];
+  rating: number | null;
+  reason: string | null;
+}
+
+const summaryWhere = (type: ReportType, status: number, range: Pick<DateRange, "from" | "to">) =>
+  sql.join(
+    [inRange(range), type === "all" ? undefined : sql`kind = ${type}`, status === STATUS_ALL ? undefined : sql`status = ${status}`].filter((x): x is SQL => !!x),
+    sql` and `,
+  );
+
+export function slaOutcome(f: { slaMinutes: number | null; createdAt: number; resolvedAt: number | null }, now: number): BreakdownRow["sla"] {
+  if (f.slaMinutes == null) return "none";
+  const limit = f.slaMinutes * 60000;
+  if (f.resolvedAt != null) return f.resolvedAt - f.createdAt <= limit ? "met" : "breached";
+  return now - f.createdAt > limit ? "breached" : "pending";
+}
+
+/** One page of the summary report, newest first, and the number of rows in the range. */
+export async function summary(type: ReportType, status: number, range: Pick<DateRange, "from" | "to">, offset: number, limit: number, now: number) {
+  await refreshFacts();
+  const { db, schema } = getDb();
+  const where = summaryWhere(type, status, range);
+  const [page, [{ n }]] = await Promise.all([
+    rows<Record<string, unknown>>(sql`
+      select f.ticket_id as id, f.sla_minutes as sla_minutes, f.resolved_at as resolved_at, f.rating as rating,
+        t.ticket_number as ticket_number, t.title as title, t.channel as channel, t.kind as kind, t.status as status,
+        t.created_at as created_at, t.updated_at as updated_at, d.name as department, ${ratingReasonSql()} as reason
+      from (select * from report_facts where ${where} order by created_at desc, ticket_id desc limit ${limit} offset ${offset}) f
+      join tickets t on t.id = f.ticket_id
+      left join departments d on d.id = t.department_id
+      order by f.created_at desc, f.ticket_id desc`),
+    rows<{ n: number }>(sql`select count(*) as n from report_facts where ${where}`),
+  ]);
+  const ids = page.map((r) => Number(r.id));
+  const [labels, people] = ids.length
+    ? await Promise.all([
+        db
+          .select({ ticketId: schema.ticketLabels.ticketId, id: schema.ticketLabels.labelId, name: schema.labels.name })
+          .from(schema.ticketLabels)
+          .leftJoin(schema.labels, sql`${schema.labels.id} = ${schema.ticketLabels.labelId}`)
+          .where(inArray(schema.ticketLabels.ticketId, ids))
+          .orderBy(schema.ticketLabels.labelId),
+        db
+          .select({ ticketId: schema.participants.ticketId, username: schema.users.username, name: schema.users.name, photo: schema.users.photo })
+          .from(schema.participants)
+          .innerJoin(schema.users, sql`${schema.users.id} = ${schema.participants.userId}`)
+          .where(and(inArray(schema.participants.ticketId, ids), eq(schema.participants.assignee, true)))
+          .orderBy(schema.participants.addedAt, schema.participants.userId),
+      ])
+    : [[], []];
+  const items: SummaryRow[] = page.map((r) => {
+    const id = Number(r.id);
+    const f = { slaMinutes: r.sla_minutes == null ? null : Number(r.sla_minutes), createdAt: Number(r.created_at), resolvedAt: r.resolved_at == null ? null : Number(r.resolved_at) };
+    return {
+      id,
+      ticketNumber: Number(r.ticket_number),
+      title: String(r.title),
+      channel: String(r.channel),
+      kind: String(r.kind),
+      status: Number(r.status),
+      labels: labels.filter((l) => l.ticketId === id).map(({ id, name }) => ({ id, name })),
+      assignees: people.filter((p) => p.ticketId === id).map(({ username, name, photo }) => ({ username, name, photo })),
+      department: r.department == null ? null : String(r.department),
+      createdAt: f.createdAt,
+      updatedAt: Number(r.updated_at),
+      slaMinutes: f.slaMinutes,
+      sla: slaOutcome(f, now),
+      rating: r.rating == null ? null : Number(r.rating),
+      reason: r.reason == null ? null : String(r.reason),
+    };
+  });
+  return { items, count: Number(n) };
+}
+
+/** Rows grouped by their creation day (DD/MM/YYYY), in order: the summary report's tables. */
+export function groupByDay<T extends { createdAt: number }>(items: T[], timeZone: string) {
+  const groups: { key: string; rows: T[] }[] = [];
+  for (const item of items) {
+    const key = formatDate(item.createdAt, timeZone);
+    if (groups.at(-1)?.key !== key) groups.push({ key, rows: [] });
+    groups.at(-1)!.rows.push(item);
+  }
+  return groups;
+}
+
+// ---------------------------------------------------------------- CSV export
+
+export const EXPORT_BATCH = 1000;
+export const EXPORT_HEADER = ["ticket_number", "title", "channel", "kind", "status", "created_at", "updated_at", "interval_start", "first_response_minutes", "resolution_minutes", "sla_minutes", "sla", "rating"];
+
+const iso = (at: number | null) => (at == null ? "" : new Date(at).toISOString());
+const minutes = (from: number, to: number | null) => (to == null ? "" : ((to - from) / 60000).toFixed(1));
+
+/**
+ * Every conversation of the range as CSV rows, oldest first, read in keyset batches of 1,000
+ * (created_at, ticket_id) so memory stays flat however many rows there are.
+ */
+export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], step: Interval, now: number): AsyncGenerator<(string | number)[]> {
+  await refreshFacts();
+  const size = INTERVALS[step];
+  let after: { at: number; id: number } | undefined;
+  for (;;) {
+    const cursor = after ? sql`and (f.created_at > ${after.at} or (f.created_at = ${after.at} and f.ticket_id > ${after.id}))` : sql``;
+    const batch = await rows<Record<string, unknown>>(sql`
+      select f.ticket_id as id, f.created_at as created_at, f.status as status, f.first_response_at as fr, f.resolved_at as res,
+        f.sla_minutes as sla_minutes, f.rating as rating, f.kind as kind, f.channel as channel,
+        t.ticket_number as ticket_number, t.title as title, t.updated_at as updated_at
+      from report_facts f join tickets t on t.id = f.ticket_id
+      where f.created_at >= ${range.from} and f.created_at < ${range.to} and f.kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) ${cursor}
+      order by f.created_at, f.ticket_id
+      limit ${EXPORT_BATCH}`);
+    for (const r of batch) {
+      const createdAt = Number(r.created_at);
+      const res = r.res == null ? null : Number(r.res);
+      const slaMinutes = r.sla_minutes == null ? null : Number(r.sla_minutes);
+      yield [
+        Number(r.ticket_number), String(r.title), String(r.channel), String(r.kind), Number(r.status), iso(createdAt), iso(Number(r.updated_at)),
+        iso(range.from + Math.floor((createdAt - range.from) / size) * size),
+        minutes(createdAt, r.fr == null ? null : Number(r.fr)), minutes(createdAt, res),
+        slaMinutes ?? "", slaOutcome({ slaMinutes, createdAt, resolvedAt: res }, now), r.rating == null ? "" : Number(r.rating),
+      ];
+    }
+    if (batch.length < EXPORT_BATCH) return;
+    const last = batch[batch.length - 1];
+    after = { at: Number(last.created_at), id: Number(last.id) };
+  }
+}

@@ -1,0 +1,265 @@
+// Report widgets: the manifests' "widgets" (Vega-Lite spec file + data loader by name), their
+// data for a range, and each chart rendered to SVG on the server (vega View, renderer 'none',
+// toSVG: no canvas or browser needed), so dashboards show and print with JavaScript off.
+import fs from "node:fs";
+import path from "node:path";
+import type { TFunction } from "i18next";
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import { plugins } from "~/plugins/registry.server";
+import { createI18n, type Language } from "~/i18n";
+import { resourcesFor } from "~/i18n.server";
+import { formatter } from "~/time";
+import { refreshFacts } from "./facts.server";
+import {
+  auxTimes, breakdown, channelGroup, DASHBOARDS, DURATION_BUCKETS, GROUP_ORDER, intervalVolume,
+  type BreakdownRow, type DashboardId, type DateRange, type Interval,
+} from "./reports.server";
+
+export type Row = Record<string, string | number | null>;
+
+export interface WidgetInput {
+  range: Pick<DateRange, "from" | "to">;
+  kinds: readonly string[];
+  interval: Interval;
+  now: number;
+  timeZone: string;
+  t: TFunction;
+  /** The shared one-pass aggregate, run at most once per dashboard. */
+  breakdown(): Promise<BreakdownRow[]>;
+}
+
+export interface WidgetData {
+  /** Rows the chart draws (and the data table and CSV list). */
+  rows: Row[];
+  /** Data-table columns: field and header. */
+  columns: { key: string; label: string }[];
+  /** A line under the chart (e.g. the average time). */
+  note?: string;
+}
+
+const sum = (rows: BreakdownRow[], key: (r: BreakdownRow) => string | number, order: (string | number)[]) => {
+  const counts = new Map<string | number, number>(order.map((k) => [k, 0]));
+  for (const r of rows) counts.set(key(r), (counts.get(key(r)) ?? 0) + r.n);
+  return counts;
+};
+
+function minutesText(t: TFunction, ms: number | null) {
+  if (ms == null) return t("reports.noAverage");
+  const minutes = ms / 60000;
+  const value = minutes < 120 ? `${minutes.toFixed(1)} min` : `${(minutes / 60).toFixed(1)} h`;
+  return t("reports.averageOf", { value });
+}
+
+function durationWidget(input: WidgetInput, rows: BreakdownRow[], which: "fr" | "res"): WidgetData {
+  const { t } = input;
+  const keys = [...DURATION_BUCKETS.map((_, i) => i), -1];
+  const counts = sum(rows, (r) => (which === "fr" ? r.frBucket : r.resBucket), keys);
+  const total = rows.reduce((a, r) => a + (which === "fr" ? r.frSum : r.resSum), 0);
+  const n = rows.reduce((a, r) => a + (which === "fr" ? r.frN : r.resN), 0);
+  return {
+    rows: keys.map((k) => ({ bucket: t(`reports.buckets.${k < 0 ? "none" : DURATION_BUCKETS[k].key}`), count: counts.get(k) ?? 0 })),
+    columns: [{ key: "bucket", label: t("reports.columns.bucket") }, { key: "count", label: t("reports.columns.count") }],
+    note: minutesText(t, n ? total / n : null),
+  };
+}
+
+/** Data loaders by the name plugin manifests give them. */
+export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<WidgetData>> = {
+  async "reports.volume"(input) {
+    const { t, timeZone } = input;
+    const points = await intervalVolume(input.range, input.kinds, input.interval);
+    const date = formatter(timeZone, "date");
+    const time = formatter(timeZone, "time");
+    const offset = (at: number) => {
+      // the chart's UTC axis shows workspace time: shift each point by the zone's offset
+      const p = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((x) => [x.type, x.value]));
+      return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second) - (at - (at % 1000));
+    };
+    return {
+      rows: points.map((p) => ({
+        at: p.at + offset(p.at),
+        label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
+        count: p.count,
+      })),
+      columns: [{ key: "label", label: t("reports.columns.time") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.channels"(input) {
+    const { t } = input;
+    const counts = sum(await input.breakdown(), (r) => channelGroup(r.channel), GROUP_ORDER);
+    return {
+      rows: GROUP_ORDER.map((g) => ({ group: t(`reports.groups.${g}`), count: counts.get(g) ?? 0 })),
+      columns: [{ key: "group", label: t("reports.columns.group") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.status"(input) {
+    const { t } = input;
+    const counts = sum(await input.breakdown(), (r) => r.status, [0, 1, 2, 3]);
+    return {
+      rows: [0, 1, 2, 3].map((s) => ({ status: t(`reports.statuses.${s}`), count: counts.get(s) ?? 0 })),
+      columns: [{ key: "status", label: t("reports.columns.status") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.sla"(input) {
+    const { t } = input;
+    const outcomes = ["met", "breached", "pending", "none"];
+    const counts = sum(await input.breakdown(), (r) => r.sla, outcomes);
+    return {
+      rows: outcomes.map((o) => ({ outcome: t(`reports.sla.${o}`), count: counts.get(o) ?? 0 })),
+      columns: [{ key: "outcome", label: t("reports.columns.outcome") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.response"(input) {
+    return durationWidget(input, await input.breakdown(), "fr");
+  },
+  async "reports.resolution"(input) {
+    return durationWidget(input, await input.breakdown(), "res");
+  },
+  async "reports.csat"(input) {
+    const { t } = input;
+    const counts = sum((await input.breakdown()).filter((r) => r.rating != null), (r) => r.rating!, [1, 2, 3, 4, 5]);
+    const rated = [1, 2, 3, 4, 5].reduce((a, s) => a + (counts.get(s) ?? 0), 0);
+    const average = rated ? [1, 2, 3, 4, 5].reduce((a, s) => a + s * (counts.get(s) ?? 0), 0) / rated : null;
+    return {
+      rows: [1, 2, 3, 4, 5].map((s) => ({ rating: t("reports.stars", { count: s }), count: counts.get(s) ?? 0 })),
+      columns: [{ key: "rating", label: t("reports.columns.rating") }, { key: "count", label: t("reports.columns.count") }],
+      note: average == null ? t("reports.noAverage") : t("reports.averageOf", { value: average.toFixed(2) }),
+    };
+  },
+  async "reports.aux"(input) {
+    const { t } = input;
+    const agents = await auxTimes(input.now);
+    return {
+      rows: agents.map((a) => ({ agent: a.agent, status: a.status, minutes: a.minutes })),
+      columns: [
+        { key: "agent", label: t("reports.columns.agent") },
+        { key: "status", label: t("reports.columns.status") },
+        { key: "minutes", label: t("reports.columns.minutes") },
+      ],
+    };
+  },
+};
+
+export interface WidgetDef {
+  pluginId: string;
+  id: string;
+  title: Record<string, string>;
+  loader: string;
+  spec: string;
+  dashboards: string[];
+}
+
+/** Widgets of the enabled plugins that this dashboard shows, in manifest order. */
+export function widgetsFor(dashboard: DashboardId, enabledPlugins: readonly string[]): WidgetDef[] {
+  return plugins()
+    .filter((p) => enabledPlugins.includes(p.id))
+    .flatMap((p) => p.widgets.map((w) => ({ ...w, pluginId: p.id })))
+    .filter((w) => w.dashboards.includes(dashboard) && w.loader in WIDGET_LOADERS);
+}
+
+const specCache = new Map<string, unknown>();
+function specOf(w: WidgetDef): unknown {
+  const file = path.resolve("plugins", w.pluginId, w.spec);
+  let spec = specCache.get(file);
+  if (!spec) {
+    spec = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (process.env.NODE_ENV === "production") specCache.set(file, spec);
+  }
+  return spec;
+}
+
+/** Replaces "t:key" strings with their translation. */
+function translate(value: unknown, t: TFunction): unknown {
+  if (typeof value === "string") return value.startsWith("t:") ? t(value.slice(2)) : value;
+  if (Array.isArray(value)) return value.map((v) => translate(v, t));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, translate(v, t)]));
+  return value;
+}
+
+/** The chart as SVG, drawn on the server at a fixed width (the SVG scales with its viewBox). */
+export async function renderSvg(spec: TopLevelSpec, width = 560): Promise<string> {
+  const own = spec as { width?: unknown };
+  const fixed = { ...spec, width: own.width === "container" ? width : own.width, autosize: { type: "fit-x", contains: "padding" } } as TopLevelSpec;
+  const view = new vega.View(vega.parse(compile(fixed).spec), { renderer: "none" });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+export interface RenderedWidget {
+  id: string;
+  title: string;
+  svg: string;
+  /** The Vega-Lite spec with its data inline, for the interactive chart when JavaScript is on. */
+  spec: unknown;
+  data: WidgetData;
+}
+
+const translators = new Map<Language, TFunction>();
+export function translator(language: Language): TFunction {
+  let t = translators.get(language);
+  if (!t) translators.set(language, (t = createI18n(language, resourcesFor(language)).t));
+  return t;
+}
+
+export interface DashboardOptions {
+  dashboard: DashboardId;
+  enabledPlugins: readonly string[];
+  range: Pick<DateRange, "from" | "to">;
+  interval: Interval;
+  now: number;
+  timeZone: string;
+  language: Language;
+  /** Only these widget ids (CSV download of one chart). */
+  only?: string;
+}
+
+function inputFor(o: DashboardOptions): WidgetInput {
+  let shared: Promise<BreakdownRow[]> | undefined;
+  const kinds = DASHBOARDS[o.dashboard].kinds;
+  return {
+    range: o.range,
+    kinds,
+    interval: o.interval,
+    now: o.now,
+    timeZone: o.timeZone,
+    t: translator(o.language),
+    breakdown: () => (shared ??= breakdown(o.range, kinds, o.now)),
+  };
+}
+
+/** Data of every widget of a dashboard (no drawing): JSON twins and CSV downloads. */
+export async function dashboardData(o: DashboardOptions) {
+  await refreshFacts();
+  const input = inputFor(o);
+  const widgets = widgetsFor(o.dashboard, o.enabledPlugins).filter((w) => !o.only || w.id === o.only);
+  return Promise.all(widgets.map(async (w) => ({ def: w, data: await WIDGET_LOADERS[w.loader](input) })));
+}
+
+/** Every widget of a dashboard with its data, its spec and its server-drawn SVG. */
+export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidget[]> {
+  const loaded = await dashboardData(o);
+  const t = translator(o.language);
+  return Promise.all(
+    loaded.map(async ({ def, data }) => {
+      const spec = { ...(translate(specOf(def), t) as object), data: { values: data.rows } } as TopLevelSpec;
+      return { id: def.id, title: def.title[o.language] ?? def.title.en, svg: await renderSvg(spec), spec, data };
+    }),
+  );
+}
+
+/** CSV text of rows (cells that a spreadsheet would run as formulas are quoted with '). */
+export function csvLine(cells: (string | number | null | undefined)[]) {
+  return (
+    cells
+      .map((c) => {
+        let s = c == null ? "" : String(c);
+        if (/^[=+\-@\t\r]/.test(s) && typeof c === "string") s = `'${s}`;
+        return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+      })
+      .join(",") + "\r\n"
+  );
+}
