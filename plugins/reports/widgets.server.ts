@@ -79,6 +79,7 @@ export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<Widg
     return {
       rows: points.map((p) => ({
         at: p.at + offset(p.at),
+        start: p.at,
         label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
         count: p.count,
       })),
