@@ -18,11 +18,11 @@ export function RangeForm({ values, error, intervals, action }: { values: RangeF
         <legend>{t("reports.range.legend")}</legend>
         <label>
           {t("reports.range.start")}
-          <input name="start" defaultValue={values.start} placeholder={t("reports.range.hint")} inputMode="numeric" pattern="\d{2}-\d{2}-\d{4}" title={t("reports.range.hint")} size={11} aria-invalid={!!error} />
+          <input name="start" defaultValue={values.start} placeholder={t("reports.range.hint")} inputMode="numeric" title={t("reports.range.hint")} size={11} aria-invalid={!!error} />
         </label>
         <label>
           {t("reports.range.end")}
-          <input name="end" defaultValue={values.end} placeholder={t("reports.range.hint")} inputMode="numeric" pattern="\d{2}-\d{2}-\d{4}" title={t("reports.range.hint")} size={11} aria-invalid={!!error} />
+          <input name="end" defaultValue={values.end} placeholder={t("reports.range.hint")} inputMode="numeric" title={t("reports.range.hint")} size={11} aria-invalid={!!error} />
         </label>
         {intervals ? (
           <label>
