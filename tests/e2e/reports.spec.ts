@@ -189,6 +189,9 @@ test.describe("reports with JavaScript on", () => {
     const status = page.locator('[data-widget="status"]');
     await expect(status.locator(".chart-live svg")).toBeVisible({ timeout: 15_000 });
     await expect(status.locator(".chart-svg")).toBeHidden();
+    // drawn at the card's width, not squeezed into an unmeasured box
+    const cardWidth = (await status.boundingBox())!.width;
+    expect((await status.locator(".chart-live svg").boundingBox())!.width).toBeGreaterThan(cardWidth * 0.8);
     await status.locator(".chart-live svg [aria-roledescription='bar']").first().hover();
     await expect(page.locator("#vg-tooltip-element")).toContainText("Conversations");
     expect(problems).toEqual([]);

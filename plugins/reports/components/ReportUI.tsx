@@ -69,10 +69,11 @@ function Chart({ widget }: { widget: ChartWidget }) {
     setLiveChart(() => lazy(() => import("./LiveChart.client")));
   }, []);
   return (
-    <div className="chart">
+    <div className="chart" data-live={ready ? "yes" : undefined}>
       <div className="chart-svg" role="img" aria-label={t("reports.widget.chartOf", { title: widget.title })} hidden={ready} dangerouslySetInnerHTML={{ __html: widget.svg }} />
       {LiveChart ? (
-        <div className="chart-live-wrap" hidden={!ready}>
+        // laid out (for its container width) but invisible until drawn, over the server's SVG
+        <div className="chart-live-wrap" aria-hidden={!ready}>
           <Suspense fallback={null}>
             <LiveChart spec={widget.spec} onReady={() => setReady(true)} />
           </Suspense>
