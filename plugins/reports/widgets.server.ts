@@ -4,8 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { TFunction } from "i18next";
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { plugins } from "~/plugins/registry.server";
 import { createI18n, type Language } from "~/i18n";
 import { resourcesFor } from "~/i18n.server";
@@ -178,11 +177,16 @@ function translate(value: unknown, t: TFunction): unknown {
   return value;
 }
 
+// vega is loaded on the first report, not at server start: other pages do not pay its memory
+const vegaLibs = () => Promise.all([import("vega"), import("vega-lite")]);
+
 /** The chart as SVG, drawn on the server at a fixed width (the SVG scales with its viewBox). */
 export async function renderSvg(spec: TopLevelSpec, width = 560): Promise<string> {
+  const [vega, vl] = await vegaLibs();
   const own = spec as { width?: unknown };
-  const fixed = { ...spec, width: own.width === "container" ? width : own.width, autosize: { type: "fit-x", contains: "padding" } } as TopLevelSpec;
-  const view = new vega.View(vega.parse(compile(fixed).spec), { renderer: "none" });
+  const fixed = { ...spec, width: own.width === "container" ? width : own.width } as TopLevelSpec;
+  const compiled = vl.compile(fixed, { logger: vega.logger(vega.Error) }).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: "none", logLevel: vega.Error });
   try {
     return await view.toSVG();
   } finally {
