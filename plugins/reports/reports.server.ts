@@ -6,10 +6,10 @@ import { getDb } from "@db/client";
 import { KINDS, type Kind } from "~/channels";
 import { startOfDay } from "~/models/ticket-list.server";
 import { formatDate } from "~/time";
+import { DAY, INTERVALS, REPORT_PAGE, REPORT_TYPES, STATUS_ALL, type Interval, type ReportType } from "./constants";
 import { ratingReasonSql, ratingSql, refreshFacts, rows } from "./facts.server";
 
-export const DAY = 24 * 60 * 60 * 1000;
-export const REPORT_PAGE = 30;
+export { DAY, REPORT_PAGE, INTERVALS, REPORT_TYPES, STATUS_ALL, type Interval, type ReportType };
 
 // ---------------------------------------------------------------- date ranges
 
@@ -73,8 +73,6 @@ export function defaultRange(now: number, timeZone: string, days = 30): DateRang
 
 // ---------------------------------------------------------------- dashboards
 
-export const INTERVALS = { "15m": 15 * 60 * 1000, "30m": 30 * 60 * 1000, "1h": 60 * 60 * 1000, day: DAY } as const;
-export type Interval = keyof typeof INTERVALS;
 export const isInterval = (v: unknown): v is Interval => typeof v === "string" && v in INTERVALS;
 
 export const DASHBOARDS = {
@@ -194,10 +192,7 @@ export async function auxTimes(now: number) {
 
 // ---------------------------------------------------------------- summary report
 
-export const REPORT_TYPES = [...KINDS, "all"] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
 export const isReportType = (v: unknown): v is ReportType => typeof v === "string" && (REPORT_TYPES as readonly string[]).includes(v);
-export const STATUS_ALL = 4;
 
 export interface SummaryRow {
   id: number;

@@ -4,13 +4,16 @@ import { randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { isValidToken } from "~/models/public-tokens.server";
+import { formatDate, formatTime } from "~/time";
 
 const KIND = "dashboard";
 
-export async function listDashboardTokens() {
+/** Live links, newest first, with their address and creation time in the workspace zone. */
+export async function listDashboardTokens(origin: string, timeZone: string) {
   const { db, schema } = getDb();
   const t = schema.publicTokens;
-  return db.select({ token: t.token, createdAt: t.createdAt }).from(t).where(and(eq(t.kind, KIND), isNull(t.revokedAt))).orderBy(desc(t.createdAt));
+  const rows = await db.select({ token: t.token, createdAt: t.createdAt }).from(t).where(and(eq(t.kind, KIND), isNull(t.revokedAt))).orderBy(desc(t.createdAt));
+  return rows.map((r) => ({ token: r.token, url: `${origin}/dashboard/${r.token}`, created: `${formatDate(r.createdAt, timeZone)} ${formatTime(r.createdAt, timeZone)}` }));
 }
 
 /** 192 random bits, URL-safe. */

@@ -1,9 +1,10 @@
 // The summary report's input: type and status from the path, range and rows shown from the query.
 import type { RequestContext } from "~/context.server";
-import { defaultRange, isReportType, parseRange, REPORT_PAGE, summary, toDmy, type RangeError, type ReportType, type SummaryRow } from "./reports.server";
+import { conversationPath } from "~/channels";
+import { formatDate, formatTime } from "~/time";
+import { defaultRange, groupByDay, isReportType, parseRange, REPORT_PAGE, summary, toDmy, type RangeError, type ReportType, type SummaryRow } from "./reports.server";
 
-/** Load More stops growing the page here; the CSV export has the rest. */
-export const MAX_SHOWN = 1500;
+import { MAX_SHOWN } from "./constants";
 
 export function parsePath(params: { type?: string; status?: string }): { type: ReportType; status: number } | undefined {
   const status = Number(params.status);
@@ -33,4 +34,14 @@ export async function loadSummaryPage(ctx: RequestContext, url: URL, type: Repor
   const { range } = parsed;
   const { items, count } = await summary(type, status, range, 0, shown, now);
   return { type, status, values: { start: toDmy(range.start), end: toDmy(range.end) }, error: null, items, count, shown, range: { start: range.start, end: range.end } };
+}
+
+/** The page's tables: rows by creation day, with their link and times in the workspace zone. */
+export function summaryGroups(items: SummaryRow[], timeZone: string) {
+  const at = (ms: number) => `${formatDate(ms, timeZone)} ${formatTime(ms, timeZone)}`;
+  let index = 0;
+  return groupByDay(items, timeZone).map((g) => ({
+    key: g.key,
+    rows: g.rows.map((r) => ({ ...r, index: index++, href: conversationPath(r.channel, r.ticketNumber), created: at(r.createdAt), updated: at(r.updatedAt) })),
+  }));
 }

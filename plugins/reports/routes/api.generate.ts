@@ -2,10 +2,7 @@
 //   -> { result, data: { "DD/MM/YYYY": [rows] }, count }   (spec section 7; 30 rows per call)
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiFailure, reportApiAuth } from "../guard.server";
-import { groupByDay, parseRange, REPORT_PAGE, summary } from "../reports.server";
-import { parsePath } from "../summary.server";
-import { translator } from "../widgets.server";
+import { apiFailure, reportApiAuth, groupByDay, parseRange, REPORT_PAGE, summary, parsePath, translator } from "~/models/reports.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await reportApiAuth(request, context);

@@ -2,9 +2,7 @@
 // /api/report/aux and /api/report/csat, with token/_token or the session cookie.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiFailure, reportApiAuth } from "../guard.server";
-import { defaultRange, isInterval, parseRange } from "../reports.server";
-import { dashboardData, translator } from "../widgets.server";
+import { apiFailure, reportApiAuth, defaultRange, isInterval, parseRange, dashboardData, translator } from "~/models/reports.server";
 
 const WIDGET: Record<string, string> = { "/api/report/interval": "volume", "/api/report/aux": "aux", "/api/report/csat": "csat" };
 

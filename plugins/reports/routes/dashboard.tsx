@@ -4,9 +4,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requireReportViewer } from "../guard.server";
-import { loadDashboardPage } from "../dashboard.server";
-import { INTERVALS, type DashboardId } from "../reports.server";
+import { requireReportViewer, loadDashboardPage, type DashboardId } from "~/models/reports.server";
+import { INTERVAL_KEYS } from "../constants";
 import { ChartCard, RangeForm } from "../components/ReportUI";
 
 const BY_PATH: Record<string, DashboardId> = {
@@ -42,7 +41,7 @@ export default function DashboardPage() {
           </a>
         ) : null}
       </nav>
-      <RangeForm action={data.path} values={data.values} error={data.error} intervals={Object.keys(INTERVALS)} />
+      <RangeForm action={data.path} values={data.values} error={data.error} intervals={INTERVAL_KEYS} />
       <div className="report-grid">
         {data.widgets.map((w) => (
           <ChartCard key={w.id} widget={w} csvUrl={`/report/export?${data.query}&dashboard=${data.dashboard}&widget=${w.id}`} />

@@ -2,10 +2,7 @@
 // Without widget: every conversation of the range, streamed in keyset batches (flat memory at a
 // million rows). With widget: the rows behind that chart.
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { reportApiAuth } from "../guard.server";
-import { DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId } from "../reports.server";
-import { csvLine, dashboardData } from "../widgets.server";
-import { translator } from "../widgets.server";
+import { reportApiAuth, DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId, csvLine, dashboardData, translator } from "~/models/reports.server";
 
 const isDashboard = (v: unknown): v is DashboardId => typeof v === "string" && v in DASHBOARDS;
 

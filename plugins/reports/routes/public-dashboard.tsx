@@ -5,9 +5,8 @@ import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
-import { loadDashboardPage } from "../dashboard.server";
-import { INTERVALS } from "../reports.server";
-import { isDashboardToken } from "../share.server";
+import { loadDashboardPage, isDashboardToken } from "~/models/reports.server";
+import { INTERVAL_KEYS } from "../constants";
 import { ChartCard, RangeForm } from "../components/ReportUI";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -29,7 +28,7 @@ export default function PublicDashboard() {
         <p className="muted">{data.product}</p>
         <h1>{t("reports.publicTitle")}</h1>
       </header>
-      <RangeForm action={data.path} values={data.values} error={data.error} intervals={Object.keys(INTERVALS)} />
+      <RangeForm action={data.path} values={data.values} error={data.error} intervals={INTERVAL_KEYS} />
       <div className="report-grid">
         {data.widgets.map((w) => (
           <ChartCard key={w.id} widget={w} />

@@ -5,16 +5,12 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
 import { deniedBoundary } from "~/components/AdminOnly";
-import { formatDate, formatTime } from "~/time";
-import { requireReportViewer } from "../guard.server";
-import { createDashboardToken, listDashboardTokens, revokeDashboardToken } from "../share.server";
+import { requireReportViewer, createDashboardToken, listDashboardTokens, revokeDashboardToken } from "~/models/reports.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requireReportViewer(request, context);
   await requireAdmin(request);
-  const tz = ctx.workspace.timeZone;
-  const origin = new URL(request.url).origin;
-  const links = (await listDashboardTokens()).map((l) => ({ token: l.token, url: `${origin}/dashboard/${l.token}`, created: `${formatDate(l.createdAt, tz)} ${formatTime(l.createdAt, tz)}` }));
+  const links = await listDashboardTokens(new URL(request.url).origin, ctx.workspace.timeZone);
   return json({ links, done: new URL(request.url).searchParams.get("done") }, { headers: { "Cache-Control": "private, no-store" } });
 }
 

@@ -4,11 +4,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { conversationPath } from "~/channels";
-import { formatDate, formatTime } from "~/time";
-import { requireReportViewer } from "../guard.server";
-import { groupByDay, REPORT_PAGE, REPORT_TYPES } from "../reports.server";
-import { loadSummaryPage, MAX_SHOWN, parsePath } from "../summary.server";
+import { loadSummaryPage, parsePath, requireReportViewer, summaryGroups } from "~/models/reports.server";
+import { MAX_SHOWN, REPORT_PAGE, REPORT_TYPES } from "../constants";
 import { RangeForm } from "../components/ReportUI";
 
 const MAX_AVATARS = 4;
@@ -20,13 +17,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!path) throw new Response("Not Found", { status: 404 });
   const url = new URL(request.url);
   const page = await loadSummaryPage(ctx, url, path.type, path.status);
-  const tz = ctx.workspace.timeZone;
-  const at = (ms: number) => `${formatDate(ms, tz)} ${formatTime(ms, tz)}`;
-  let index = 0;
-  const groups = groupByDay(page.items, tz).map((g) => ({
-    key: g.key,
-    rows: g.rows.map((r) => ({ ...r, index: index++, href: conversationPath(r.channel, r.ticketNumber), created: at(r.createdAt), updated: at(r.updatedAt) })),
-  }));
+  const groups = summaryGroups(page.items, ctx.workspace.timeZone);
   return json({ ...page, items: undefined, groups, path: url.pathname }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
