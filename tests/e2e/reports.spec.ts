@@ -197,3 +197,38 @@ test.describe("reports with JavaScript on", () => {
     expect(problems).toEqual([]);
   });
 });
+
+test("JSON twins answer with a session token: generate, interval, csat, aux and the export", async ({ request }) => {
+  const auth = await (await request.post("/api/auth2", { data: { client: "admin", password: process.env.SEED_PASSWORD || "demo1234", type: "admin" } })).json();
+  const token = auth.token as string;
+  const ymd = (days: number) => dmy(days).split("-").reverse().join("-");
+  const range = `startDate=${ymd(-10)}&endDate=${ymd(0)}`;
+
+  const first = await (await request.get(`/report/generate?token=${token}&type=ticket&status=4&offset=0&${range}`)).json();
+  expect(first.result).toBe("success");
+  const days = Object.keys(first.data);
+  expect(days[0]).toBe(dmy(0).replace(/-/g, "/"));
+  const rows = Object.values(first.data as Record<string, { ticket_number: number; closed: number }[]>).flat();
+  expect(rows).toHaveLength(30);
+  expect(first.count).toBeGreaterThan(30);
+  const next = await (await request.get(`/report/generate?token=${token}&type=ticket&status=4&offset=30&${range}`)).json();
+  const nextRows = Object.values(next.data as Record<string, { ticket_number: number }[]>).flat();
+  expect(nextRows.map((r) => r.ticket_number)).not.toContain(rows[0].ticket_number);
+  expect(next.count).toBe(first.count);
+
+  const interval = await (await request.get(`/api/report/interval?_token=${token}&${range}&interval=1h`)).json();
+  expect(interval).toMatchObject({ result: "success", interval: "1h" });
+  expect(interval.data).toHaveLength(11 * 24);
+  const csat = await (await request.get(`/api/report/csat?_token=${token}&${range}`)).json();
+  expect(csat.data.map((r: { count: number }) => r.count)).toEqual([0, 0, 0, 0, 0]);
+  expect((await request.get(`/api/report/aux?_token=${token}`)).status()).toBe(200);
+
+  // the export with the same token: as many rows as the omnichannel volume chart counts
+  const exported = (await (await request.get(`/report/export?token=${token}&${range}&step=1h`)).text()).trim().split("\r\n");
+  const volume = interval.data.reduce((a: number, r: { count: number }) => a + r.count, 0);
+  expect(exported.length - 1).toBe(volume);
+
+  expect((await request.get(`/api/report/csat?_token=nope`)).status()).toBe(403);
+  expect((await request.get(`/report/export?${range}&step=day`)).status()).toBe(403);
+  expect((await request.get(`/report/generate?token=${token}&type=nope&status=4&offset=0&${range}`)).status()).toBe(400);
+});
