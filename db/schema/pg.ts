@@ -246,3 +246,23 @@ export const reportFacts = pgTable(
     index("report_facts_kind_status_created_idx").on(t.kind, t.status, t.createdAt),
   ],
 );
+
+/**
+ * Reports: report_facts summed per UTC day (per 15 minutes for "vol"), one dimension at a time
+ * (dim: vol, cs = channel|status, fr / res = time bucket, sla, rating). Kept by refreshFacts in
+ * the same transaction as the facts; dashboards sum whole days from here and only the partial
+ * days at the ends of a range from report_facts.
+ */
+export const reportRollup = pgTable(
+  "report_rollup",
+  {
+    dim: text("dim").notNull(),
+    kind: text("kind").notNull(),
+    at: time("at").notNull(),
+    key: text("key").notNull(),
+    n: integer("n").notNull(),
+    sumMs: time("sum_ms").notNull(),
+    nMs: integer("n_ms").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.dim, t.kind, t.at, t.key] })],
+);

@@ -28,6 +28,69 @@ export async function rows<T = Record<string, unknown>>(query: SQL, handle: DbHa
 }
 
 const BATCH = 5000;
+const QUARTER = 15 * 60 * 1000;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Time buckets of first-response and resolution times (upper bounds, ms); the last is open. */
+export const DURATION_BOUNDS = [5 * 60 * 1000, 15 * 60 * 1000, 60 * 60 * 1000, 4 * 60 * 60 * 1000, DAY];
+
+/** Bucket index 0..5 of a duration column, -1 when absent. */
+export function durationBucketSql(column: SQL) {
+  const d = sql`(${column} - created_at)`;
+  const whens = DURATION_BOUNDS.map((below, i) => sql`when ${d} < ${below} then ${i}`);
+  return sql`case when ${column} is null then -1 ${sql.join(whens, sql` `)} else ${DURATION_BOUNDS.length} end`;
+}
+
+/** SLA outcome that does not depend on the clock: open conversations are split at query time. */
+export const slaStaticSql = sql`case when sla_minutes is null then 'none'
+  when resolved_at is not null and resolved_at - created_at <= cast(sla_minutes as bigint) * 60000 then 'met'
+  when resolved_at is not null then 'breached' else 'open' end`;
+
+/**
+ * What report_facts rows matching `where` add to each rollup dimension, as (dim, kind, at, key,
+ * ms) rows. `at` is the UTC day (15 minutes for vol), or 0 when `byTime` is off.
+ */
+export function contributionsSql(where: SQL, opts: { byTime: boolean; volume: boolean }) {
+  const day = opts.byTime ? sql`created_at - (created_at % ${DAY})` : sql`0`;
+  const quarter = opts.byTime ? sql`created_at - (created_at % ${QUARTER})` : sql`0`;
+  const parts = [
+    opts.volume ? sql`select 'vol' as dim, kind, ${quarter} as at, '' as key, cast(null as bigint) as ms from report_facts where ${where}` : undefined,
+    sql`select 'cs' as dim, kind, ${day} as at, channel || '|' || cast(status as text) as key, cast(null as bigint) as ms from report_facts where ${where}`,
+    sql`select 'fr' as dim, kind, ${day} as at, cast(${durationBucketSql(sql`first_response_at`)} as text) as key, first_response_at - created_at as ms from report_facts where ${where}`,
+    sql`select 'res' as dim, kind, ${day} as at, cast(${durationBucketSql(sql`resolved_at`)} as text) as key, resolved_at - created_at as ms from report_facts where ${where}`,
+    sql`select 'sla' as dim, kind, ${day} as at, ${slaStaticSql} as key, cast(null as bigint) as ms from report_facts where ${where}`,
+    sql`select 'rating' as dim, kind, ${day} as at, cast(rating as text) as key, cast(null as bigint) as ms from report_facts where ${where} and rating is not null`,
+  ].filter((p): p is SQL => !!p);
+  return sql.join(parts, sql` union all `);
+}
+
+/** Adds (sign 1) or takes away (sign -1) the contribution of these facts to report_rollup. */
+function rollupSql(where: SQL, sign: 1 | -1) {
+  return sql`
+    insert into report_rollup (dim, kind, at, key, n, sum_ms, n_ms)
+    select dim, kind, at, key, ${sign} * count(*), ${sign} * coalesce(sum(ms), 0), ${sign} * count(ms)
+    from (${contributionsSql(where, { byTime: true, volume: true })}) c
+    where true
+    group by dim, kind, at, key
+    on conflict (dim, kind, at, key) do update set
+      n = report_rollup.n + excluded.n, sum_ms = report_rollup.sum_ms + excluded.sum_ms, n_ms = report_rollup.n_ms + excluded.n_ms`;
+}
+
+/** Runs a statement inside a transaction on either dialect. */
+async function exec(handle: DbHandle, tx: unknown, query: SQL) {
+  if (handle.dialect === "sqlite") (tx as { run(q: SQL): unknown }).run(query);
+  else await (tx as { execute(q: SQL): Promise<unknown> }).execute(query);
+}
+
+/** Recomputes the facts of `tickets` (a condition over tickets t) and moves their rollup share. */
+function applyFacts(handle: DbHandle, tickets: SQL, known: boolean) {
+  const facts = sql`ticket_id in (select t.id from tickets t where ${tickets})`;
+  return handle.transaction(async (tx) => {
+    if (known) await exec(handle, tx, rollupSql(facts, -1));
+    await exec(handle, tx, upsertFacts(tickets));
+    await exec(handle, tx, rollupSql(facts, 1));
+  });
+}
 
 /** Computes the facts of the tickets matching `where` (over tickets `t`) and upserts them. */
 function upsertFacts(where: SQL) {
@@ -59,7 +122,6 @@ export function refreshFacts(handle: DbHandle = getDb()): Promise<number> {
 }
 
 async function doRefresh(handle: DbHandle) {
-  const { raw } = handle;
   const q = <T,>(query: SQL) => rows<T>(query, handle);
   let written = 0;
   // new tickets, in id order
@@ -70,7 +132,7 @@ async function doRefresh(handle: DbHandle) {
       sql`select max(id) as "upTo" from (select id from tickets where id > ${from} order by id limit ${BATCH}) as batch`,
     );
     if (upTo == null) break;
-    await raw(upsertFacts(sql`t.id > ${from} and t.id <= ${Number(upTo)}`));
+    await applyFacts(handle, sql`t.id > ${from} and t.id <= ${Number(upTo)}`, false);
     written += Number(upTo) - from;
   }
   // changed tickets, per kind along the (kind, updated_at) index
@@ -86,7 +148,7 @@ async function doRefresh(handle: DbHandle) {
       );
       if (changed.length === 0) break;
       const ids = changed.map((r) => Number(r.id));
-      await raw(upsertFacts(sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`));
+      await applyFacts(handle, sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`, true);
       written += ids.length;
       if (ids.length < BATCH) break;
     }
@@ -98,10 +160,9 @@ async function doRefresh(handle: DbHandle) {
  * Recomputes the facts of these tickets now. For writes that do not move tickets.updated_at
  * (label changes, label SLA edits, ratings): call it after them.
  */
-export async function refreshFactsFor(ticketIds: number[]) {
-  const { raw } = getDb();
+export async function refreshFactsFor(ticketIds: number[], handle: DbHandle = getDb()) {
   for (let i = 0; i < ticketIds.length; i += BATCH) {
     const ids = ticketIds.slice(i, i + BATCH);
-    await raw(upsertFacts(sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`));
+    await applyFacts(handle, sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`, true);
   }
 }

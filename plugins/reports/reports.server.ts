@@ -7,7 +7,7 @@ import { KINDS, type Kind } from "~/channels";
 import { startOfDay } from "~/models/ticket-list.server";
 import { formatDate } from "~/time";
 import { DAY, INTERVALS, REPORT_PAGE, REPORT_TYPES, STATUS_ALL, type Interval, type ReportType } from "./constants";
-import { ratingReasonSql, ratingSql, refreshFacts, rows } from "./facts.server";
+import { contributionsSql, DURATION_BOUNDS, ratingReasonSql, refreshFacts, rows } from "./facts.server";
 
 export { DAY, REPORT_PAGE, INTERVALS, REPORT_TYPES, STATUS_ALL, type Interval, type ReportType };
 
@@ -98,82 +98,87 @@ export function channelGroup(channel: string) {
   return "other";
 }
 
-/** Buckets of first-response and resolution times. */
-export const DURATION_BUCKETS = [
-  { key: "lt5m", below: 5 * 60 * 1000 },
-  { key: "lt15m", below: 15 * 60 * 1000 },
-  { key: "lt1h", below: 60 * 60 * 1000 },
-  { key: "lt4h", below: 4 * 60 * 60 * 1000 },
-  { key: "lt24h", below: DAY },
-  { key: "gt24h", below: Infinity },
-] as const;
+/** Buckets of first-response and resolution times (DURATION_BOUNDS, then open-ended). */
+export const DURATION_BUCKETS = [...DURATION_BOUNDS.map((below, i) => ({ key: ["lt5m", "lt15m", "lt1h", "lt4h", "lt24h"][i], below })), { key: "gt24h", below: Infinity }];
 
-function durationBucket(column: SQL) {
-  const d = sql`(${column} - created_at)`;
-  const whens = DURATION_BUCKETS.slice(0, -1).map((b, i) => sql`when ${d} < ${b.below} then ${i}`);
-  return sql`case when ${column} is null then -1 ${sql.join(whens, sql` `)} else ${DURATION_BUCKETS.length - 1} end`;
-}
+export type SlaOutcome = "none" | "met" | "breached" | "pending";
 
-const inKinds = (kinds: readonly string[]) => sql`kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`;
+// kind filters on report_facts are written as an expression so SQLite's planner keeps to the
+// created_at index (with kind IN it walks the (kind, updated_at) index and visits every row)
+const inKinds = (kinds: readonly string[]) => sql`(kind || '') in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`;
+const kindIn = (kinds: readonly string[]) => sql`kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`;
 const inRange = (range: Pick<DateRange, "from" | "to">) => sql`created_at >= ${range.from} and created_at < ${range.to}`;
 
-export interface BreakdownRow {
-  channel: string;
-  status: number;
-  sla: "none" | "met" | "breached" | "pending";
-  frBucket: number;
-  resBucket: number;
-  rating: number | null;
+/** Counts per dimension value: cs "CHANNEL|status", fr/res bucket, sla outcome, rating. */
+export interface DimRow {
+  dim: "cs" | "fr" | "res" | "sla" | "rating";
+  key: string;
   n: number;
-  frSum: number;
-  frN: number;
-  resSum: number;
-  resN: number;
+  sumMs: number;
+  nMs: number;
+}
+
+async function maxSlaMinutes() {
+  const [{ m }] = await rows<{ m: number | null }>(sql`select max(sla) as m from labels`);
+  return Number(m ?? 0);
 }
 
 /**
- * One pass over the range: counts by channel, status, SLA outcome, response and resolution
- * buckets and rating, plus the sums for average times. Every dashboard chart but the interval
- * volume is a fold of these rows.
+ * Every dashboard chart but the interval volume is a fold of these rows. Whole UTC days come from
+ * report_rollup; the partial days at either end of the range from report_facts; open
+ * conversations with an SLA are split into in progress and breached against `now`.
  */
-export async function breakdown(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], now: number): Promise<BreakdownRow[]> {
-  const slaMs = sql`cast(sla_minutes as bigint) * 60000`;
-  const result = await rows<Record<string, unknown>>(sql`
-    select channel, status,
-      case when sla_minutes is null then 'none'
-        when resolved_at is not null and resolved_at - created_at <= ${slaMs} then 'met'
-        when resolved_at is not null or ${now} - created_at > ${slaMs} then 'breached'
-        else 'pending' end as sla,
-      ${durationBucket(sql`first_response_at`)} as fr_bucket,
-      ${durationBucket(sql`resolved_at`)} as res_bucket,
-      rating,
-      count(*) as n,
-      coalesce(sum(first_response_at - created_at), 0) as fr_sum, count(first_response_at) as fr_n,
-      coalesce(sum(resolved_at - created_at), 0) as res_sum, count(resolved_at) as res_n
-    from report_facts
-    where ${inRange(range)} and ${inKinds(kinds)}
-    group by 1, 2, 3, 4, 5, 6`);
-  return result.map((r) => ({
-    channel: String(r.channel),
-    status: Number(r.status),
-    sla: r.sla as BreakdownRow["sla"],
-    frBucket: Number(r.fr_bucket),
-    resBucket: Number(r.res_bucket),
-    rating: r.rating == null ? null : Number(r.rating),
-    n: Number(r.n),
-    frSum: Number(r.fr_sum),
-    frN: Number(r.fr_n),
-    resSum: Number(r.res_sum),
-    resN: Number(r.res_n),
-  }));
+export async function breakdown(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], now: number): Promise<DimRow[]> {
+  const midFrom = Math.ceil(range.from / DAY) * DAY;
+  const midTo = Math.max(midFrom, Math.floor(range.to / DAY) * DAY);
+  const edges = midFrom >= midTo ? [range] : [{ from: range.from, to: midFrom }, { from: midTo, to: range.to }].filter((e) => e.from < e.to);
+  const edgeWhere = edges.length ? sql.join(edges.map((e) => sql`(${inRange(e)})`), sql` or `) : sql`1 = 0`;
+  const maxSla = await maxSlaMinutes();
+  const [whole, partial, pending] = await Promise.all([
+    midFrom < midTo
+      ? rows<Record<string, unknown>>(sql`
+          select dim, key, sum(n) as n, sum(sum_ms) as sum_ms, sum(n_ms) as n_ms from report_rollup
+          where dim in ('cs', 'fr', 'res', 'sla', 'rating') and ${kindIn(kinds)} and at >= ${midFrom} and at < ${midTo}
+          group by dim, key`)
+      : Promise.resolve([]),
+    rows<Record<string, unknown>>(sql`
+      select dim, key, count(*) as n, coalesce(sum(ms), 0) as sum_ms, count(ms) as n_ms
+      from (${contributionsSql(sql`(${edgeWhere}) and ${inKinds(kinds)}`, { byTime: false, volume: false })}) c
+      group by dim, key`),
+    // open and still inside their SLA: only conversations younger than the longest SLA qualify
+    rows<{ n: number }>(sql`
+      select count(*) as n from report_facts
+      where created_at >= ${Math.max(range.from, now - maxSla * 60000)} and created_at < ${range.to} and ${inKinds(kinds)}
+        and resolved_at is null and sla_minutes is not null and ${now} - created_at <= cast(sla_minutes as bigint) * 60000`),
+  ]);
+  const totals = new Map<string, DimRow>();
+  for (const r of [...whole, ...partial]) {
+    const id = `${r.dim}:${r.key}`;
+    const row = totals.get(id) ?? { dim: r.dim as DimRow["dim"], key: String(r.key), n: 0, sumMs: 0, nMs: 0 };
+    row.n += Number(r.n);
+    row.sumMs += Number(r.sum_ms);
+    row.nMs += Number(r.n_ms);
+    totals.set(id, row);
+  }
+  const open = totals.get("sla:open");
+  totals.delete("sla:open");
+  const inProgress = Number(pending[0]?.n ?? 0);
+  const breached = totals.get("sla:breached") ?? { dim: "sla" as const, key: "breached", n: 0, sumMs: 0, nMs: 0 };
+  breached.n += (open?.n ?? 0) - inProgress;
+  totals.set("sla:breached", breached);
+  totals.set("sla:pending", { dim: "sla", key: "pending", n: inProgress, sumMs: 0, nMs: 0 });
+  return [...totals.values()].filter((r) => r.n !== 0);
 }
 
-/** Conversations created per interval, every interval of the range present (zeros included). */
+/**
+ * Conversations created per interval, every interval of the range present (zeros included),
+ * summed from the 15-minute rollup (time zones are whole quarters of an hour from UTC).
+ */
 export async function intervalVolume(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], interval: Interval) {
   const step = INTERVALS[interval];
   const result = await rows<{ b: number; n: number }>(sql`
-    select cast((created_at - ${range.from}) / ${step} as integer) as b, count(*) as n
-    from report_facts where ${inRange(range)} and ${inKinds(kinds)}
+    select cast((at - ${range.from}) / ${step} as integer) as b, sum(n) as n
+    from report_rollup where dim = 'vol' and ${kindIn(kinds)} and at >= ${range.from} and at < ${range.to}
     group by 1 order by 1`);
   const counts = new Map(result.map((r) => [Number(r.b), Number(r.n)]));
   const buckets = Math.ceil((range.to - range.from) / step);
@@ -207,7 +212,7 @@ export interface SummaryRow {
   createdAt: number;
   updatedAt: number;
   slaMinutes: number | null;
-  sla: BreakdownRow["sla"];
+  sla: SlaOutcome;
   rating: number | null;
   reason: string | null;
 }
@@ -218,7 +223,7 @@ const summaryWhere = (type: ReportType, status: number, range: Pick<DateRange, "
     sql` and `,
   );
 
-export function slaOutcome(f: { slaMinutes: number | null; createdAt: number; resolvedAt: number | null }, now: number): BreakdownRow["sla"] {
+export function slaOutcome(f: { slaMinutes: number | null; createdAt: number; resolvedAt: number | null }, now: number): SlaOutcome {
   if (f.slaMinutes == null) return "none";
   const limit = f.slaMinutes * 60000;
   if (f.resolvedAt != null) return f.resolvedAt - f.createdAt <= limit ? "met" : "breached";
@@ -316,7 +321,7 @@ export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: 
         f.sla_minutes as sla_minutes, f.rating as rating, f.kind as kind, f.channel as channel,
         t.ticket_number as ticket_number, t.title as title, t.updated_at as updated_at
       from report_facts f join tickets t on t.id = f.ticket_id
-      where f.created_at >= ${range.from} and f.created_at < ${range.to} and f.kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) ${cursor}
+      where f.created_at >= ${range.from} and f.created_at < ${range.to} and (f.kind || '') in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) ${cursor}
       order by f.created_at, f.ticket_id
       limit ${EXPORT_BATCH}`);
     for (const r of batch) {

@@ -12,7 +12,7 @@ import { formatter } from "~/time";
 import { refreshFacts } from "./facts.server";
 import {
   auxTimes, breakdown, channelGroup, DASHBOARDS, DURATION_BUCKETS, GROUP_ORDER, intervalVolume,
-  type BreakdownRow, type DashboardId, type DateRange, type Interval,
+  type DimRow, type DashboardId, type DateRange, type Interval,
 } from "./reports.server";
 
 export type Row = Record<string, string | number | null>;
@@ -25,7 +25,7 @@ export interface WidgetInput {
   timeZone: string;
   t: TFunction;
   /** The shared one-pass aggregate, run at most once per dashboard. */
-  breakdown(): Promise<BreakdownRow[]>;
+  breakdown(): Promise<DimRow[]>;
 }
 
 export interface WidgetData {
@@ -37,9 +37,10 @@ export interface WidgetData {
   note?: string;
 }
 
-const sum = (rows: BreakdownRow[], key: (r: BreakdownRow) => string | number, order: (string | number)[]) => {
+/** Counts of one dimension, folded by `key` into the given order (other keys are kept too). */
+const sum = (rows: DimRow[], dim: DimRow["dim"], key: (k: string) => string | number, order: (string | number)[]) => {
   const counts = new Map<string | number, number>(order.map((k) => [k, 0]));
-  for (const r of rows) counts.set(key(r), (counts.get(key(r)) ?? 0) + r.n);
+  for (const r of rows) if (r.dim === dim) counts.set(key(r.key), (counts.get(key(r.key)) ?? 0) + r.n);
   return counts;
 };
 
@@ -50,12 +51,13 @@ function minutesText(t: TFunction, ms: number | null) {
   return t("reports.averageOf", { value });
 }
 
-function durationWidget(input: WidgetInput, rows: BreakdownRow[], which: "fr" | "res"): WidgetData {
+function durationWidget(input: WidgetInput, rows: DimRow[], which: "fr" | "res"): WidgetData {
   const { t } = input;
   const keys = [...DURATION_BUCKETS.map((_, i) => i), -1];
-  const counts = sum(rows, (r) => (which === "fr" ? r.frBucket : r.resBucket), keys);
-  const total = rows.reduce((a, r) => a + (which === "fr" ? r.frSum : r.resSum), 0);
-  const n = rows.reduce((a, r) => a + (which === "fr" ? r.frN : r.resN), 0);
+  const counts = sum(rows, which, Number, keys);
+  const mine = rows.filter((r) => r.dim === which);
+  const total = mine.reduce((a, r) => a + r.sumMs, 0);
+  const n = mine.reduce((a, r) => a + r.nMs, 0);
   return {
     rows: keys.map((k) => ({ bucket: t(`reports.buckets.${k < 0 ? "none" : DURATION_BUCKETS[k].key}`), count: counts.get(k) ?? 0 })),
     columns: [{ key: "bucket", label: t("reports.columns.bucket") }, { key: "count", label: t("reports.columns.count") }],
@@ -87,7 +89,7 @@ export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<Widg
   },
   async "reports.channels"(input) {
     const { t } = input;
-    const counts = sum(await input.breakdown(), (r) => channelGroup(r.channel), GROUP_ORDER);
+    const counts = sum(await input.breakdown(), "cs", (k) => channelGroup(k.split("|")[0]), GROUP_ORDER);
     return {
       rows: GROUP_ORDER.map((g) => ({ group: t(`reports.groups.${g}`), count: counts.get(g) ?? 0 })),
       columns: [{ key: "group", label: t("reports.columns.group") }, { key: "count", label: t("reports.columns.count") }],
@@ -95,7 +97,7 @@ export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<Widg
   },
   async "reports.status"(input) {
     const { t } = input;
-    const counts = sum(await input.breakdown(), (r) => r.status, [0, 1, 2, 3]);
+    const counts = sum(await input.breakdown(), "cs", (k) => Number(k.split("|")[1]), [0, 1, 2, 3]);
     return {
       rows: [0, 1, 2, 3].map((s) => ({ status: t(`reports.statuses.${s}`), count: counts.get(s) ?? 0 })),
       columns: [{ key: "status", label: t("reports.columns.status") }, { key: "count", label: t("reports.columns.count") }],
@@ -104,7 +106,7 @@ export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<Widg
   async "reports.sla"(input) {
     const { t } = input;
     const outcomes = ["met", "breached", "pending", "none"];
-    const counts = sum(await input.breakdown(), (r) => r.sla, outcomes);
+    const counts = sum(await input.breakdown(), "sla", String, outcomes);
     return {
       rows: outcomes.map((o) => ({ outcome: t(`reports.sla.${o}`), count: counts.get(o) ?? 0 })),
       columns: [{ key: "outcome", label: t("reports.columns.outcome") }, { key: "count", label: t("reports.columns.count") }],
@@ -118,7 +120,7 @@ export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<Widg
   },
   async "reports.csat"(input) {
     const { t } = input;
-    const counts = sum((await input.breakdown()).filter((r) => r.rating != null), (r) => r.rating!, [1, 2, 3, 4, 5]);
+    const counts = sum(await input.breakdown(), "rating", Number, [1, 2, 3, 4, 5]);
     const rated = [1, 2, 3, 4, 5].reduce((a, s) => a + (counts.get(s) ?? 0), 0);
     const average = rated ? [1, 2, 3, 4, 5].reduce((a, s) => a + s * (counts.get(s) ?? 0), 0) / rated : null;
     return {
@@ -223,7 +225,7 @@ export interface DashboardOptions {
 }
 
 function inputFor(o: DashboardOptions): WidgetInput {
-  let shared: Promise<BreakdownRow[]> | undefined;
+  let shared: Promise<DimRow[]> | undefined;
   const kinds = DASHBOARDS[o.dashboard].kinds;
   return {
     range: o.range,

@@ -81,7 +81,7 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     expect(await refreshFacts()).toBe(400);
     expect(await refreshFacts()).toBe(0);
     const { db, schema } = t.handle;
-    const target = truth.find((x) => x.firstResponse == null && x.status < 2)!;
+    const target = truth.find((x) => omni.includes(x.kind) && x.firstResponse == null && x.status < 2)!;
     const at = NOW - 1000;
     await db.insert(schema.messages).values({ ticketId: target.id, body: "On it", senderUserId: 2, createdAt: at });
     await db.update(schema.tickets).set({ updatedAt: at, status: 2 }).where(eq(schema.tickets.id, target.id));
@@ -141,6 +141,18 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     const answered = rows.filter((x) => x.firstResponse != null);
     const average = answered.reduce((a, x) => a + x.firstResponse! - x.createdAt, 0) / answered.length / 60000;
     expect(response.note).toContain(average < 120 ? average.toFixed(1) : (average / 60).toFixed(1));
+  });
+
+  it("adds partial days at both ends of a range to the whole days of the rollup", async () => {
+    const parsed = parseRange("03-10-2026", "17-10-2026", NOW, TZ);
+    if (!parsed.ok) throw new Error("range");
+    const inside = truth.filter((x) => omni.includes(x.kind) && x.createdAt >= parsed.range.from && x.createdAt < parsed.range.to);
+    // 16:00 UTC in Kuala Lumpur: both ends cut a UTC day
+    expect(parsed.range.from % DAY).not.toBe(0);
+    const status = (await dashboardData(options({ range: parsed.range }))).find((w) => w.def.id === "status")!.data;
+    expect(status.rows.map((r) => r.count)).toEqual([0, 1, 2, 3].map((s) => inside.filter((x) => x.status === s).length));
+    const day = (await dashboardData(options({ range: parsed.range, interval: "1h" }))).find((w) => w.def.id === "volume")!.data;
+    expect(day.rows.reduce((a, r) => a + Number(r.count), 0)).toBe(inside.length);
   });
 
   it("keeps CSAT empty but working while nothing is rated", async () => {
