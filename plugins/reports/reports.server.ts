@@ -307,23 +307,25 @@ const iso = (at: number | null) => (at == null ? "" : new Date(at).toISOString()
 const minutes = (from: number, to: number | null) => (to == null ? "" : ((to - from) / 60000).toFixed(1));
 
 /**
- * Every conversation of the range as CSV rows, oldest first, read in keyset batches of 1,000
- * (created_at, ticket_id) so memory stays flat however many rows there are.
+ * Every conversation of the range as CSV rows, in ticket order, read in keyset batches of 1,000
+ * along the primary key so memory stays flat and each batch starts where the last one ended.
+ * (`+created_at` keeps the planners off the created_at index, which would sort the whole range
+ * for every batch.)
  */
-export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], step: Interval, now: number): AsyncGenerator<(string | number)[]> {
+export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], step: Interval, now: number, batchSize = EXPORT_BATCH): AsyncGenerator<(string | number)[]> {
   await refreshFacts();
   const size = INTERVALS[step];
-  let after: { at: number; id: number } | undefined;
+  let after: number | undefined;
   for (;;) {
-    const cursor = after ? sql`and (f.created_at > ${after.at} or (f.created_at = ${after.at} and f.ticket_id > ${after.id}))` : sql``;
+    const cursor = after ? sql`and f.ticket_id > ${after}` : sql``;
     const batch = await rows<Record<string, unknown>>(sql`
       select f.ticket_id as id, f.created_at as created_at, f.status as status, f.first_response_at as fr, f.resolved_at as res,
         f.sla_minutes as sla_minutes, f.rating as rating, f.kind as kind, f.channel as channel,
         t.ticket_number as ticket_number, t.title as title, t.updated_at as updated_at
       from report_facts f join tickets t on t.id = f.ticket_id
-      where f.created_at >= ${range.from} and f.created_at < ${range.to} and (f.kind || '') in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) ${cursor}
-      order by f.created_at, f.ticket_id
-      limit ${EXPORT_BATCH}`);
+      where +f.created_at >= ${range.from} and +f.created_at < ${range.to} and (f.kind || '') in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) ${cursor}
+      order by f.ticket_id
+      limit ${batchSize}`);
     for (const r of batch) {
       const createdAt = Number(r.created_at);
       const res = r.res == null ? null : Number(r.res);
@@ -335,8 +337,7 @@ export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: 
         slaMinutes ?? "", slaOutcome({ slaMinutes, createdAt, resolvedAt: res }, now), r.rating == null ? "" : Number(r.rating),
       ];
     }
-    if (batch.length < EXPORT_BATCH) return;
-    const last = batch[batch.length - 1];
-    after = { at: Number(last.created_at), id: Number(last.id) };
+    if (batch.length < batchSize) return;
+    after = Number(batch[batch.length - 1].id);
   }
 }

@@ -196,8 +196,9 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   it("exports every conversation of the range as CSV rows, in batches", async () => {
     const rows = inOmni();
     const exported: (string | number)[][] = [];
-    for await (const row of exportRows(range, omni, "day", NOW)) exported.push(row);
+    for await (const row of exportRows(range, omni, "day", NOW, 7)) exported.push(row);
     expect(exported).toHaveLength(rows.length);
+    expect(new Set(exported.map((r) => r[0])).size).toBe(rows.length);
     expect(new Set(exported.map((r) => r[0]))).toEqual(new Set(rows.map((x) => x.ticketNumber)));
     expect(EXPORT_HEADER).toHaveLength(exported[0].length);
     const one = rows.find((x) => x.firstResponse != null)!;
