@@ -40,8 +40,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     start(controller) {
       controller.enqueue(encoder.encode(csvLine(EXPORT_HEADER)));
     },
-    // pulled as the client reads: one batch of lines at a time, never the whole export
+    // pulled as the client reads: one batch of lines at a time, never the whole export; the
+    // server's roomToWrite (server.ts) holds the next batch while the response is backed up
     async pull(controller) {
+      await (context as { roomToWrite?: () => Promise<void> }).roomToWrite?.();
       let chunk = "";
       for (let i = 0; i < 500; i++) {
         const next = await rows.next();
@@ -58,5 +60,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       await rows.return(undefined);
     },
   });
-  return new Response(stream, { headers: headers(name) });
+  // no-transform: the compression middleware would queue the body in zlib, out of roomToWrite's sight
+  return new Response(stream, { headers: { ...headers(name), "Cache-Control": "private, no-store, no-transform" } });
 }
