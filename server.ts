@@ -34,6 +34,18 @@ function settleSessionSecret() {
   process.env.SESSION_SECRET = fs.readFileSync(file, "utf8").trim();
 }
 
+/**
+ * Resolves when the response has less than 1 MB waiting to go out. Remix's adapter writes a
+ * streamed body as fast as it is produced; long streams (the report export) wait on this first,
+ * so a slow client cannot make the server buffer the whole body.
+ */
+function roomToWrite(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (res.writableLength < 1 << 20 || res.destroyed ? resolve() : setTimeout(check, 10));
+    check();
+  });
+}
+
 /** Same-origin check (no Origin header: not a cross-site browser request); a bad Origin fails. */
 function sameOrigin(origin: string | undefined, host: string | undefined) {
   if (!origin) return true;
@@ -132,7 +144,7 @@ async function main() {
       build,
       mode: build.mode,
       // req.ip honours TRUST_PROXY: the client address the login rate limit counts by
-      getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? "unknown" }),
+      getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? "unknown", roomToWrite: () => roomToWrite(res) }),
     }),
   );
 

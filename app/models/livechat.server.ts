@@ -254,7 +254,8 @@ export async function rateLiveChat(visit: Visit, rating: number, reason: string)
   if (visit.state !== "ended" || !visit.ticket) throw new VisitConflict();
   const { db, schema } = getDb();
   const t = schema.tickets;
-  const rated = await db.update(t).set({ rating, ratingReason: reason }).where(and(eq(t.id, visit.ticket.id), isNull(t.rating))).returning({ id: t.id });
+  // (the activity time moves too: lists and reports pick the rating up)
+  const rated = await db.update(t).set({ rating, ratingReason: reason, updatedAt: Date.now() }).where(and(eq(t.id, visit.ticket.id), isNull(t.rating))).returning({ id: t.id });
   if (!rated.length) throw new VisitConflict();
   await announce(visit.ticket, "updateTicket");
 }

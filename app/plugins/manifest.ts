@@ -31,7 +31,14 @@ export const pluginManifest = z.object({
   menu: z.array(z.object({ id: z.string(), path: z.string().startsWith("/"), icon: z.string(), rule: z.enum(MENU_RULES), label: text })),
   routes: z.array(route),
   publicRoutes: z.array(route),
-  widgets: z.array(z.object({ id: z.string(), title: text, spec: z.string(), loader: z.string() })),
+  /**
+   * Report widgets: a Vega-Lite spec file in the plugin folder (strings "t:key" are translated),
+   * a data loader by name (registered in plugins/reports/widgets.server.ts) and the dashboards
+   * that show it (dashboard, omnichannel, call, interactions, public).
+   */
+  widgets: z.array(
+    z.object({ id: z.string().regex(/^[a-z_]+$/), title: text, spec: z.string(), loader: z.string(), dashboards: z.array(z.string()).default([]) }),
+  ),
   permissions: z.array(z.string()),
   socketEvents: z.array(z.string()),
 });

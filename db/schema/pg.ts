@@ -353,3 +353,54 @@ export const notifications = pgTable(
   },
   (t) => [index("notifications_user_created_idx").on(t.userId, t.createdAt)],
 );
+
+/**
+ * Reports: one row per conversation with what the dashboards aggregate, kept in step with
+ * tickets by refreshFacts() (plugins/reports/facts.server.ts). Narrow rows and a covering index
+ * on the creation time let a 90-day dashboard over a million tickets read the index alone.
+ */
+export const reportFacts = pgTable(
+  "report_facts",
+  {
+    ticketId: integer("ticket_id").primaryKey().references(() => tickets.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    channel: text("channel").notNull(),
+    status: integer("status").notNull(),
+    createdAt: time("created_at").notNull(),
+    /** tickets.updated_at when this row was computed: the refresh watermark. */
+    updatedAt: time("updated_at").notNull(),
+    /** First message from staff, if any. */
+    firstResponseAt: time("first_response_at"),
+    /** Last activity once resolved or closed (status 2 or 3). */
+    resolvedAt: time("resolved_at"),
+    /** Smallest SLA (minutes) of the ticket's labels; null without labels. */
+    slaMinutes: integer("sla_minutes"),
+    /** Customer rating 1-5 (live chat), null when not rated. */
+    rating: integer("rating"),
+  },
+  (t) => [
+    index("report_facts_range_idx").on(t.createdAt, t.kind, t.channel, t.status, t.slaMinutes, t.firstResponseAt, t.resolvedAt, t.rating),
+    index("report_facts_kind_updated_idx").on(t.kind, t.updatedAt, t.ticketId),
+    index("report_facts_kind_status_created_idx").on(t.kind, t.status, t.createdAt),
+  ],
+);
+
+/**
+ * Reports: report_facts summed per UTC day (per 15 minutes for "vol"), one dimension at a time
+ * (dim: vol, cs = channel|status, fr / res = time bucket, sla, rating). Kept by refreshFacts in
+ * the same transaction as the facts; dashboards sum whole days from here and only the partial
+ * days at the ends of a range from report_facts.
+ */
+export const reportRollup = pgTable(
+  "report_rollup",
+  {
+    dim: text("dim").notNull(),
+    kind: text("kind").notNull(),
+    at: time("at").notNull(),
+    key: text("key").notNull(),
+    n: integer("n").notNull(),
+    sumMs: time("sum_ms").notNull(),
+    nMs: integer("n_ms").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.dim, t.kind, t.at, t.key] })],
+);

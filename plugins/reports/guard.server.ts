@@ -1,0 +1,34 @@
+// Who may see reports: admins and users with view_report (spec section 6, menu rule "report").
+import { json, redirect } from "@remix-run/node";
+import { canSee } from "~/permissions";
+import { guardPluginRoute, requestContext, viewerOf } from "~/context.server";
+import { findSession } from "~/models/sessions.server";
+import { permissionsOf } from "~/models/users.server";
+import type { RequestContext } from "~/context.server";
+
+/** Report pages: the plugin gate, then the report rule; anyone else goes home. */
+export async function requireReportViewer(request: Request, loadContext?: object) {
+  const { ctx } = await guardPluginRoute(request, loadContext);
+  const viewer = viewerOf(ctx);
+  if (!viewer || !canSee("report", viewer)) throw redirect("/");
+  return ctx;
+}
+
+export const apiFailure = (status: number, description: string) =>
+  json({ result: "failed", description }, { status, headers: { "Cache-Control": "private, no-store" } });
+
+/**
+ * Report JSON twins and exports: a session token (token or _token in the query, or a Bearer
+ * header) or the session cookie; the reports plugin must be on for the edition.
+ */
+export async function reportApiAuth(request: Request, loadContext?: object): Promise<RequestContext> {
+  const ctx = await requestContext(request, loadContext);
+  if (!ctx.edition.enabled.includes("reports")) throw new Response("Not Found", { status: 404 });
+  const url = new URL(request.url);
+  const token = url.searchParams.get("token") || url.searchParams.get("_token") || request.headers.get("Authorization")?.replace(/^Bearer\s+/i, "");
+  const auth = token ? await findSession(token) : ctx.auth;
+  if (!auth) throw apiFailure(403, "Session expired. Please log in again.");
+  const allowed = auth.user.type === "admin" || permissionsOf(auth.user).includes("view_report");
+  if (!allowed) throw apiFailure(403, "Access denied");
+  return { ...ctx, auth, user: auth.user };
+}

@@ -1,0 +1,289 @@
+// Report widgets: the manifests' "widgets" (Vega-Lite spec file + data loader by name), their
+// data for a range, and each chart rendered to SVG on the server (vega View, renderer 'none',
+// toSVG: no canvas or browser needed), so dashboards show and print with JavaScript off.
+import fs from "node:fs";
+import path from "node:path";
+import type { TFunction } from "i18next";
+import type { TopLevelSpec } from "vega-lite";
+import { plugins } from "~/plugins/registry.server";
+import { createI18n, type Language } from "~/i18n";
+import { resourcesFor } from "~/i18n.server";
+import { formatter } from "~/time";
+import { refreshFacts } from "./facts.server";
+import {
+  auxTimes, breakdown, channelGroup, DASHBOARDS, DURATION_BUCKETS, GROUP_ORDER, intervalVolume,
+  type DimRow, type DashboardId, type DateRange, type Interval,
+} from "./reports.server";
+
+export type Row = Record<string, string | number | null>;
+
+export interface WidgetInput {
+  range: Pick<DateRange, "from" | "to">;
+  kinds: readonly string[];
+  interval: Interval;
+  now: number;
+  timeZone: string;
+  t: TFunction;
+  /** The shared one-pass aggregate, run at most once per dashboard. */
+  breakdown(): Promise<DimRow[]>;
+}
+
+export interface WidgetData {
+  /** Rows the chart draws (and the data table and CSV list). */
+  rows: Row[];
+  /** Data-table columns: field and header. */
+  columns: { key: string; label: string }[];
+  /** A line under the chart (e.g. the average time). */
+  note?: string;
+}
+
+/** Counts of one dimension, folded by `key` into the given order (other keys are kept too). */
+const sum = (rows: DimRow[], dim: DimRow["dim"], key: (k: string) => string | number, order: (string | number)[]) => {
+  const counts = new Map<string | number, number>(order.map((k) => [k, 0]));
+  for (const r of rows) if (r.dim === dim) counts.set(key(r.key), (counts.get(key(r.key)) ?? 0) + r.n);
+  return counts;
+};
+
+function minutesText(t: TFunction, ms: number | null) {
+  if (ms == null) return t("reports.noAverage");
+  const minutes = ms / 60000;
+  const value = minutes < 120 ? `${minutes.toFixed(1)} min` : `${(minutes / 60).toFixed(1)} h`;
+  return t("reports.averageOf", { value });
+}
+
+function durationWidget(input: WidgetInput, rows: DimRow[], which: "fr" | "res"): WidgetData {
+  const { t } = input;
+  const keys = [...DURATION_BUCKETS.map((_, i) => i), -1];
+  const counts = sum(rows, which, Number, keys);
+  const mine = rows.filter((r) => r.dim === which);
+  const total = mine.reduce((a, r) => a + r.sumMs, 0);
+  const n = mine.reduce((a, r) => a + r.nMs, 0);
+  return {
+    rows: keys.map((k) => ({ bucket: t(`reports.buckets.${k < 0 ? "none" : DURATION_BUCKETS[k].key}`), count: counts.get(k) ?? 0 })),
+    columns: [{ key: "bucket", label: t("reports.columns.bucket") }, { key: "count", label: t("reports.columns.count") }],
+    note: minutesText(t, n ? total / n : null),
+  };
+}
+
+/** Data loaders by the name plugin manifests give them. */
+export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<WidgetData>> = {
+  async "reports.volume"(input) {
+    const { t, timeZone } = input;
+    const points = await intervalVolume(input.range, input.kinds, input.interval);
+    const date = formatter(timeZone, "date");
+    const time = formatter(timeZone, "time");
+    const offset = (at: number) => {
+      // the chart's UTC axis shows workspace time: shift each point by the zone's offset
+      const p = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((x) => [x.type, x.value]));
+      return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second) - (at - (at % 1000));
+    };
+    return {
+      rows: points.map((p) => ({
+        at: p.at + offset(p.at),
+        start: p.at,
+        label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
+        count: p.count,
+      })),
+      columns: [{ key: "label", label: t("reports.columns.time") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.channels"(input) {
+    const { t } = input;
+    const counts = sum(await input.breakdown(), "cs", (k) => channelGroup(k.split("|")[0]), GROUP_ORDER);
+    return {
+      rows: GROUP_ORDER.map((g) => ({ group: t(`reports.groups.${g}`), count: counts.get(g) ?? 0 })),
+      columns: [{ key: "group", label: t("reports.columns.group") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.status"(input) {
+    const { t } = input;
+    const counts = sum(await input.breakdown(), "cs", (k) => Number(k.split("|")[1]), [0, 1, 2, 3]);
+    return {
+      rows: [0, 1, 2, 3].map((s) => ({ status: t(`reports.statuses.${s}`), count: counts.get(s) ?? 0 })),
+      columns: [{ key: "status", label: t("reports.columns.status") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.sla"(input) {
+    const { t } = input;
+    const outcomes = ["met", "breached", "pending", "none"];
+    const counts = sum(await input.breakdown(), "sla", String, outcomes);
+    return {
+      rows: outcomes.map((o) => ({ outcome: t(`reports.sla.${o}`), count: counts.get(o) ?? 0 })),
+      columns: [{ key: "outcome", label: t("reports.columns.outcome") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+  async "reports.response"(input) {
+    return durationWidget(input, await input.breakdown(), "fr");
+  },
+  async "reports.resolution"(input) {
+    return durationWidget(input, await input.breakdown(), "res");
+  },
+  async "reports.csat"(input) {
+    const { t } = input;
+    const counts = sum(await input.breakdown(), "rating", Number, [1, 2, 3, 4, 5]);
+    const rated = [1, 2, 3, 4, 5].reduce((a, s) => a + (counts.get(s) ?? 0), 0);
+    const average = rated ? [1, 2, 3, 4, 5].reduce((a, s) => a + s * (counts.get(s) ?? 0), 0) / rated : null;
+    return {
+      rows: [1, 2, 3, 4, 5].map((s) => ({ rating: t("reports.stars", { count: s }), count: counts.get(s) ?? 0 })),
+      columns: [{ key: "rating", label: t("reports.columns.rating") }, { key: "count", label: t("reports.columns.count") }],
+      note: average == null ? t("reports.noAverage") : t("reports.averageOf", { value: average.toFixed(2) }),
+    };
+  },
+  async "reports.aux"(input) {
+    const { t } = input;
+    const agents = await auxTimes(input.now);
+    return {
+      rows: agents.map((a) => ({ agent: a.agent, status: a.status, minutes: a.minutes })),
+      columns: [
+        { key: "agent", label: t("reports.columns.agent") },
+        { key: "status", label: t("reports.columns.status") },
+        { key: "minutes", label: t("reports.columns.minutes") },
+      ],
+    };
+  },
+};
+
+export interface WidgetDef {
+  pluginId: string;
+  id: string;
+  title: Record<string, string>;
+  loader: string;
+  spec: string;
+  dashboards: string[];
+}
+
+/** Widgets of the enabled plugins that this dashboard shows, in manifest order. */
+export function widgetsFor(dashboard: DashboardId, enabledPlugins: readonly string[]): WidgetDef[] {
+  return plugins()
+    .filter((p) => enabledPlugins.includes(p.id))
+    .flatMap((p) => p.widgets.map((w) => ({ ...w, pluginId: p.id })))
+    .filter((w) => w.dashboards.includes(dashboard) && w.loader in WIDGET_LOADERS);
+}
+
+const specCache = new Map<string, unknown>();
+function specOf(w: WidgetDef): unknown {
+  const file = path.resolve("plugins", w.pluginId, w.spec);
+  let spec = specCache.get(file);
+  if (!spec) {
+    spec = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (process.env.NODE_ENV === "production") specCache.set(file, spec);
+  }
+  return spec;
+}
+
+/** Replaces "t:key" strings with their translation. */
+function translate(value: unknown, t: TFunction): unknown {
+  if (typeof value === "string") return value.startsWith("t:") ? t(value.slice(2)) : value;
+  if (Array.isArray(value)) return value.map((v) => translate(v, t));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, translate(v, t)]));
+  return value;
+}
+
+// vega is loaded on the first report, not at server start: other pages do not pay its memory
+const vegaLibs = () => Promise.all([import("vega"), import("vega-lite")]);
+
+const DATA = "table";
+// compiled and parsed specs (the costly two thirds of drawing), per widget and language
+const runtimes = new Map<string, Promise<unknown>>();
+
+/**
+ * The chart as SVG, drawn on the server at a fixed width (the SVG scales with its viewBox). The
+ * spec is compiled with a named data source, so its parsed form is kept (by `cacheKey`) and
+ * only the rows change from one request to the next.
+ */
+export async function renderSvg(spec: TopLevelSpec, rows?: Record<string, unknown>[], cacheKey?: string, width = 560): Promise<string> {
+  const [vega, vl] = await vegaLibs();
+  const build = async () => {
+    const own = spec as { width?: unknown };
+    const named = { ...spec, width: own.width === "container" ? width : own.width, ...(rows ? { data: { name: DATA } } : {}) } as TopLevelSpec;
+    return vega.parse(vl.compile(named, { logger: vega.logger(vega.Error) }).spec);
+  };
+  let runtime: Promise<unknown>;
+  if (cacheKey && process.env.NODE_ENV === "production") {
+    runtime = runtimes.get(cacheKey) ?? build();
+    runtimes.set(cacheKey, runtime);
+  } else runtime = build();
+  const view = new vega.View((await runtime) as ReturnType<typeof vega.parse>, { renderer: "none", logLevel: vega.Error });
+  try {
+    if (rows) view.data(DATA, rows);
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+export interface RenderedWidget {
+  id: string;
+  title: string;
+  svg: string;
+  /** The Vega-Lite spec with its data inline, for the interactive chart when JavaScript is on. */
+  spec: unknown;
+  data: WidgetData;
+}
+
+const translators = new Map<Language, TFunction>();
+export function translator(language: Language): TFunction {
+  let t = translators.get(language);
+  if (!t) translators.set(language, (t = createI18n(language, resourcesFor(language)).t));
+  return t;
+}
+
+export interface DashboardOptions {
+  dashboard: DashboardId;
+  enabledPlugins: readonly string[];
+  range: Pick<DateRange, "from" | "to">;
+  interval: Interval;
+  now: number;
+  timeZone: string;
+  language: Language;
+  /** Only these widget ids (CSV download of one chart). */
+  only?: string;
+}
+
+function inputFor(o: DashboardOptions): WidgetInput {
+  let shared: Promise<DimRow[]> | undefined;
+  const kinds = DASHBOARDS[o.dashboard].kinds;
+  return {
+    range: o.range,
+    kinds,
+    interval: o.interval,
+    now: o.now,
+    timeZone: o.timeZone,
+    t: translator(o.language),
+    breakdown: () => (shared ??= breakdown(o.range, kinds, o.now)),
+  };
+}
+
+/** Data of every widget of a dashboard (no drawing): JSON twins and CSV downloads. */
+export async function dashboardData(o: DashboardOptions) {
+  await refreshFacts();
+  const input = inputFor(o);
+  const widgets = widgetsFor(o.dashboard, o.enabledPlugins).filter((w) => !o.only || w.id === o.only);
+  return Promise.all(widgets.map(async (w) => ({ def: w, data: await WIDGET_LOADERS[w.loader](input) })));
+}
+
+/** Every widget of a dashboard with its data, its spec and its server-drawn SVG. */
+export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidget[]> {
+  const loaded = await dashboardData(o);
+  const t = translator(o.language);
+  return Promise.all(
+    loaded.map(async ({ def, data }) => {
+      const base = translate(specOf(def), t) as TopLevelSpec;
+      const svg = await renderSvg(base, data.rows, `${def.pluginId}/${def.id}/${o.language}`);
+      return { id: def.id, title: def.title[o.language] ?? def.title.en, svg, spec: { ...base, data: { values: data.rows } }, data };
+    }),
+  );
+}
+
+/** CSV text of rows (cells that a spreadsheet would run as formulas are quoted with '). */
+export function csvLine(cells: (string | number | null | undefined)[]) {
+  return (
+    cells
+      .map((c) => {
+        let s = c == null ? "" : String(c);
+        if (/^[=+\-@\t\r]/.test(s) && typeof c === "string") s = `'${s}`;
+        return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+      })
+      .join(",") + "\r\n"
+  );
+}

@@ -1,0 +1,234 @@
+// Reports: dashboards drawn as SVG on the server, the summary report with Load More, bad ranges,
+// the view_report rule, public dashboard links, CSV downloads. Mostly with JavaScript off.
+import { test, expect, type Page } from "@playwright/test";
+import { chooseLanguage, login } from "./helpers";
+
+const TZ = "Asia/Kuala_Lumpur"; // the seeded workspace's zone
+const DAY = 24 * 60 * 60 * 1000;
+/** DD-MM-YYYY of now + days in the workspace zone. */
+const dmy = (days: number) => {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-GB", { timeZone: TZ, day: "2-digit", month: "2-digit", year: "numeric" }).formatToParts(Date.now() + days * DAY).map((x) => [x.type, x.value]),
+  );
+  return `${p.day}-${p.month}-${p.year}`;
+};
+
+const WIDGETS = ["Volume by interval", "Volume by channel group", "Status breakdown", "SLA met and breached", "First response time", "Resolution time", "Customer satisfaction (CSAT)", "Agent status time"];
+
+const range = (page: Page) => page.locator(".report-range");
+
+async function search(page: Page, start: string, end: string) {
+  await range(page).getByLabel("From").fill(start);
+  await range(page).getByLabel("To").fill(end);
+  await range(page).getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL((url) => url.searchParams.get("start") === start && url.searchParams.get("end") === end);
+}
+
+test.describe("reports with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+  test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
+
+  test("the admin opens the omnichannel report and sees every chart as SVG, with its data and CSV", async ({ page }) => {
+    await login(page, "admin", "admin");
+    await page.getByRole("link", { name: "Reports", exact: true }).first().click();
+    await expect(page).toHaveURL(/\/report\/omnichannel$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Omnichannel report" })).toBeVisible();
+    const cards = page.locator(".chart-card");
+    await expect(cards).toHaveCount(WIDGETS.length);
+    for (const [i, title] of WIDGETS.entries()) {
+      const card = cards.nth(i);
+      await expect(card.getByRole("heading", { name: title })).toBeVisible();
+      const chart = card.getByRole("img", { name: `Chart: ${title}` });
+      await expect(chart.locator("svg")).toBeVisible();
+      expect((await chart.locator("svg").boundingBox())!.height, title).toBeGreaterThan(50);
+    }
+    // the status chart: four bars, and a data table with the same four numbers
+    const status = page.locator('[data-widget="status"]');
+    await expect(status.locator("svg [aria-roledescription='bar']")).toHaveCount(4);
+    await status.getByText("Data table").click();
+    const cells = status.locator("table tbody tr");
+    await expect(cells).toHaveCount(4);
+    await expect(cells.first().locator("td").first()).toHaveText("Open");
+    const tableCounts = await cells.locator("td:nth-child(2)").allTextContents();
+    const total = tableCounts.reduce((a, n) => a + Number(n), 0);
+    expect(total).toBeGreaterThan(100);
+    // the CSV behind the chart says the same
+    const href = await status.getByRole("link", { name: "Download CSV" }).getAttribute("href");
+    const csv = await (await page.request.get(href!)).text();
+    expect(csv.trim().split("\r\n")).toEqual(["Status,Conversations", ...["Open", "Pending", "Resolved", "Closed"].map((s, i) => `${s},${tableCounts[i]}`)]);
+    // the full export streams one row per conversation of the range
+    const exportHref = await page.getByRole("link", { name: "Export CSV" }).getAttribute("href");
+    const rows = (await (await page.request.get(exportHref!)).text()).trim().split("\r\n");
+    expect(rows[0]).toMatch(/^ticket_number,title,channel,/);
+    expect(rows.length - 1).toBe(total);
+
+    // another interval: 96 points a day at 15 minutes, drawn the same way
+    await range(page).getByLabel("From").fill(dmy(-1));
+    await range(page).getByLabel("To").fill(dmy(0));
+    await range(page).getByLabel("Interval").selectOption("15m");
+    await range(page).getByRole("button", { name: "Search" }).click();
+    await expect(page).toHaveURL(/interval=15m/);
+    const volume = page.locator('[data-widget="volume"]');
+    await volume.getByText("Data table").click();
+    await expect(volume.locator("table tbody tr")).toHaveCount(2 * 96);
+  });
+
+  test("the summary report runs for a range and loads 30 more", async ({ page }) => {
+    await login(page, "admin", "admin");
+    await page.goto("/report/ticket/4");
+    await expect(page.getByRole("heading", { name: "Summary report" })).toBeVisible();
+    await search(page, dmy(-20), dmy(0));
+    await expect(page).toHaveURL(new RegExp(`start=${dmy(-20)}&end=${dmy(0)}`));
+    await expect(range(page).getByLabel("From")).toHaveValue(dmy(-20));
+    const rows = page.locator(".report-table tbody tr");
+    await expect(rows).toHaveCount(30);
+    const count = Number((await page.getByRole("status").textContent())!.match(/\d+/)![0]);
+    expect(count).toBeGreaterThan(60);
+    for (const header of ["Ticket No.", "Title", "Channel", "Label", "Status", "Assignee", "Department", "Time Created", "Time Updated", "SLA"])
+      await expect(page.locator(".report-table").first().getByRole("columnheader", { name: header, exact: true })).toBeVisible();
+    // grouped by creation day, newest first
+    const captions = await page.locator(".report-table caption").allTextContents();
+    expect(captions[0]).toBe(dmy(0).replace(/-/g, "/"));
+    const first30 = await rows.locator("td:first-child").allTextContents();
+    await page.getByRole("link", { name: "Load More" }).click();
+    await expect(rows).toHaveCount(60);
+    expect((await rows.locator("td:first-child").allTextContents()).slice(0, 30)).toEqual(first30);
+    await expect(range(page).getByLabel("From")).toHaveValue(dmy(-20));
+    // a conversation links to its page
+    await expect(rows.first().getByRole("link")).toHaveAttribute("href", /^\/ticket\/\d+$/);
+  });
+
+  test("bad ranges get a clear message and no results", async ({ page }) => {
+    await login(page, "admin", "admin");
+    await page.goto("/report/ticket/4");
+    const cases: [string, string, string][] = [
+      [dmy(-3), dmy(1), "The date range cannot end in the future."],
+      [dmy(0), dmy(-3), "The start date must be on or before the end date."],
+      ["01/01/2026", dmy(0), "Please enter both dates as DD-MM-YYYY."],
+      ["31-02-2026", dmy(0), "Please enter both dates as DD-MM-YYYY."],
+      [dmy(-1), "yesterday", "Please enter both dates as DD-MM-YYYY."],
+    ];
+    for (const [start, end, message] of cases) {
+      await search(page, start, end);
+      await expect(page.getByRole("alert")).toHaveText(message);
+      await expect(page.locator(".report-table")).toHaveCount(0);
+      await expect(range(page).getByLabel("From")).toHaveValue(start);
+      await expect(range(page).getByLabel("To")).toHaveValue(end);
+    }
+    await page.goto(`/report/omnichannel?start=${dmy(0)}&end=${dmy(2)}`);
+    await expect(page.getByRole("alert")).toHaveText("The date range cannot end in the future.");
+    await expect(page.locator(".chart-card")).toHaveCount(0);
+    const api = await page.request.get(`/report/generate?type=ticket&status=4&offset=0&startDate=2026-01-02&endDate=2026-01-01`);
+    expect(api.status()).toBe(400);
+    expect(await api.json()).toEqual({ result: "failed", description: "The start date must be on or before the end date." });
+  });
+
+  test("an agent without view_report is sent home; one with it sees the reports", async ({ browser, baseURL }) => {
+    for (const [username, allowed] of [["agent", false], ["agent2", true]] as const) {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      await chooseLanguage(context, baseURL!);
+      const page = await context.newPage();
+      await login(page, username, "agent");
+      await expect(page.locator(".shell nav").getByRole("link", { name: "Reports", exact: true })).toHaveCount(allowed ? 1 : 0);
+      for (const path of ["/report/omnichannel", "/dashboard", "/report/ticket/4", "/interactions", "/report/call"]) {
+        await page.goto(path);
+        await expect(page, `${username} ${path}`).toHaveURL(allowed ? new RegExp(`${path.replace(/\//g, "\\/")}$`) : `${baseURL}/`);
+      }
+      const api = await page.request.get("/api/report/csat");
+      expect(api.status()).toBe(allowed ? 200 : 403);
+      await context.close();
+    }
+  });
+
+  test("the admin creates a public dashboard link that works logged out, then revokes it", async ({ page, browser, baseURL }) => {
+    await login(page, "admin", "admin");
+    await page.goto("/report/share");
+    await page.getByRole("button", { name: "Create a link" }).click();
+    await expect(page.getByRole("status")).toHaveText("Link created.");
+    const link = page.locator(".share-links li").first();
+    const url = (await link.getByRole("link").textContent())!;
+    expect(url).toMatch(new RegExp(`^${baseURL}/dashboard/[A-Za-z0-9_-]{32}$`));
+
+    const visitor = await browser.newContext({ javaScriptEnabled: false });
+    await chooseLanguage(visitor, baseURL!);
+    const guest = await visitor.newPage();
+    await guest.goto(url);
+    await expect(guest.getByRole("heading", { level: 1, name: "Dashboard" })).toBeVisible();
+    await expect(guest.locator(".chart-card svg")).toHaveCount(7);
+    await expect(guest.locator(".shell")).toHaveCount(0);
+    expect((await guest.request.get(`${url}x`)).status()).toBe(404);
+
+    await link.getByRole("button", { name: "Revoke" }).click();
+    await expect(page.getByRole("status")).toHaveText("Link revoked.");
+    const gone = await guest.goto(url);
+    expect(gone!.status()).toBe(404);
+    await expect(guest.getByText("The page you have requested was not found.")).toBeVisible();
+    await visitor.close();
+  });
+
+  test("agents cannot manage public links", async ({ browser, baseURL }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    await chooseLanguage(context, baseURL!);
+    const page = await context.newPage();
+    await login(page, "agent2", "agent");
+    const response = await page.goto("/report/share");
+    expect(response!.status()).toBe(403);
+    await context.close();
+  });
+});
+
+test.describe("reports with JavaScript on", () => {
+  test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
+
+  test("charts become interactive vega views without breaking the CSP", async ({ page }) => {
+    const problems: string[] = [];
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+    page.on("pageerror", (e) => problems.push(String(e)));
+    await login(page, "admin", "admin");
+    await page.goto("/report/omnichannel");
+    const status = page.locator('[data-widget="status"]');
+    await expect(status.locator(".chart-live svg")).toBeVisible({ timeout: 15_000 });
+    await expect(status.locator(".chart-svg")).toBeHidden();
+    // drawn at the card's width, not squeezed into an unmeasured box
+    const cardWidth = (await status.boundingBox())!.width;
+    expect((await status.locator(".chart-live svg").boundingBox())!.width).toBeGreaterThan(cardWidth * 0.8);
+    await status.locator(".chart-live svg [aria-roledescription='bar']").first().hover();
+    await expect(page.locator("#vg-tooltip-element")).toContainText("Conversations");
+    expect(problems).toEqual([]);
+  });
+});
+
+test("JSON twins answer with a session token: generate, interval, csat, aux and the export", async ({ request }) => {
+  const auth = await (await request.post("/api/auth2", { data: { client: "admin", password: process.env.SEED_PASSWORD || "demo1234", type: "admin" } })).json();
+  const token = auth.token as string;
+  const ymd = (days: number) => dmy(days).split("-").reverse().join("-");
+  const range = `startDate=${ymd(-10)}&endDate=${ymd(0)}`;
+
+  const first = await (await request.get(`/report/generate?token=${token}&type=ticket&status=4&offset=0&${range}`)).json();
+  expect(first.result).toBe("success");
+  const days = Object.keys(first.data);
+  expect(days[0]).toBe(dmy(0).replace(/-/g, "/"));
+  const rows = Object.values(first.data as Record<string, { ticket_number: number; closed: number }[]>).flat();
+  expect(rows).toHaveLength(30);
+  expect(first.count).toBeGreaterThan(30);
+  const next = await (await request.get(`/report/generate?token=${token}&type=ticket&status=4&offset=30&${range}`)).json();
+  const nextRows = Object.values(next.data as Record<string, { ticket_number: number }[]>).flat();
+  expect(nextRows.map((r) => r.ticket_number)).not.toContain(rows[0].ticket_number);
+  expect(next.count).toBe(first.count);
+
+  const interval = await (await request.get(`/api/report/interval?_token=${token}&${range}&interval=1h`)).json();
+  expect(interval).toMatchObject({ result: "success", interval: "1h" });
+  expect(interval.data).toHaveLength(11 * 24);
+  const csat = await (await request.get(`/api/report/csat?_token=${token}&${range}`)).json();
+  expect(csat.data.map((r: { count: number }) => r.count)).toEqual([0, 0, 0, 0, 0]);
+  expect((await request.get(`/api/report/aux?_token=${token}`)).status()).toBe(200);
+
+  // the export with the same token: as many rows as the omnichannel volume chart counts
+  const exported = (await (await request.get(`/report/export?token=${token}&${range}&step=1h`)).text()).trim().split("\r\n");
+  const volume = interval.data.reduce((a: number, r: { count: number }) => a + r.count, 0);
+  expect(exported.length - 1).toBe(volume);
+
+  expect((await request.get(`/api/report/csat?_token=nope`)).status()).toBe(403);
+  expect((await request.get(`/report/export?${range}&step=day`)).status()).toBe(403);
+  expect((await request.get(`/report/generate?token=${token}&type=nope&status=4&offset=0&${range}`)).status()).toBe(400);
+});
