@@ -42,6 +42,6 @@ export function summaryGroups(items: SummaryRow[], timeZone: string) {
   let index = 0;
   return groupByDay(items, timeZone).map((g) => ({
     key: g.key,
-    rows: g.rows.map((r) => ({ ...r, index: index++, href: conversationPath(r.channel, r.ticketNumber), created: at(r.createdAt), updated: at(r.updatedAt) })),
+    rows: g.rows.map((r) => ({ ...r, index: index++, href: conversationPath(r.kind, r.ticketNumber), created: at(r.createdAt), updated: at(r.updatedAt) })),
   }));
 }
