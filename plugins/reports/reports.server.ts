@@ -185,6 +185,18 @@ export async function intervalVolume(range: Pick<DateRange, "from" | "to">, kind
   return Array.from({ length: buckets }, (_, i) => ({ at: range.from + i * step, count: counts.get(i) ?? 0 }));
 }
 
+/** Emotions a conversation can carry (spec 'Ticket' emotion), in the order reports show them. */
+export const EMOTIONS = ["anger", "fear", "happy", "love", "sad", "surprise", "curious"] as const;
+
+/** Conversations of the range by their customer's emotion (those with one). */
+export async function emotionCounts(range: Pick<DateRange, "from" | "to">, kinds: readonly string[]) {
+  const result = await rows<{ e: string; n: number }>(sql`
+    select emotion as e, count(*) as n from tickets
+    where created_at >= ${range.from} and created_at < ${range.to} and ${kindIn(kinds)} and emotion <> ''
+    group by emotion`);
+  return new Map(result.map((r) => [String(r.e), Number(r.n)]));
+}
+
 /** Minutes each agent has spent in their current status (the only status time recorded so far). */
 export async function auxTimes(now: number) {
   const { db, schema } = getDb();

@@ -11,7 +11,7 @@ import { resourcesFor } from "~/i18n.server";
 import { formatter } from "~/time";
 import { refreshFacts } from "./facts.server";
 import {
-  auxTimes, breakdown, channelGroup, DASHBOARDS, DURATION_BUCKETS, GROUP_ORDER, intervalVolume,
+  auxTimes, breakdown, channelGroup, DASHBOARDS, DURATION_BUCKETS, emotionCounts, EMOTIONS, GROUP_ORDER, intervalVolume,
   type DimRow, type DashboardId, type DateRange, type Interval,
 } from "./reports.server";
 
@@ -142,6 +142,31 @@ export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<Widg
     };
   },
 };
+
+/** Loaders of widgets other plugins declare (the call-centre and trading editions' own). */
+Object.assign(WIDGET_LOADERS, {
+  /** Calls by the hour of day they came in (workspace time): when the call centre is busiest. */
+  async "calls.hours"(input: WidgetInput): Promise<WidgetData> {
+    const { t, timeZone } = input;
+    const points = await intervalVolume(input.range, ["call"], "1h");
+    const clock = formatter(timeZone, "clock");
+    const byHour = new Array<number>(24).fill(0);
+    for (const p of points) byHour[Number(clock.formatToParts(p.at).find((x) => x.type === "hour")!.value) % 24] += p.count;
+    return {
+      rows: byHour.map((count, hour) => ({ hour: `${String(hour).padStart(2, "0")}:00`, count })),
+      columns: [{ key: "hour", label: t("reports.columns.hour") }, { key: "count", label: t("reports.columns.calls") }],
+    };
+  },
+  /** Conversations by the customer's detected emotion (spec 'Ticket' emotion): the trading desk's mood board. */
+  async "analyst.emotions"(input: WidgetInput): Promise<WidgetData> {
+    const { t } = input;
+    const counts = await emotionCounts(input.range, input.kinds);
+    return {
+      rows: EMOTIONS.map((e) => ({ emotion: t(`emotion.${e}`), count: counts.get(e) ?? 0 })),
+      columns: [{ key: "emotion", label: t("reports.columns.emotion") }, { key: "count", label: t("reports.columns.count") }],
+    };
+  },
+});
 
 export interface WidgetDef {
   pluginId: string;

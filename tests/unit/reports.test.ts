@@ -175,6 +175,31 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     for (const [i, x] of rated.entries()) Object.assign(x, { updatedAt: NOW + i });
   });
 
+  it("adds the call-centre and trading editions' own widgets, with counts from the tickets", async () => {
+    const ids = async (dashboard: "call" | "omnichannel", enabledPlugins: string[]) => (await dashboardData(options({ dashboard, enabledPlugins }))).map((w) => w.def.id);
+    expect(await ids("call", ALL_PLUGINS)).not.toContain("call_hours");
+    expect(await ids("call", [...ALL_PLUGINS, "calls"])).toContain("call_hours");
+    expect(await ids("omnichannel", ALL_PLUGINS)).not.toContain("emotions");
+    expect(await ids("omnichannel", [...ALL_PLUGINS, "analyst"])).toContain("emotions");
+
+    const calls = truth.filter((x) => x.kind === "call" && x.createdAt >= range.from && x.createdAt < range.to);
+    expect(calls.length).toBeGreaterThan(0);
+    const hourOf = (ms: number) => Number(new Intl.DateTimeFormat("en-GB", { timeZone: TZ, hour: "2-digit", hourCycle: "h23" }).format(ms));
+    const hours = await widget("call_hours", { dashboard: "call", enabledPlugins: [...ALL_PLUGINS, "calls"] });
+    expect(hours.rows.map((r) => r.count)).toEqual(Array.from({ length: 24 }, (_, h) => calls.filter((x) => hourOf(x.createdAt) === h).length));
+
+    const { db, schema } = t.handle;
+    const all = await db.select({ kind: schema.tickets.kind, emotion: schema.tickets.emotion, createdAt: schema.tickets.createdAt }).from(schema.tickets);
+    const inRange = all.filter((x) => omni.includes(x.kind) && x.createdAt >= range.from && x.createdAt < range.to && x.emotion);
+    expect(inRange.length).toBeGreaterThan(0);
+    const drawn = await renderDashboard(options({ dashboard: "call", enabledPlugins: [...ALL_PLUGINS, "calls"] }));
+    expect(drawn.find((w) => w.id === "call_hours")!.svg).toMatch(/^<svg[^>]*viewBox/);
+    const emotions = await widget("emotions", { enabledPlugins: [...ALL_PLUGINS, "analyst"] });
+    expect(emotions.rows).toEqual(
+      ["anger", "fear", "happy", "love", "sad", "surprise", "curious"].map((e) => ({ emotion: e[0].toUpperCase() + e.slice(1), count: inRange.filter((x) => x.emotion === e).length })),
+    );
+  });
+
   it("draws every chart as SVG on the server, one bar per row", async () => {
     const widgets = await renderDashboard(options());
     expect(widgets.map((w) => w.id)).toEqual(["volume", "channels", "status", "sla", "response", "resolution", "csat", "aux"]);
