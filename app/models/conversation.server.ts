@@ -246,6 +246,8 @@ export async function setLabels(ticket: TicketRow, labelIds: number[]) {
   await handle.transaction(async (tx) => {
     await tx.delete(schema.ticketLabels).where(eq(schema.ticketLabels.ticketId, ticket.id));
     if (ids.length) await tx.insert(schema.ticketLabels).values(ids.map((labelId) => ({ ticketId: ticket.id, labelId })));
+    // activity: lists show it, and reports pick up the labels' SLA
+    await tx.update(schema.tickets).set({ updatedAt: Date.now() }).where(eq(schema.tickets.id, ticket.id));
   });
   await announce(ticket, "updateTicket", { labels: ids });
 }

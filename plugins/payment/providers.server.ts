@@ -120,7 +120,12 @@ export function billplzProvider(config: BillplzConfig, fetchImpl: typeof fetch =
 
 export function configuredProvider(env: NodeJS.ProcessEnv = process.env): PaymentProvider {
   const name = env.PAYMENT_PROVIDER || "sandbox";
-  if (name === "sandbox") return sandboxProvider;
+  if (name === "sandbox") {
+    // the sandbox lets whoever holds a payment ref mark it paid: never by default in production
+    if (env.NODE_ENV === "production" && env.PAYMENT_SANDBOX !== "1")
+      throw new Error("Payments need PAYMENT_PROVIDER=billplz in production (or PAYMENT_SANDBOX=1 to run the sandbox on purpose)");
+    return sandboxProvider;
+  }
   if (name === "billplz") {
     const config = {
       apiKey: env.BILLPLZ_API_KEY || "",

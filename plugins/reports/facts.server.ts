@@ -82,11 +82,18 @@ async function exec(handle: DbHandle, tx: unknown, query: SQL) {
   else await (tx as { execute(q: SQL): Promise<unknown> }).execute(query);
 }
 
-/** Recomputes the facts of `tickets` (a condition over tickets t) and moves their rollup share. */
-function applyFacts(handle: DbHandle, tickets: SQL, known: boolean) {
+/** Any fixed number: the PostgreSQL advisory lock that lets one node at a time move the rollup. */
+const ROLLUP_LOCK = 731_004;
+
+/**
+ * Recomputes the facts of `tickets` (a condition over tickets t) and moves their rollup share:
+ * the old share out, the new one in, so applying the same tickets twice (two nodes) counts once.
+ */
+function applyFacts(handle: DbHandle, tickets: SQL) {
   const facts = sql`ticket_id in (select t.id from tickets t where ${tickets})`;
   return handle.transaction(async (tx) => {
-    if (known) await exec(handle, tx, rollupSql(facts, -1));
+    if (handle.dialect === "pg") await exec(handle, tx, sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+    await exec(handle, tx, rollupSql(facts, -1));
     await exec(handle, tx, upsertFacts(tickets));
     await exec(handle, tx, rollupSql(facts, 1));
   });
@@ -124,6 +131,15 @@ export function refreshFacts(handle: DbHandle = getDb()): Promise<number> {
 async function doRefresh(handle: DbHandle) {
   const q = <T,>(query: SQL) => rows<T>(query, handle);
   let written = 0;
+  // where the changed-tickets pass starts: taken before the new tickets' facts move the marks
+  const [{ seen }] = await q<{ seen: number | null }>(sql`select max(ticket_id) as "seen" from report_facts`);
+  const marks = new Map<string, { at: number; id: number }>();
+  for (const kind of KINDS) {
+    const [mark] = await q<{ at: number; id: number }>(
+      sql`select updated_at as "at", ticket_id as "id" from report_facts where kind = ${kind} order by updated_at desc, ticket_id desc limit 1`,
+    );
+    if (mark) marks.set(kind, { at: Number(mark.at), id: Number(mark.id) });
+  }
   // new tickets, in id order
   for (;;) {
     const [{ maxId }] = await q<{ maxId: number | null }>(sql`select max(ticket_id) as "maxId" from report_facts`);
@@ -132,37 +148,37 @@ async function doRefresh(handle: DbHandle) {
       sql`select max(id) as "upTo" from (select id from tickets where id > ${from} order by id limit ${BATCH}) as batch`,
     );
     if (upTo == null) break;
-    await applyFacts(handle, sql`t.id > ${from} and t.id <= ${Number(upTo)}`, false);
+    await applyFacts(handle, sql`t.id > ${from} and t.id <= ${Number(upTo)}`);
     written += Number(upTo) - from;
   }
-  // changed tickets, per kind along the (kind, updated_at) index
+  // changed tickets (already seen, activity past their kind's mark), per kind along the
+  // (kind, updated_at) index, in activity order so each batch's last row is the next mark
   for (const kind of KINDS) {
-    for (;;) {
-      const [mark] = await q<{ at: number; id: number }>(
-        sql`select updated_at as "at", ticket_id as "id" from report_facts where kind = ${kind} order by updated_at desc, ticket_id desc limit 1`,
-      );
-      if (!mark) break;
-      const at = Number(mark.at);
-      const changed = await q<{ id: number }>(
-        sql`select id from tickets where kind = ${kind} and updated_at >= ${at} and not (updated_at = ${at} and id <= ${Number(mark.id)}) limit ${BATCH}`,
-      );
+    let mark = marks.get(kind);
+    while (mark) {
+      const { at, id } = mark;
+      const changed = await q<{ id: number; at: number }>(sql`
+        select id, updated_at as "at" from tickets
+        where kind = ${kind} and id <= ${Number(seen ?? 0)} and (updated_at > ${at} or (updated_at = ${at} and id > ${id}))
+        order by updated_at, id limit ${BATCH}`);
       if (changed.length === 0) break;
       const ids = changed.map((r) => Number(r.id));
-      await applyFacts(handle, sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`, true);
+      await applyFacts(handle, sql`t.id in (${sql.join(ids.map((n) => sql`${n}`), sql`, `)})`);
       written += ids.length;
-      if (ids.length < BATCH) break;
+      const last = changed[changed.length - 1];
+      mark = changed.length < BATCH ? undefined : { at: Number(last.at), id: Number(last.id) };
     }
   }
   return written;
 }
 
 /**
- * Recomputes the facts of these tickets now. For writes that do not move tickets.updated_at
- * (label changes, label SLA edits, ratings): call it after them.
+ * Recomputes the facts of these tickets now, for writes that do not move tickets.updated_at
+ * (label changes and ratings do move it; an edit of a label's SLA does not).
  */
 export async function refreshFactsFor(ticketIds: number[], handle: DbHandle = getDb()) {
   for (let i = 0; i < ticketIds.length; i += BATCH) {
     const ids = ticketIds.slice(i, i + BATCH);
-    await applyFacts(handle, sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`, true);
+    await applyFacts(handle, sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
   }
 }

@@ -13,7 +13,7 @@ export { DAY, REPORT_PAGE, INTERVALS, REPORT_TYPES, STATUS_ALL, type Interval, t
 
 // ---------------------------------------------------------------- date ranges
 
-export type RangeError = "format" | "future" | "order";
+export type RangeError = "format" | "future" | "order" | "tooLong";
 export interface DateRange {
   /** [from, to) in unix ms: whole days in the workspace time zone. */
   from: number;
@@ -50,6 +50,9 @@ export function todayYmd(now: number, timeZone: string) {
 
 const dayStart = (ymd: string, timeZone: string) => startOfDay(Date.parse(`${ymd}T12:00:00Z`), timeZone);
 
+/** The longest range a report covers (days). */
+export const MAX_RANGE_DAYS = 366;
+
 /**
  * A report range from two dates (DD-MM-YYYY from the form or YYYY-MM-DD from the API). Refused,
  * before any query, when a date is malformed, the range ends in the future, or starts after it ends.
@@ -60,7 +63,10 @@ export function parseRange(start: string | null | undefined, end: string | null 
   if (!s || !e) return { ok: false, error: "format" };
   if (e > todayYmd(now, timeZone)) return { ok: false, error: "future" };
   if (s > e) return { ok: false, error: "order" };
-  return { ok: true, range: { from: dayStart(s, timeZone), to: dayStart(e, timeZone) + DAY, start: s, end: e } };
+  const range = { from: dayStart(s, timeZone), to: dayStart(e, timeZone) + DAY, start: s, end: e };
+  // a year at most: one request must not draw millions of quarter-hours
+  if (range.to - range.from > MAX_RANGE_DAYS * DAY) return { ok: false, error: "tooLong" };
+  return { ok: true, range };
 }
 
 /** The last `days` days up to today. */

@@ -18,7 +18,8 @@ for (const javaScriptEnabled of [true, false]) {
     const people = admin.getByLabel("Add a person");
     for (let i = 0; ; i++) {
       await admin.locator(".ticket-item .title").nth(i).click();
-      await expect(admin.locator(".participants")).toBeVisible();
+      await expect(admin).toHaveURL(/\/ticket\/\d+/);
+      await expect(people).toBeVisible();
       if ((await people.locator('option[value="agent2"]').count()) === 1) break;
     }
     const title = (await admin.getByRole("heading", { level: 1 }).textContent())!.replace(/^#\d+\s*/, "");

@@ -28,6 +28,9 @@ describe("report date ranges", () => {
     // NOW is 20:00 on 21-11 in Kuala Lumpur: the 22nd is tomorrow there
     expect(parseRange("01-11-2026", "22-11-2026", NOW, TZ)).toEqual({ ok: false, error: "future" });
     expect(parseRange("21-11-2026", "20-11-2026", NOW, TZ)).toEqual({ ok: false, error: "order" });
+    // a year at most (366 days): a range from 1970 would draw millions of intervals
+    expect(parseRange("21-11-2025", "21-11-2026", NOW, TZ).ok).toBe(true);
+    expect(parseRange("19-11-2025", "21-11-2026", NOW, TZ)).toEqual({ ok: false, error: "tooLong" });
     expect(parseRange("21-11-2026", "21-11-2026", NOW, TZ).ok).toBe(true);
   });
 });

@@ -44,13 +44,18 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const fail = (status: number, errors: ActionData["errors"], formError?: string) => json<ActionData>({ errors, form: formError, values }, { status });
   if (!(await validCsrf(request, form.get("_token")))) return fail(403, {}, "forms.expired");
   const visitor = `${(context as { clientIp?: string }).clientIp ?? "unknown"} ${survey.id}`;
-  if (((await limiter.get(visitor))?.consumedPoints ?? 0) >= ANSWERS_PER_VISITOR) return fail(429, {}, "forms.tooMany");
+  // counted before saving (parallel posts cannot slip past the limit); a refused answer is given back
+  try {
+    await limiter.consume(visitor);
+  } catch {
+    return fail(429, {}, "forms.tooMany");
+  }
   const result = await submitSurvey(survey.token, values);
   if (!result.ok) {
+    await limiter.reward(visitor, 1);
     if ("invalidLink" in result) throw new Response("Not Found", { status: 404 });
     return fail(400, result.errors);
   }
-  await limiter.penalty(visitor, 1);
   return redirect(`${new URL(request.url).pathname}?sent=1`);
 }
 

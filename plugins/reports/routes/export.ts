@@ -44,6 +44,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     // server's roomToWrite (server.ts) holds the next batch while the response is backed up
     async pull(controller) {
       await (context as { roomToWrite?: () => Promise<void> }).roomToWrite?.();
+      // a client that went away stops the reading (Remix's adapter never cancels the stream)
+      if (request.signal.aborted) {
+        await rows.return(undefined);
+        controller.close();
+        return;
+      }
       let chunk = "";
       for (let i = 0; i < 500; i++) {
         const next = await rows.next();

@@ -46,7 +46,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const values = Object.fromEntries((["name", "email", "subject", "message"] as const).map((k) => [k, String(form.get(k) ?? "")]));
   const fail = (errors: ActionData["errors"], status = 400, errorValues?: Record<string, string>) => json<ActionData>({ errors, values, errorValues }, { status });
   if (!(await validCsrf(request, form.get("_token")))) return fail({ form: "newTicket.expired" }, 403);
-  if (((await limiter.get(context.clientIp))?.consumedPoints ?? 0) >= TICKETS_PER_VISITOR) return fail({ form: "newTicket.tooMany" }, 429);
+
   const parsed = schema.safeParse(values);
   if (!parsed.success) {
     const errors: ActionData["errors"] = {};
@@ -56,6 +56,12 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { bad } = checkAddresses(parsed.data.email);
   if (bad || checkAddresses(parsed.data.email).addresses.length !== 1) return fail({ email: "conversation.badEmail" }, 400, { address: parsed.data.email });
   if (fileErrors.length) return fail({ form: "conversation.uploadFailed" }, 400, { error: fileErrors.join(" ") });
+  // counted before creating (parallel posts cannot slip past the limit); given back on failure
+  try {
+    await limiter.consume(context.clientIp);
+  } catch {
+    return fail({ form: "newTicket.tooMany" }, 429);
+  }
   const stored = await storeFiles(files);
   try {
     await createInboundTicket({
@@ -69,9 +75,9 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     });
   } catch (error) {
     await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
+    await limiter.reward(context.clientIp, 1);
     throw error;
   }
-  await limiter.penalty(context.clientIp, 1);
   return redirect(`${new URL(request.url).pathname}?sent=1`);
 }
 
