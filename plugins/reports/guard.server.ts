@@ -1,9 +1,8 @@
 // Who may see reports: admins and users with view_report (spec section 6, menu rule "report").
 import { json, redirect } from "@remix-run/node";
 import { canSee } from "~/permissions";
-import { guardPluginRoute, requestContext, viewerOf } from "~/context.server";
+import { guardPluginRoute, isTrial, requestContext, viewerOf } from "~/context.server";
 import { findSession } from "~/models/sessions.server";
-import { permissionsOf } from "~/models/users.server";
 import type { RequestContext } from "~/context.server";
 
 /** Report pages: the plugin gate, then the report rule; anyone else goes home. */
@@ -28,7 +27,9 @@ export async function reportApiAuth(request: Request, loadContext?: object): Pro
   const token = url.searchParams.get("token") || url.searchParams.get("_token") || request.headers.get("Authorization")?.replace(/^Bearer\s+/i, "");
   const auth = token ? await findSession(token) : ctx.auth;
   if (!auth) throw apiFailure(403, "Session expired. Please log in again.");
-  const allowed = auth.user.type === "admin" || permissionsOf(auth.user).includes("view_report");
-  if (!allowed) throw apiFailure(403, "Access denied");
-  return { ...ctx, auth, user: auth.user };
+  const withUser = { ...ctx, auth, user: auth.user };
+  // the same rule as the pages (the report menu rule, and no reports on a trial)
+  const viewer = viewerOf(withUser);
+  if (!viewer || !canSee("report", viewer) || isTrial(withUser)) throw apiFailure(403, "Access denied");
+  return withUser;
 }
