@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, validCsrf } from "~/csrf.server";
+import { MessagePage } from "~/components/PublicForm";
 import { getSurveyByToken, optionsOf, submitSurvey, type FieldError, type SurveyField } from "~/models/forms.server";
 
 /**
@@ -64,20 +65,8 @@ export default function SurveyPage() {
   const result = useActionData<ActionData>();
   const busy = useNavigation().state !== "idle";
   const { t } = useTranslation();
-  if (!data.valid)
-    return (
-      <main className="center-page">
-        <h1>{t("forms.invalidTitle")}</h1>
-        <p>{t("forms.invalidBody")}</p>
-      </main>
-    );
-  if (data.sent)
-    return (
-      <main className="center-page" role="status">
-        <h1>{t("forms.sentTitle")}</h1>
-        <p>{t("forms.sentBody")}</p>
-      </main>
-    );
+  if (!data.valid) return <MessagePage title={t("forms.invalidTitle")} body={t("forms.invalidBody")} />;
+  if (data.sent) return <MessagePage title={t("forms.sentTitle")} body={t("forms.sentBody")} status />;
   const errors = result?.errors ?? {};
   return (
     <main className="login-page">

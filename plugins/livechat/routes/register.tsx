@@ -10,6 +10,7 @@ import { MAX_VISITOR_MESSAGE } from "~/livechat";
 import { getSettings } from "~/models/settings.server";
 import { clientIpOf, registerVisitor, type FieldErrors, type RegistrationField } from "../visitor.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
+import { fieldProps, PublicField } from "~/components/PublicForm";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -50,24 +51,11 @@ export default function RegisterLiveChat() {
   if (!data.valid) return <VisitorInvalid />;
   const errors = result?.errors ?? {};
   const field = (name: RegistrationField, label: string, input: JSX.Element) => (
-    <>
-      <label>
-        {label}
-        {input}
-      </label>
-      {errors[name] ? (
-        <p className="field-error" id={`${name}-error`}>
-          {t(errors[name]!, result?.errorValues)}
-        </p>
-      ) : null}
-    </>
+    <PublicField name={name} label={label} error={errors[name]} errorValues={result?.errorValues}>
+      {input}
+    </PublicField>
   );
-  const common = (name: RegistrationField) => ({
-    name,
-    defaultValue: result?.values[name] ?? "",
-    "aria-invalid": !!errors[name],
-    "aria-describedby": errors[name] ? `${name}-error` : undefined,
-  });
+  const common = (name: RegistrationField) => fieldProps(name, result?.values, errors[name]);
   return (
     <VisitorFrame links={data.links}>
       <h1>{t("livechat.title")}</h1>

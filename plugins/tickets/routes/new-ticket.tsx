@@ -13,6 +13,7 @@ import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
 import { readReplyForm, storeFiles } from "../upload.server";
 import { checkAddresses } from "../conversation-forms";
+import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
 
 const EMPTY = "newTicket.empty";
 const schema = z.object({
@@ -86,35 +87,15 @@ export default function NewTicket() {
   const result = useActionData<ActionData>();
   const busy = useNavigation().state !== "idle";
   const { t } = useTranslation();
-  if (!data.valid)
-    return (
-      <main className="center-page">
-        <h1>{t("newTicket.invalidTitle")}</h1>
-        <p>{t("newTicket.invalidBody")}</p>
-      </main>
-    );
-  if (data.sent)
-    return (
-      <main className="center-page" role="status">
-        <h1>{t("newTicket.sentTitle")}</h1>
-        <p>{t("newTicket.sentBody")}</p>
-      </main>
-    );
+  if (!data.valid) return <MessagePage title={t("newTicket.invalidTitle")} body={t("newTicket.invalidBody")} />;
+  if (data.sent) return <MessagePage title={t("newTicket.sentTitle")} body={t("newTicket.sentBody")} status />;
   const errors = result?.errors ?? {};
   const field = (name: Fields, label: string, input: JSX.Element) => (
-    <>
-      <label>
-        {label}
-        {input}
-      </label>
-      {errors[name] ? (
-        <p className="field-error" id={`${name}-error`}>
-          {t(errors[name]!, result?.errorValues)}
-        </p>
-      ) : null}
-    </>
+    <PublicField name={name} label={label} error={errors[name]} errorValues={result?.errorValues}>
+      {input}
+    </PublicField>
   );
-  const common = (name: Fields) => ({ name, defaultValue: result?.values[name] ?? "", "aria-invalid": !!errors[name], "aria-describedby": errors[name] ? `${name}-error` : undefined });
+  const common = (name: Fields) => fieldProps(name, result?.values, errors[name]);
   return (
     <main className="login-page">
       <section className="login-card wide">
