@@ -83,18 +83,23 @@ function readPlan(value: unknown): number | null | undefined {
 export async function createPayment(input: CreateInput, provider: PaymentProvider = configuredProvider()): Promise<CreateResult> {
   const { db, schema } = getDb();
   const key = typeof input.idempotencyKey === "string" && /^[\w-]{8,64}$/.test(input.idempotencyKey) ? input.idempotencyKey : null;
-  // a repeated submit of the same form finds its first payment
-  if (key) {
+  const sameKey = async () => {
+    if (!key) return undefined;
     const [existing] = await db.select().from(schema.payments).where(and(eq(schema.payments.userId, input.userId), eq(schema.payments.idempotencyKey, key)));
-    if (existing) return existingResult(existing);
-  }
+    return existing ? existingResult(existing) : undefined;
+  };
+  // a repeated submit of the same form finds its first payment
+  const repeated = await sameKey();
+  if (repeated) return repeated;
   const quantity = parseQuantity(input.quantity);
   if (quantity === null) return fail("quantity");
   const requested = readPlan(input.plan);
   if (requested === undefined) return fail("plan");
   const sub = await getSubscription();
   const refused = refusal(sub, requested, (await paymentInProgress()) !== null, Date.now());
-  if (refused) return fail(refused);
+  // (the twin of a double submit may have started its payment since the first look: that is
+  // the "payment in progress" this one sees)
+  if (refused) return (await sameKey()) ?? fail(refused);
   const plan = planToBuy(sub, requested)!;
   if (!sub.billingName.trim() || !sub.billingEmail.trim()) return fail("billing");
 
@@ -120,10 +125,8 @@ export async function createPayment(input: CreateInput, provider: PaymentProvide
     });
   } catch (error) {
     // the same key submitted twice at once: the unique index lets one through
-    if (key) {
-      const [existing] = await db.select().from(schema.payments).where(and(eq(schema.payments.userId, input.userId), eq(schema.payments.idempotencyKey, key)));
-      if (existing) return existingResult(existing);
-    }
+    const twin = await sameKey();
+    if (twin) return twin;
     throw error;
   }
   // the provider call is network I/O: outside any transaction
