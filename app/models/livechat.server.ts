@@ -16,7 +16,6 @@ import { getSetting } from "./settings.server";
 export type VisitState = "new" | "queued" | "active" | "ended" | "converted" | "sent";
 type Actor = Reader & { name: string; username: string };
 
-
 export class VisitConflict extends Error {}
 
 const STALE_VISIT_MS = 24 * 60 * 60 * 1000;
