@@ -5,11 +5,10 @@
 // Targets: dashboard under 1 s; export memory flat (peak RSS under 200 MB).
 // BENCH_ONLY=export skips the dashboard timings.
 import fs from "node:fs";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { startServer, stopServer, waitHealthy } from "../tests/support/server-process";
-import { openDatabase, setDb } from "../db/client";
-import { isEmpty, seedDemo, seedTickets } from "../db/seed";
+import { setDb } from "../db/client";
+import { benchDataDir, benchPgUrl, openBenchDatabase, time } from "./support";
 import { refreshFacts } from "../plugins/reports/facts.server";
 import { dashboardData } from "../plugins/reports/widgets.server";
 import { defaultRange } from "../plugins/reports/reports.server";
@@ -19,23 +18,15 @@ const TICKETS = Number(process.env.BENCH_TICKETS || 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS || 10);
 const port = 3392;
 const base = `http://localhost:${port}`;
-const dataDir = path.resolve(process.env.BENCH_DATA_DIR || "/tmp/omnidesk-bench");
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+const dataDir = benchDataDir;
+const pgUrl = benchPgUrl;
 const password = process.env.SEED_PASSWORD || "demo1234";
 
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const rssKb = (pid: number, field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 
 async function prepare() {
-  const handle = openDatabase(pgUrl ?? path.join(dataDir, "omnidesk.sqlite"));
-  await handle.migrate();
-  const started = Date.now();
-  const log = (m: string) => console.log(`  seed: ${m} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-  if (await isEmpty(handle)) await seedDemo(handle, { tickets: TICKETS, log });
-  else {
-    const [{ n }] = await handle.db.select({ n: handle.schema.tickets.id }).from(handle.schema.tickets).orderBy(handle.schema.tickets.id).limit(1).offset(TICKETS - 1).then((r) => (r.length ? r : [{ n: 0 }]));
-    if (!n) await seedTickets(handle, { count: TICKETS, now: Date.now(), log });
-  }
+  const handle = await openBenchDatabase(TICKETS);
   setDb(handle);
   // the first refresh builds report_facts for every ticket (once; later ones take what changed)
   let t0 = performance.now();
@@ -53,22 +44,6 @@ async function prepare() {
   await handle.close();
   setDb(undefined);
   return range;
-}
-
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)] };
-};
-
-async function time(fn: () => Promise<unknown>, warm = 3, runs = RUNS) {
-  for (let i = 0; i < warm; i++) await fn();
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    xs.push(performance.now() - t0);
-  }
-  return stats(xs);
 }
 
 async function withServer<T>(fn: (pid: number, cookie: string) => Promise<T>) {
@@ -100,7 +75,7 @@ async function main() {
       const html = await res.text();
       bytes = html.length;
       if ((html.match(/class="chart-card/g) ?? []).length !== 8) throw new Error("expected 8 charts");
-    });
+    }, 3, RUNS);
     console.log(`omnichannel dashboard page, 90 days, 8 charts as SVG (${(bytes / 1024).toFixed(0)} KB): median ${page.median.toFixed(0)} ms, p95 ${page.p95.toFixed(0)} ms (target < 1000 ms)`);
     const hourly = await time(async () => {
       const res = await fetch(`${url}&interval=15m`, { headers: { cookie } });

@@ -4,49 +4,23 @@
 // Prints median and p95 per case. Target: median under 50 ms and within 3x of the floor.
 import { startServer, stopServer, waitHealthy } from "../tests/support/server-process";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { openDatabase, setDb } from "../db/client";
 import { listTickets, parseListQuery } from "../app/models/ticket-list.server";
 import { loadListPanel } from "../app/models/list-panel.server";
 import { findUserByUsername } from "../app/models/users.server";
-import { isEmpty, seedDemo, seedTickets } from "../db/seed";
+import { benchDataDir, benchPgUrl, openBenchDatabase, time } from "./support";
 
 const TICKETS = Number(process.env.BENCH_TICKETS || 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS || 15);
 const port = 3391;
 const base = `http://localhost:${port}`;
-const dataDir = path.resolve(process.env.BENCH_DATA_DIR || "/tmp/omnidesk-bench");
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+const dataDir = benchDataDir;
+const pgUrl = benchPgUrl;
 
 async function ensureData() {
-  const handle = openDatabase(pgUrl ?? path.join(dataDir, "omnidesk.sqlite"));
-  await handle.migrate();
-  const started = Date.now();
-  const log = (m: string) => console.log(`  seed: ${m} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-  if (await isEmpty(handle)) await seedDemo(handle, { tickets: TICKETS, log });
-  else {
-    const [{ n }] = (await handle.db.select({ n: handle.schema.tickets.id }).from(handle.schema.tickets).orderBy(handle.schema.tickets.id).limit(1).offset(TICKETS - 1)) as { n: number }[] || [{ n: 0 }];
-    if (!n) await seedTickets(handle, { count: TICKETS, now: Date.now(), log });
-  }
-  await handle.close();
-}
-
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)] };
-};
-
-async function time(fn: () => Promise<unknown>) {
-  for (let i = 0; i < 5; i++) await fn(); // warm: caches, JIT
-  const xs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await fn();
-    xs.push(performance.now() - t0);
-  }
-  return stats(xs);
+  await (await openBenchDatabase(TICKETS)).close();
 }
 
 // The same work with a bare driver: the page of 30 rows and the capped count (countCap in
@@ -107,21 +81,21 @@ async function main() {
         const res = await fetch(base + url, { headers: { cookie } });
         if (!res.ok) throw new Error(`${url}: ${res.status}`);
         await res.text();
-      });
+      }, 5, RUNS);
       const data = await time(async () => {
         const res = await fetch(`${base}${url}${url.includes("?") ? "&" : "?"}_data=shell`, { headers: { cookie } });
         if (!res.ok) throw new Error(`${url} data: ${res.status}`);
         await res.text();
-      });
+      }, 5, RUNS);
       const params = new URL(base + url).searchParams;
       const model = await time(async () => {
         if (params.get("tab")) await loadListPanel(admin, new URL(base + url), "UTC");
         else await listTickets(admin, "ticket", parseListQuery(params), { timeZone: "UTC" });
-      });
+      }, 5, RUNS);
       const statements = floorStatements(name);
       const floor = await time(async () => {
         for (const sql of statements) await bare(sql, []);
-      });
+      }, 5, RUNS);
       const ms = (x: number, w: number) => `${x.toFixed(1).padStart(w)} ms`;
       console.log(
         `${name.padEnd(18)} ${ms(page.median, 9)} ${ms(page.p95, 5)} ${ms(data.median, 9)} ${ms(model.median, 10)} ${ms(floor.median, 10)} ${(page.median / floor.median).toFixed(1).padStart(9)}x ${(model.median / floor.median).toFixed(1).padStart(10)}x`,

@@ -1,0 +1,41 @@
+// Shared by the benches: the large bench database and the timing of repeated runs.
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "../db/client";
+import { isEmpty, seedDemo, seedTickets } from "../db/seed";
+
+export const benchDataDir = path.resolve(process.env.BENCH_DATA_DIR || "/tmp/omnidesk-bench");
+/** PostgreSQL when DATABASE_URL points at one, else the SQLite file in benchDataDir. */
+export const benchPgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+
+/** The bench database, migrated and holding at least `tickets` tickets (seeded on first use). */
+export async function openBenchDatabase(tickets: number) {
+  const handle = openDatabase(benchPgUrl ?? path.join(benchDataDir, "omnidesk.sqlite"));
+  await handle.migrate();
+  const started = Date.now();
+  const log = (m: string) => console.log(`  seed: ${m} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  if (await isEmpty(handle)) await seedDemo(handle, { tickets, log });
+  else {
+    const t = handle.schema.tickets;
+    const [nth] = await handle.db.select({ id: t.id }).from(t).orderBy(t.id).limit(1).offset(tickets - 1);
+    if (!nth) await seedTickets(handle, { count: tickets, now: Date.now(), log });
+  }
+  return handle;
+}
+
+export function stats(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)] };
+}
+
+/** Median and p95 of `runs` calls after `warm` untimed ones (caches, JIT). */
+export async function time(fn: () => Promise<unknown>, warm: number, runs: number) {
+  for (let i = 0; i < warm; i++) await fn();
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    xs.push(performance.now() - t0);
+  }
+  return stats(xs);
+}
