@@ -24,7 +24,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node --import tsx server.ts",
+    command: "node build/server.js",
     url: `http://localhost:${PORT}/healthz`,
     reuseExistingServer: false,
     timeout: 120_000,

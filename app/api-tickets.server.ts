@@ -4,12 +4,12 @@ import { AccessDenied } from "./models/access.server";
 import { NotFound } from "./models/conversation.server";
 import { apiAuth } from "./api.server";
 import { findSession } from "./models/sessions.server";
-import { createI18n } from "./i18n";
+import { i18nFor } from "./i18n";
 import { resourcesFor } from "./i18n.server";
 
 /** The English text of a message key, for JSON answers (the same texts the pages show). */
 export function englishText(key: string, values?: Record<string, string>) {
-  return createI18n("en", resourcesFor("en")).t(key, values);
+  return i18nFor("en", resourcesFor("en")).t(key, values);
 }
 
 /** The user behind a _token (query, body or Bearer header), or behind the {token} of a path. */

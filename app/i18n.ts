@@ -16,8 +16,21 @@ export function isLanguage(value: unknown): value is Language {
   return typeof value === "string" && (LANGUAGES as readonly string[]).includes(value);
 }
 
-/** A ready instance for one language; resources come from the root loader, so nothing is fetched. */
-export function createI18n(language: Language, resources: Resource): I18n {
+const instances = new Map<Language, I18n>();
+/**
+ * The ready instance for one language, made once: translations do not change while a build runs,
+ * so every request and render in that language shares it. Resources come from the root loader
+ * (browser) or public/locales (server), so nothing is fetched.
+ */
+export function i18nFor(language: Language, resources: Resource): I18n {
+  let instance = instances.get(language);
+  // an error page rendered without the root loader's data gets a throwaway instance
+  if (!resources[language]) return createI18n(language, resources);
+  if (!instance) instances.set(language, (instance = createI18n(language, resources)));
+  return instance;
+}
+
+function createI18n(language: Language, resources: Resource): I18n {
   const instance = i18next.createInstance();
   instance.init({
     lng: language,

@@ -3,9 +3,9 @@ import { json } from "@remix-run/node";
 import {
   isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData,
 } from "@remix-run/react";
-import { useMemo, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { I18nextProvider, useTranslation } from "react-i18next";
-import { createI18n, DEFAULT_LANGUAGE } from "./i18n";
+import { i18nFor, DEFAULT_LANGUAGE } from "./i18n";
 import { hasChosenLanguage, resourcesFor } from "./i18n.server";
 import { requestContext } from "./context.server";
 import { useNonce } from "./nonce";
@@ -42,10 +42,7 @@ export function useRootData() {
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
   const nonce = useNonce();
-  const i18n = useMemo(
-    () => createI18n(data?.language ?? DEFAULT_LANGUAGE, data?.resources ?? {}),
-    [data?.language, data?.resources],
-  );
+  const i18n = i18nFor(data?.language ?? DEFAULT_LANGUAGE, data?.resources ?? {});
   return (
     <html lang={data?.language ?? DEFAULT_LANGUAGE} data-theme={data?.theme ?? "auto"} data-edition={data?.editionId}>
       <head>

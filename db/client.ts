@@ -43,6 +43,29 @@ export function openDatabase(url = process.env.DATABASE_URL || ""): DbHandle {
   return openSqlite(file);
 }
 
+/**
+ * Compiled statements kept by their SQL text (the 500 last used). Drizzle prepares a new one for
+ * every query, and compiling SQL was a visible share of each page's time. One statement per text
+ * is safe because each runs to completion synchronously (nothing here iterates); its raw mode is
+ * reset because drizzle switches it on per call. No drizzle `.prepare()` may keep one for later.
+ */
+function reuseStatements(client: Database.Database, keep = 500) {
+  const compile = client.prepare.bind(client);
+  const statements = new Map<string, Database.Statement>();
+  client.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (statement) {
+      statements.delete(source); // re-inserted below: the Map's order is the order of last use
+      if (statement.reader) statement.raw(false);
+    } else {
+      statement = compile(source);
+      if (statements.size >= keep) statements.delete(statements.keys().next().value!);
+    }
+    statements.set(source, statement);
+    return statement;
+  }) as typeof client.prepare;
+}
+
 function openSqlite(file: string): DbHandle {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const client = new Database(file);
@@ -50,6 +73,7 @@ function openSqlite(file: string): DbHandle {
   client.pragma("busy_timeout = 5000");
   client.pragma("foreign_keys = ON");
   client.pragma("synchronous = NORMAL");
+  reuseStatements(client);
   const db = drizzleSqlite(client, { schema: sqliteSchema });
   let queue: Promise<unknown> = Promise.resolve();
   return {

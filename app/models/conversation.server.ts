@@ -216,7 +216,8 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
   const { schema } = getDb();
   const p = schema.participants;
   await tx.update(schema.tickets).set({ ...set, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
-  await tx.update(p).set({ unread: true }).where(and(eq(p.ticketId, ticketId), ne(p.userId, actorId)));
+  // only rows that change: fewer writes, and the unread_counts triggers fire once per change
+  await tx.update(p).set({ unread: true }).where(and(eq(p.ticketId, ticketId), ne(p.userId, actorId), eq(p.unread, false)));
   await tx.update(p).set({ unread: false, lastReadAt: at }).where(and(eq(p.ticketId, ticketId), eq(p.userId, actorId)));
 }
 
@@ -414,7 +415,9 @@ export async function createConversation(
     : [];
   const create = () => handle.transaction(async (tx) => {
     const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
-    const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)];
+    // in user order, like every multi-row participants write, so concurrent transactions take
+    // the unread_counts rows (PostgreSQL row locks) in the same order
+    const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)].sort((a, b) => a.id - b.id);
     await tx.insert(schema.participants).values(
       people.map((u) => ({ ticketId: created.id, userId: u.id, kind: created.kind, unread: u.id !== actor.id, lastReadAt: u.id === actor.id ? now : 0, addedAt: now })),
     );

@@ -130,6 +130,20 @@ export const participants = sqliteTable(
   ],
 );
 
+/**
+ * Unread conversations per user and kind (participants with unread set), kept by triggers on
+ * participants (migration 0009_unread_counts), so the counts on every page are a key lookup.
+ */
+export const unreadCounts = sqliteTable(
+  "unread_counts",
+  {
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    unread: integer("unread").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.kind] })],
+);
+
 export const messages = sqliteTable(
   "messages",
   {

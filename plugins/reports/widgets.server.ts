@@ -6,7 +6,7 @@ import path from "node:path";
 import type { TFunction } from "i18next";
 import type { TopLevelSpec } from "vega-lite";
 import { plugins } from "~/plugins/registry.server";
-import { createI18n, type Language } from "~/i18n";
+import { i18nFor, type Language } from "~/i18n";
 import { resourcesFor } from "~/i18n.server";
 import { formatter } from "~/time";
 import { refreshFacts } from "./facts.server";
@@ -246,11 +246,8 @@ export interface RenderedWidget {
   data: WidgetData;
 }
 
-const translators = new Map<Language, TFunction>();
 export function translator(language: Language): TFunction {
-  let t = translators.get(language);
-  if (!t) translators.set(language, (t = createI18n(language, resourcesFor(language)).t));
-  return t;
+  return i18nFor(language, resourcesFor(language)).t;
 }
 
 export interface DashboardOptions {

@@ -1,8 +1,9 @@
-// A server process of our own, for tests and benches that stop, restart or multiply it.
+// A server process of our own (the built one: `npm run build` first), for tests and benches that
+// stop, restart or multiply it.
 import { spawn, type ChildProcess } from "node:child_process";
 
 export function startServer(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "server.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  return spawn(process.execPath, ["build/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
 }
 
 export async function waitHealthy(base: string, timeoutMs = 60_000) {

@@ -1,12 +1,13 @@
 // Access rules and conversation changes, on both dialects.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "@db/seed";
 import { kindOf } from "~/channels";
 import { canRead } from "~/models/access.server";
 import * as conversation from "~/models/conversation.server";
 import { listTickets, parseListQuery } from "~/models/ticket-list.server";
+import { unreadCounts } from "~/models/unread.server";
 import { findUserByUsername, type UserRow } from "~/models/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -141,6 +142,44 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     expect(after).toHaveLength(before.length);
     const orphan = await db.select().from(schema.messages).where(and(eq(schema.messages.ticketId, 987654)));
     expect(orphan).toHaveLength(0);
+  });
+
+  it("keeps each user's unread counts equal to their unread conversations through every change", async () => {
+    const { db, schema } = t.handle;
+    const p = schema.participants;
+    const counted = async (user: UserRow) => {
+      const rows = await db.select({ kind: p.kind, n: sql<number>`count(*)` }).from(p).where(and(eq(p.userId, user.id), eq(p.unread, true))).groupBy(p.kind);
+      const n = (k: string) => Number(rows.find((r) => r.kind === k)?.n ?? 0);
+      return { ticket: n("ticket"), livechat: n("livechat"), chat: n("chat") };
+    };
+    const check = async () => {
+      for (const user of [admin, agent, agent2]) expect(await unreadCounts(user.id)).toEqual(await counted(user));
+    };
+    const before = await unreadCounts(agent2.id);
+    // a new chat with two others: unread for them, not for its author
+    const chat = await conversation.createConversation(agent, { channel: "chat", title: "Counts", body: "hello", usernames: ["agent2", "admin"] });
+    expect((await unreadCounts(agent2.id)).chat).toBe(before.chat + 1);
+    await check();
+    // a second message while still unread changes nothing; reading clears it; a reply marks it again
+    const row = await conversation.findConversation(agent, chat.ticketNumber, "chat");
+    await conversation.reply(agent, row, { body: "again", files: [] });
+    expect((await unreadCounts(agent2.id)).chat).toBe(before.chat + 1);
+    await conversation.markConversationRead(agent2, row);
+    expect((await unreadCounts(agent2.id)).chat).toBe(before.chat);
+    await conversation.reply(admin, row, { body: "from admin", files: [] });
+    await check();
+    // a kind change (a live chat converted to a ticket) moves the count between kinds
+    const live = await insertTicket({ channel: "LIVECHAT", departmentId: 2, number: 70001 });
+    await db.insert(p).values({ ticketId: live.id, userId: agent2.id, kind: "livechat", unread: true, addedAt: NOW });
+    await check();
+    await db.update(p).set({ kind: "ticket" }).where(eq(p.ticketId, live.id));
+    await check();
+    // a removed participant and a deleted conversation take their unread with them
+    await conversation.removeParticipant(agent, row, agent2.id);
+    await check();
+    await db.delete(schema.tickets).where(eq(schema.tickets.id, live.id));
+    await check();
+    expect(await unreadCounts(agent2.id)).toEqual(before);
   });
 
   it("marks a conversation read for its participants", async () => {

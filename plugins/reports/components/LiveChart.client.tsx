@@ -1,12 +1,19 @@
 // The interactive chart (tooltips, selection) once JavaScript runs: react-vega over the same
-// Vega-Lite spec the server drew. Loaded only by report pages, on demand (see Chart.tsx).
+// Vega-Lite spec the server drew. Loaded only by report pages, on demand (see ReportUI.tsx).
 // Vega's expression interpreter keeps it within the page's CSP (no eval).
-import { VegaEmbed } from "react-vega";
-import { expressionInterpreter } from "vega-interpreter";
+// The imports are dynamic because the server bundle inlines this module: static ones would load
+// Vega into every server process at start.
+import type { ComponentType } from "react";
 import type { VisualizationSpec } from "vega-embed";
 
-const OPTIONS = { actions: false, renderer: "svg" as const, ast: true, expr: expressionInterpreter };
+export type LiveChartProps = { spec: unknown; onReady(): void };
 
-export default function LiveChart({ spec, onReady }: { spec: unknown; onReady(): void }) {
-  return <VegaEmbed className="chart-live" spec={spec as VisualizationSpec} options={OPTIONS} onEmbed={onReady} />;
+export async function loadLiveChart(): Promise<{ default: ComponentType<LiveChartProps> }> {
+  const [{ VegaEmbed }, { expressionInterpreter }] = await Promise.all([import("react-vega"), import("vega-interpreter")]);
+  const options = { actions: false, renderer: "svg" as const, ast: true, expr: expressionInterpreter };
+  return {
+    default: function LiveChart({ spec, onReady }: LiveChartProps) {
+      return <VegaEmbed className="chart-live" spec={spec as VisualizationSpec} options={options} onEmbed={onReady} />;
+    },
+  };
 }

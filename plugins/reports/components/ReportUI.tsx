@@ -2,6 +2,7 @@
 import { Suspense, lazy, useEffect, useState, type ComponentType } from "react";
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import type { LiveChartProps } from "./LiveChart.client";
 
 export interface RangeFormValues {
   start: string;
@@ -55,7 +56,7 @@ export interface ChartWidget {
   data: { rows: Record<string, string | number | null>[]; columns: { key: string; label: string }[]; note?: string };
 }
 
-type Live = ComponentType<{ spec: unknown; onReady(): void }>;
+type Live = ComponentType<LiveChartProps>;
 
 /**
  * The server's SVG first (JS off, printing); with JavaScript the interactive chart is loaded on
@@ -66,7 +67,7 @@ function Chart({ widget }: { widget: ChartWidget }) {
   const [LiveChart, setLiveChart] = useState<Live | null>(null);
   const [ready, setReady] = useState(false);
   useEffect(() => {
-    setLiveChart(() => lazy(() => import("./LiveChart.client")));
+    setLiveChart(() => lazy(() => import("./LiveChart.client").then((m) => m.loadLiveChart())));
   }, []);
   return (
     <div className="chart" data-live={ready ? "yes" : undefined}>

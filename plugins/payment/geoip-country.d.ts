@@ -1,4 +1,0 @@
-declare module "geoip-country" {
-  const geoip: { lookup(ip: string): { country: string; name: string } | null };
-  export default geoip;
-}
