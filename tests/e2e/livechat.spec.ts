@@ -78,6 +78,8 @@ test("JavaScript on: queue, accept, messages both ways, typing, end, rating with
 
   await agent.page.goto("/livechat?list=livechat");
   await expect(agent.page.getByText("Nobody is waiting.")).toBeVisible();
+  // the new page's socket, not the old one's, is what makes the agent count as online
+  await expect(agent.page.locator('html[data-realtime="connected"]')).toHaveCount(1);
 
   await v.goto("/livechat/demo");
   await v.getByRole("link", { name: "Continue" }).click();
