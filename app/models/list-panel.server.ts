@@ -4,7 +4,7 @@ import { getDb } from "@db/client";
 import { listDepartmentChoices, listLabelChoices } from "./choices.server";
 import { staffList } from "./conversation.server";
 import { liveChatDesk } from "./livechat.server";
-import { GROUP_PAGE_SIZE, decorate, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
+import { GROUP_PAGE_SIZE, decorate, listColumns, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
 import type { Reader } from "./access.server";
 
 export const LIST_MODES = ["ticket", "livechat", "chat"] as const;
@@ -33,16 +33,15 @@ async function filterChoices(): Promise<FilterChoices> {
   return { departments, labels, agents };
 }
 
-/** One group of the Department or Label tab: the first `limit` rows, 10 more per Show More. */
-async function group(reader: Reader, q: ListQuery, extra: Partial<ListQuery>, limit: number, timeZone: string) {
+/** One group of the Department or Label tab: the first `limit` rows (+1: is there more?), 10 more per Show More. */
+async function groupRows(reader: Reader, q: ListQuery, extra: Partial<ListQuery>, limit: number, timeZone: string) {
   const { db, schema } = getDb();
-  const rows = await db
-    .select()
+  return db
+    .select(listColumns())
     .from(schema.tickets)
     .where(and(...listConditions(reader, "ticket", { ...q, ...extra }, Date.now(), timeZone)))
     .orderBy(desc(schema.tickets.updatedAt), desc(schema.tickets.id))
     .limit(limit + 1);
-  return { items: await decorate(reader, rows.slice(0, limit)), more: rows.length > limit };
 }
 
 const groupLimit = (params: URLSearchParams, key: string) => {
@@ -65,13 +64,24 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
     tab === "department"
       ? choices.departments.map((d) => ({ key: `g${d.id}`, id: d.id, name: d.name, extra: { department: d.id } }))
       : choices.labels.map((l) => ({ key: `g${l.id}`, id: l.id, name: l.name, color: l.color, extra: { label: l.id } }));
-  const groups: ListGroup[] = await Promise.all(
+  const found = await Promise.all(
     sources.map(async (s) => {
       const limit = groupLimit(params, s.key);
-      const { items, more } = await group(reader, q, s.extra, limit, timeZone);
-      return { key: s.key, id: s.id, name: s.name, color: "color" in s ? s.color : undefined, items, limit, more };
+      const rows = await groupRows(reader, q, s.extra, limit, timeZone);
+      return { ...s, limit, rows: rows.slice(0, limit), more: rows.length > limit };
     }),
   );
+  // one decoration for every group's rows (a ticket in two label groups is decorated once)
+  const items = new Map((await decorate(reader, [...new Map(found.flatMap((g) => g.rows).map((r) => [r.id, r])).values()])).map((i) => [i.id, i]));
+  const groups: ListGroup[] = found.map((g) => ({
+    key: g.key,
+    id: g.id,
+    name: g.name,
+    color: "color" in g ? g.color : undefined,
+    items: g.rows.map((r) => items.get(r.id)!),
+    limit: g.limit,
+    more: g.more,
+  }));
   return { mode, tab, q, choices, list: null, groups, desk: null };
 }
 export type ListPanelData = Awaited<ReturnType<typeof loadListPanel>>;

@@ -136,12 +136,20 @@ export async function countUpTo(where: SQL | undefined, cap: number) {
   return Number(n) > cap ? { total: cap, capped: true } : { total: Number(n), capped: false };
 }
 
+/** The ticket columns a list item shows (the rest of a ticket stays on disk). */
+export function listColumns() {
+  const t = getDb().schema.tickets;
+  return { id: t.id, ticketNumber: t.ticketNumber, title: t.title, channel: t.channel, kind: t.kind, status: t.status, severity: t.severity, lastMessage: t.lastMessage, updatedAt: t.updatedAt, responded: t.responded };
+}
+/** A row of listColumns(): each column's value type. */
+type ListRow = { [K in keyof ReturnType<typeof listColumns>]: ReturnType<typeof listColumns>[K]["_"]["data"] };
+
 export async function listTickets(reader: Reader, kind: Kind, q: ListQuery, opts: { now?: number; timeZone: string }) {
   const { db, schema } = getDb();
   const where = and(...listConditions(reader, kind, q, opts.now ?? Date.now(), opts.timeZone));
   const [rows, { total, capped }] = await Promise.all([
     db
-      .select()
+      .select(listColumns())
       .from(schema.tickets)
       .where(where)
       .orderBy(...orderBy(q))
@@ -152,10 +160,8 @@ export async function listTickets(reader: Reader, kind: Kind, q: ListQuery, opts
   return { items: await decorate(reader, rows), total, capped, page: q.page, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)) };
 }
 
-type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
-
-/** Adds labels, assignees and the reader's unread flag to a page of rows (three small queries). */
-export async function decorate(reader: Reader, rows: TicketRow[]): Promise<ListItem[]> {
+/** Adds labels, assignees and the reader's unread flag to rows (two small queries for all of them). */
+export async function decorate(reader: Reader, rows: ListRow[]): Promise<ListItem[]> {
   if (rows.length === 0) return [];
   const { db, schema } = getDb();
   const ids = rows.map((r) => r.id);
