@@ -1,8 +1,10 @@
 // A server process of our own (the built one: `npm run build` first), for tests and benches that
 // stop, restart or multiply it.
+import fs from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 
 export function startServer(env: Record<string, string>): ChildProcess {
+  if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first");
   return spawn(process.execPath, ["build/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
 }
 
