@@ -24,8 +24,9 @@ const instances = new Map<Language, I18n>();
  */
 export function i18nFor(language: Language, resources: Resource): I18n {
   let instance = instances.get(language);
-  // an error page rendered without the root loader's data gets a throwaway instance
-  if (!resources[language]) return createI18n(language, resources);
+  // an error page rendered without the root loader's data gets a throwaway instance; outside
+  // production the translation files are re-read (loadMessages), so nothing is kept
+  if (!resources[language] || process.env.NODE_ENV !== "production") return createI18n(language, resources);
   if (!instance) instances.set(language, (instance = createI18n(language, resources)));
   return instance;
 }

@@ -1,6 +1,6 @@
 // One conversation (ticket, workspace chat, call or live chat): what it shows and every change
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
-import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/channels";
 import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
@@ -216,9 +216,14 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
   const { schema } = getDb();
   const p = schema.participants;
   await tx.update(schema.tickets).set({ ...set, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
-  // only rows that change: fewer writes, and the unread_counts triggers fire once per change
-  await tx.update(p).set({ unread: true }).where(and(eq(p.ticketId, ticketId), ne(p.userId, actorId), eq(p.unread, false)));
-  await tx.update(p).set({ unread: false, lastReadAt: at }).where(and(eq(p.ticketId, ticketId), eq(p.userId, actorId)));
+  // One statement over the rows that change (others not yet unread, and the actor): the
+  // unread_counts triggers fire once per change, and on PostgreSQL this transaction takes the
+  // counter rows of the conversation's people in one pass instead of others first, then its own,
+  // the order that could deadlock against a reply by one of those people elsewhere.
+  await tx
+    .update(p)
+    .set({ unread: sql`${p.userId} <> ${actorId}`, lastReadAt: sql`case when ${p.userId} = ${actorId} then ${at} else ${p.lastReadAt} end` })
+    .where(and(eq(p.ticketId, ticketId), or(eq(p.userId, actorId), eq(p.unread, false))));
 }
 
 export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {

@@ -166,7 +166,11 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     expect((await unreadCounts(agent2.id)).chat).toBe(before.chat + 1);
     await conversation.markConversationRead(agent2, row);
     expect((await unreadCounts(agent2.id)).chat).toBe(before.chat);
+    // replying reads the conversation for its author and marks it unread for the others again
+    const adminBefore = (await unreadCounts(admin.id)).chat;
     await conversation.reply(admin, row, { body: "from admin", files: [] });
+    expect((await unreadCounts(admin.id)).chat).toBe(adminBefore - 1);
+    expect((await unreadCounts(agent2.id)).chat).toBe(before.chat + 1);
     await check();
     // a kind change (a live chat converted to a ticket) moves the count between kinds
     const live = await insertTicket({ channel: "LIVECHAT", departmentId: 2, number: 70001 });
