@@ -420,8 +420,8 @@ export async function createConversation(
     : [];
   const create = () => handle.transaction(async (tx) => {
     const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
-    // in user order, like every multi-row participants write, so concurrent transactions take
-    // the unread_counts rows (PostgreSQL row locks) in the same order
+    // in user order, so concurrent transactions take the unread_counts rows (PostgreSQL row
+    // locks) in the same order
     const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)].sort((a, b) => a.id - b.id);
     await tx.insert(schema.participants).values(
       people.map((u) => ({ ticketId: created.id, userId: u.id, kind: created.kind, unread: u.id !== actor.id, lastReadAt: u.id === actor.id ? now : 0, addedAt: now })),
