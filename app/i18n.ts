@@ -23,10 +23,10 @@ const instances = new Map<Language, I18n>();
  * (browser) or public/locales (server), so nothing is fetched.
  */
 export function i18nFor(language: Language, resources: Resource): I18n {
-  let instance = instances.get(language);
   // an error page rendered without the root loader's data gets a throwaway instance; outside
   // production the translation files are re-read (loadMessages), so nothing is kept
   if (!resources[language] || process.env.NODE_ENV !== "production") return createI18n(language, resources);
+  let instance = instances.get(language);
   if (!instance) instances.set(language, (instance = createI18n(language, resources)));
   return instance;
 }

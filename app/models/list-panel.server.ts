@@ -71,8 +71,9 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
       return { ...s, limit, rows: rows.slice(0, limit), more: rows.length > limit };
     }),
   );
-  // one decoration for every group's rows (a ticket in two label groups is decorated once)
-  const items = new Map((await decorate(reader, [...new Map(found.flatMap((g) => g.rows).map((r) => [r.id, r])).values()])).map((i) => [i.id, i]));
+  // every group's rows decorated at once; a ticket in two label groups is decorated once
+  const unique = new Map(found.flatMap((g) => g.rows).map((r) => [r.id, r]));
+  const items = new Map((await decorate(reader, [...unique.values()])).map((i) => [i.id, i]));
   const groups: ListGroup[] = found.map((g) => ({
     key: g.key,
     id: g.id,
