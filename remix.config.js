@@ -14,8 +14,14 @@ function readPlugins() {
     .sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** Route files of plugins live in plugins/<id>/; Remix resolves route files from app/. */
-const pluginFile = (plugin, file) => (file ? `../plugins/${plugin.id}/${file}` : NOT_AVAILABLE);
+/**
+ * Route files of plugins live in plugins/<id>/; Remix resolves route files from app/. A file
+ * written "~/..." is a module of the host (the shared conversation page, app/conversation/).
+ */
+const pluginFile = (plugin, file) => {
+  if (!file) return NOT_AVAILABLE;
+  return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
+};
 
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
@@ -33,7 +39,7 @@ export default {
         route("admin/editions", "routes/admin.editions.tsx");
         route("admin/announcement", "routes/admin.announcement.tsx");
         route("agents/online", "routes/agents.online.tsx");
-        route("notifications", "routes/notifications.tsx");
+        route("notifications", "conversation/routes/notifications.tsx");
         for (const plugin of plugins) {
           route(undefined, "shell/plugin-gate.tsx", { id: `plugin/${plugin.id}` }, () => {
             plugin.routes.forEach((r, i) => route(r.path, pluginFile(plugin, r.file), { id: `plugin/${plugin.id}/${i}` }));
@@ -55,23 +61,19 @@ export default {
       route("password_reset", "routes/landing.tsx", { id: "password_reset" });
       route("logout", "routes/logout.tsx");
       route("status", "routes/status.tsx");
-      route("filters", "routes/filters.tsx");
       route("preferences", "routes/preferences.tsx");
       route("api/auth2", "routes/api.auth2.ts");
       route("api/auth/check", "routes/api.auth.check.ts");
       route("api/user/signout", "routes/api.user.signout.ts");
-      route("api/label/get", "routes/api.label.get.ts");
-      route("api/label/update", "routes/api.label.update.ts");
-      route("api/search/data", "routes/api.search.data.ts");
-      route("api/ticket/load/:token/:status/:type/:offset", "routes/api.ticket.load.ts");
-      route("ticket/load/:token/:status/:type/:offset", "routes/api.ticket.load.ts", { id: "ticket-load-short" });
-      route("ticket/info/:token/:id", "routes/api.ticket.info.ts");
-      route("ticket/data/:id/:count", "routes/api.ticket.data.ts");
-      route("api/ticket/message/reply", "routes/api.ticket.message.reply.ts");
-      route("api/upload", "routes/api.ticket.message.reply.ts", { id: "api-upload" });
-      route("api/ticket/message/delete", "routes/api.ticket.message.delete.ts");
-      route("api/ticket/priority", "routes/api.ticket.priority.ts");
-      route("api/unread", "routes/api.unread.ts");
+      // the conversation's JSON twins and files (every conversation kind: app/conversation/)
+      route("ticket/info/:token/:id", "conversation/routes/api.info.ts");
+      route("ticket/data/:id/:count", "conversation/routes/api.data.ts");
+      route("api/ticket/message/reply", "conversation/routes/api.reply.ts");
+      route("api/upload", "conversation/routes/api.reply.ts", { id: "api-upload" });
+      route("api/ticket/message/delete", "conversation/routes/api.delete.ts");
+      route("api/ticket/priority", "conversation/routes/api.priority.ts");
+      route("api/unread", "conversation/routes/api.unread.ts");
+      route("files/v101/:messageId/:name", "conversation/routes/file.ts");
       route("department/:userId", "routes/api.department.ts");
       route("status/get", "routes/api.status.get.ts");
       route("*", "routes/not-found.tsx");

@@ -12,7 +12,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import { Server as SocketServer } from "socket.io";
 import { getDb, dataDir } from "./db/client";
-import { seedIfEmpty } from "./db/seed";
+import { seedIfEmpty } from "./app/seed/seed";
 import { registerRealtime, STAFF_ROOM } from "./app/realtime.server";
 import { attachSocketHandlers } from "./app/socket.server";
 import { sessionCookie } from "./app/cookies.server";

@@ -1,13 +1,13 @@
 // socket.io handlers. They only relay: joining a room asks the same access rule as the pages
 // (canRead), and typing is the one event that does not go through a model write.
 import type { Server, Socket } from "socket.io";
-import { canRead } from "./models/access.server";
+import { canRead } from "~/conversation/access.server";
 import { currentAnnouncement } from "./models/announcement.server";
-import { conversationById, markConversationRead } from "./models/conversation.server";
+import { conversationById, markConversationRead } from "~/conversation/model.server";
 import { findUserById } from "./models/users.server";
-import { unreadCounts } from "./models/unread.server";
+import { unreadCounts } from "~/conversation/unread.server";
 import { broadcast, VISITOR_NAMESPACE, visitorRoom } from "./realtime.server";
-import { acceptLiveChat, findVisit, queueNumber, validVisitCsrf, waitingChats } from "./models/livechat.server";
+import { acceptLiveChat, findVisit, queueNumber, validVisitCsrf, waitingChats } from "@plugins/livechat/livechat.server";
 import { VERSION } from "./version";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */

@@ -38,3 +38,10 @@ export function formatDate(at: number, timeZone: string) {
 export function formatTime(at: number, timeZone: string) {
   return formatter(timeZone, "time").format(at);
 }
+
+/** Start of the local day containing `at`, for the workspace time zone. */
+export function startOfDay(at: number, timeZone: string) {
+  const parts = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((p) => [p.type, p.value]));
+  const sinceMidnight = ((+parts.hour * 60 + +parts.minute) * 60 + +parts.second) * 1000 + (at % 1000);
+  return at - sinceMidnight;
+}

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../db/client";
-import { isEmpty, seedDemo, seedTickets } from "../db/seed";
+import { isEmpty, seedDemo, seedTickets } from "../app/seed/seed";
 
 export const benchDataDir = path.resolve(process.env.BENCH_DATA_DIR || "/tmp/omnidesk-bench");
 /** PostgreSQL when DATABASE_URL points at one, else the SQLite file in benchDataDir. */

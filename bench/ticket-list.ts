@@ -7,8 +7,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { openDatabase, setDb } from "../db/client";
-import { listTickets, parseListQuery } from "../app/models/ticket-list.server";
-import { loadListPanel } from "../app/models/list-panel.server";
+import { listTickets, parseListQuery } from "../plugins/tickets/ticket-list.server";
+import { loadListPanel } from "../plugins/tickets/list-panel.server";
 import { findUserByUsername } from "../app/models/users.server";
 import { benchDataDir, benchPgUrl, openBenchDatabase, time } from "./support";
 

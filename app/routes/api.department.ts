@@ -1,8 +1,8 @@
 // GET /department/{userId} ?_token -> the departments, marking the one of that user.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { requireApiUser } from "~/api-tickets.server";
-import { listDepartmentChoices } from "~/models/choices.server";
+import { requireApiUser } from "~/conversation/api.server";
+import { listDepartmentChoices } from "~/conversation/choices.server";
 import { findUserById } from "~/models/users.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -2,10 +2,10 @@
 // what a visit's page shows. Visitors have no session: the visit token in the URL is their key.
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
-import * as livechat from "~/models/livechat.server";
-import { MAX_VISITOR_MESSAGE, MESSAGES_PER_MINUTE, VISITS_PER_ADDRESS } from "~/livechat";
+import * as livechat from "./livechat.server";
+import { MAX_VISITOR_MESSAGE, MESSAGES_PER_MINUTE, VISITS_PER_ADDRESS } from "./limits";
 import { getSettings } from "~/models/settings.server";
-import { checkAddresses } from "../tickets/conversation-forms";
+import { checkAddresses } from "~/conversation/forms";
 import { readBody } from "~/api.server";
 
 const EMPTY = "livechat.empty";

@@ -4,7 +4,7 @@
 // every report; see docs/decisions/030-report-facts.md.
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, type DbHandle } from "@db/client";
-import { KINDS } from "~/channels";
+import { KINDS } from "~/conversation/channels";
 
 /**
  * The customer rating of a conversation (1-5, the live chat visitor's stars), as SQL over the

@@ -3,8 +3,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import { and, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { KINDS, type Kind } from "~/channels";
-import { startOfDay } from "~/models/ticket-list.server";
+import { KINDS, type Kind } from "~/conversation/channels";
+import { startOfDay } from "~/time";
 import { formatDate } from "~/time";
 import { DAY, INTERVALS, REPORT_PAGE, REPORT_TYPES, STATUS_ALL, type Interval, type ReportType } from "./constants";
 import { contributionsSql, DURATION_BOUNDS, ratingReasonSql, refreshFacts, rows } from "./facts.server";

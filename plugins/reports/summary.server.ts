@@ -1,6 +1,6 @@
 // The summary report's input: type and status from the path, range and rows shown from the query.
 import type { RequestContext } from "~/context.server";
-import { conversationPath } from "~/channels";
+import { conversationPath } from "~/conversation/channels";
 import { formatDate, formatTime } from "~/time";
 import { defaultRange, groupByDay, isReportType, parseRange, REPORT_PAGE, summary, toDmy, type RangeError, type ReportType, type SummaryRow } from "./reports.server";
 

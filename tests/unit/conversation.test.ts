@@ -2,12 +2,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
-import { kindOf } from "~/channels";
-import { canRead } from "~/models/access.server";
-import * as conversation from "~/models/conversation.server";
-import { listTickets, parseListQuery } from "~/models/ticket-list.server";
-import { unreadCounts } from "~/models/unread.server";
+import { seedDemo } from "~/seed/seed";
+import { kindOf } from "~/conversation/channels";
+import { canRead } from "~/conversation/access.server";
+import * as conversation from "~/conversation/model.server";
+import { listTickets, parseListQuery } from "@plugins/tickets/ticket-list.server";
+import { unreadCounts } from "~/conversation/unread.server";
 import { findUserByUsername, type UserRow } from "~/models/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

@@ -1,6 +1,7 @@
 // Date presets of the list (current, yesterday, 1week, custom) in the workspace time zone.
 import { describe, expect, it } from "vitest";
-import { dateRange, startOfDay } from "~/models/ticket-list.server";
+import { dateRange } from "@plugins/tickets/ticket-list.server";
+import { startOfDay } from "~/time";
 
 const KL = "Asia/Kuala_Lumpur"; // UTC+8, no daylight saving
 const now = Date.UTC(2026, 10, 21, 2, 30); // 21 Nov 10:30 in Kuala Lumpur

@@ -2,8 +2,8 @@
 // newest first in pages of 10; the field editor; revoked links.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
-import * as forms from "~/models/forms.server";
+import { seedDemo } from "~/seed/seed";
+import * as forms from "@plugins/forms/forms.server";
 import { isValidToken } from "~/models/public-tokens.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

@@ -1,7 +1,7 @@
 // The plugin gate: logged-out visitors go to /, disabled plugins answer 404, trial accounts go home.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
+import { seedDemo } from "~/seed/seed";
 import { guardPluginRoute } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
 import { createSession } from "~/models/sessions.server";

@@ -1,8 +1,8 @@
 // Labels: the batch save on both dialects (validation texts, one transaction, create/update/delete).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { DEMO_LABELS, seedDemo } from "@db/seed";
-import { LABEL_MESSAGES, listLabels, saveLabels, validateLabels, type Label } from "~/models/labels.server";
+import { DEMO_LABELS, seedDemo } from "~/seed/seed";
+import { LABEL_MESSAGES, listLabels, saveLabels, validateLabels, type Label } from "@plugins/tickets/labels.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const SEEDED: Label[] = DEMO_LABELS.map((l, i) => ({ id: i + 1, ...l }));

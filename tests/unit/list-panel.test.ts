@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
-import { canRead } from "~/models/access.server";
-import { loadListPanel } from "~/models/list-panel.server";
-import { listTickets, parseListQuery } from "~/models/ticket-list.server";
+import { seedDemo } from "~/seed/seed";
+import { canRead } from "~/conversation/access.server";
+import { loadListPanel } from "@plugins/tickets/list-panel.server";
+import { listTickets, parseListQuery } from "@plugins/tickets/ticket-list.server";
 import { findUserByUsername, type UserRow } from "~/models/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

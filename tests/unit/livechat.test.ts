@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
-import * as livechat from "~/models/livechat.server";
-import { canRead } from "~/models/access.server";
+import { seedDemo } from "~/seed/seed";
+import * as livechat from "@plugins/livechat/livechat.server";
+import { canRead } from "~/conversation/access.server";
 import { findUserByUsername, type UserRow } from "~/models/users.server";
 import { rateVisit, registerVisitor, sendVisitorMessage } from "@plugins/livechat/visitor.server";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticator } from "otplib";
 import { eq, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { CHANNELS, seedDemo, DEFAULT_SEED_PASSWORD } from "@db/seed";
+import { CHANNELS, seedDemo, DEFAULT_SEED_PASSWORD } from "~/seed/seed";
 import { authenticate, consumeTotp, enableTotp, LOGIN_FAILURES_ALLOWED, newTotpSecret } from "~/models/auth.server";
 import { createSession, deleteSession, findSession, refreshSession } from "~/models/sessions.server";
 import { editionForHost, listEditions, saveEdition } from "~/models/editions.server";

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
+import { seedDemo } from "~/seed/seed";
 import { setSetting } from "~/models/settings.server";
 import { findUserByUsername } from "~/models/users.server";
 import { createPayment, getSubscription, listInvoices, paymentForUser, paymentByRef, saveBilling, settlePayment } from "@plugins/payment/payments.server";

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
+import { seedDemo } from "~/seed/seed";
 import { refreshFacts } from "@plugins/reports/facts.server";
 import {
   channelGroup, DASHBOARDS, DAY, DURATION_BUCKETS, exportRows, EXPORT_HEADER, parseRange, summary, type DateRange,

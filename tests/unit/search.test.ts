@@ -2,13 +2,13 @@
 // an agent never gets a hit from a conversation they may not read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { kindOf } from "~/channels";
+import { kindOf } from "~/conversation/channels";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { seedDemo } from "@db/seed";
+import { seedDemo } from "~/seed/seed";
 import {
   COUNT_CAP, SEARCH_PAGE_SIZE, containsPattern, excerpt, formatSearch, pageIndex, parseSearch, search, suggestLabels, tokensFromApi,
   type SearchToken,
-} from "~/models/search.server";
+} from "@plugins/tickets/search.server";
 import { findUserByUsername } from "~/models/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_SEED_PASSWORD, seedPassword } from "@db/seed";
+import { DEFAULT_SEED_PASSWORD, seedPassword } from "~/seed/seed";
 
 const saved = { env: process.env.NODE_ENV, password: process.env.SEED_PASSWORD };
 afterEach(() => {

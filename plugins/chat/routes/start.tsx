@@ -5,8 +5,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
-import { createConversation, staffList } from "~/models/conversation.server";
-import { MAX_MESSAGE_LENGTH } from "~/conversation";
+import { createConversation, staffList } from "~/conversation/model.server";
+import { MAX_MESSAGE_LENGTH } from "~/conversation/constants";
 
 const startSchema = z.object({
   title: z.string().trim().min(1, "chat.titleRequired").max(200),

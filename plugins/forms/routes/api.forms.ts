@@ -3,7 +3,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiAuth } from "~/api.server";
 import { guardPluginRoute } from "~/context.server";
-import { listSurveys } from "~/models/forms.server";
+import { listSurveys } from "../forms.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await guardPluginRoute(request, context);

@@ -19,7 +19,7 @@ import {
   type EditorErrorCode,
   type EditorRow,
   type SurveyField,
-} from "~/models/forms.server";
+} from "../forms.server";
 import { formatDate, formatTime } from "~/time";
 
 const PATH = "/forms";

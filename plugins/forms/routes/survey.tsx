@@ -8,7 +8,7 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, validCsrf } from "~/csrf.server";
 import { MessagePage } from "~/components/PublicForm";
-import { getSurveyByToken, optionsOf, submitSurvey, type FieldError, type SurveyField } from "~/models/forms.server";
+import { getSurveyByToken, optionsOf, submitSurvey, type FieldError, type SurveyField } from "../forms.server";
 
 /**
  * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not

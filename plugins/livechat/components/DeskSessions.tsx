@@ -2,7 +2,7 @@
 // (<details>, so it works without JavaScript).
 import { NavLink } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { DeskSession } from "~/models/livechat.server";
+import type { DeskSession } from "../livechat.server";
 
 /** `search`: the list panel's query, kept on the links. */
 export function DeskSessions({ sessions, search = "" }: { sessions: DeskSession[]; search?: string }) {

@@ -2,7 +2,7 @@
 // and the visitor's rating. Plain forms.
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { VisitState } from "~/models/livechat.server";
+import type { VisitState } from "../livechat.server";
 
 interface Props {
   data: {

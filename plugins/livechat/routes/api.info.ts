@@ -3,7 +3,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { guardPluginRoute } from "~/context.server";
-import * as livechat from "~/models/livechat.server";
+import * as livechat from "../livechat.server";
 import { allowVisit, clientIpOf } from "../visitor.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -3,7 +3,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { guardPluginRoute } from "~/context.server";
-import * as livechat from "~/models/livechat.server";
+import * as livechat from "../livechat.server";
 import { clientIpOf, registerVisitor, visitorApiRequest } from "../visitor.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {

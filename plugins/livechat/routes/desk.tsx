@@ -4,9 +4,9 @@ import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
-import { AccessDenied } from "~/models/access.server";
-import { acceptLiveChat, liveChatDesk } from "~/models/livechat.server";
-import { idSchema } from "../../tickets/conversation-forms";
+import { AccessDenied } from "~/conversation/access.server";
+import { acceptLiveChat, liveChatDesk } from "../livechat.server";
+import { idSchema } from "~/conversation/forms";
 import { DeskSessions } from "../components/DeskSessions";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -5,7 +5,7 @@ import { json, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
-import { startVisit } from "~/models/livechat.server";
+import { startVisit } from "../livechat.server";
 import { allowVisit, clientIpOf } from "../visitor.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
 

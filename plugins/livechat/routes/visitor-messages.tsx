@@ -5,7 +5,7 @@ import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
-import { findVisit, visitorMessages } from "~/models/livechat.server";
+import { findVisit, visitorMessages } from "../livechat.server";
 import { VisitorMessages } from "../components/VisitorChat";
 
 const REFRESH_SECONDS = 3;

@@ -2,7 +2,7 @@
 //   -> { result, data: { "DD/MM/YYYY": [rows] }, count }   (spec section 7; 30 rows per call)
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiFailure, reportApiAuth, groupByDay, parseRange, REPORT_PAGE, summary, parsePath, translator } from "~/models/reports.server";
+import { apiFailure, reportApiAuth, groupByDay, parseRange, REPORT_PAGE, summary, parsePath, translator } from "../index.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await reportApiAuth(request, context);

@@ -2,7 +2,7 @@
 // /api/report/aux and /api/report/csat, with token/_token or the session cookie.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiFailure, reportApiAuth, defaultRange, isInterval, parseRange, dashboardData, translator } from "~/models/reports.server";
+import { apiFailure, reportApiAuth, defaultRange, isInterval, parseRange, dashboardData, translator } from "../index.server";
 
 const WIDGET: Record<string, string> = { "/api/report/interval": "volume", "/api/report/aux": "aux", "/api/report/csat": "csat" };
 

@@ -4,7 +4,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requireReportViewer, loadDashboardPage, type DashboardId } from "~/models/reports.server";
+import { requireReportViewer, loadDashboardPage, type DashboardId } from "../index.server";
 import { INTERVAL_KEYS } from "../constants";
 import { ChartCard, RangeForm } from "../components/ReportUI";
 

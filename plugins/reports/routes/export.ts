@@ -2,7 +2,7 @@
 // Without widget: every conversation of the range, streamed in keyset batches (flat memory at a
 // million rows). With widget: the rows behind that chart.
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { reportApiAuth, DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId, csvLine, dashboardData, translator } from "~/models/reports.server";
+import { reportApiAuth, DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId, csvLine, dashboardData, translator } from "../index.server";
 
 const isDashboard = (v: unknown): v is DashboardId => typeof v === "string" && v in DASHBOARDS;
 

@@ -5,7 +5,7 @@ import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
-import { loadDashboardPage, isDashboardToken } from "~/models/reports.server";
+import { loadDashboardPage, isDashboardToken } from "../index.server";
 import { INTERVAL_KEYS } from "../constants";
 import { ChartCard, RangeForm } from "../components/ReportUI";
 

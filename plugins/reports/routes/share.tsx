@@ -5,7 +5,7 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
 import { deniedBoundary } from "~/components/AdminOnly";
-import { requireReportViewer, createDashboardToken, listDashboardTokens, revokeDashboardToken } from "~/models/reports.server";
+import { requireReportViewer, createDashboardToken, listDashboardTokens, revokeDashboardToken } from "../index.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requireReportViewer(request, context);

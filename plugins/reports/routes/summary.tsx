@@ -4,7 +4,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { loadSummaryPage, parsePath, requireReportViewer, summaryGroups } from "~/models/reports.server";
+import { loadSummaryPage, parsePath, requireReportViewer, summaryGroups } from "../index.server";
 import { MAX_SHOWN, REPORT_PAGE, REPORT_TYPES } from "../constants";
 import { RangeForm } from "../components/ReportUI";
 

@@ -7,7 +7,7 @@ import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "
 import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
-import { LABEL_DEFAULTS, LABEL_FIELDS, listLabels, saveLabels, type LabelErrorCode, type LabelField } from "~/models/labels.server";
+import { LABEL_DEFAULTS, LABEL_FIELDS, listLabels, saveLabels, type LabelErrorCode, type LabelField } from "../labels.server";
 
 const PATH = "/settings/labels";
 

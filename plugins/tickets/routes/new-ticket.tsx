@@ -7,12 +7,12 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, validCsrf } from "~/csrf.server";
-import { createInboundTicket } from "~/models/conversation.server";
+import { createInboundTicket } from "~/conversation/model.server";
 import { isValidToken } from "~/models/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
-import { readReplyForm, storeFiles } from "../upload.server";
-import { checkAddresses } from "../conversation-forms";
+import { readReplyForm, storeFiles } from "~/conversation/upload.server";
+import { checkAddresses } from "~/conversation/forms";
 import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
 
 const EMPTY = "newTicket.empty";

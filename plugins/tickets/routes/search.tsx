@@ -5,8 +5,8 @@ import { json } from "@remix-run/node";
 import { useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
-import { MAX_QUERY_LENGTH, pageIndex, parseSearch, search } from "~/models/search.server";
-import { SearchForm, SearchResults, type SearchPageData } from "~/components/SearchLauncher";
+import { MAX_QUERY_LENGTH, pageIndex, parseSearch, search } from "../search.server";
+import { SearchForm, SearchResults, type SearchPageData } from "../components/SearchLauncher";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   // Fetchers (the search dialog) call this loader without the plugin gate above it: guard here too.

@@ -1,0 +1,393 @@
+import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { REACTIONS } from "~/conversation/constants";
+import { listParams } from "~/list-params";
+import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
+import type { ConversationData } from "~/conversation/routes/conversation";
+
+type Data = ConversationData;
+type Message = Data["messages"][number];
+type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> } | undefined;
+
+/** A hidden field naming what a form does. */
+const Intent = ({ value }: { value: string }) => <input type="hidden" name="intent" value={value} />;
+
+/** A one-button form: the intent, its hidden fields, the button. */
+function ActionButton(props: { intent: string; fields: Record<string, string | number>; label: string; ariaLabel?: string; danger?: boolean }) {
+  return (
+    <Form method="post" className="inline">
+      <Intent value={props.intent} />
+      {Object.entries(props.fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" className={props.danger ? "link-button danger" : "link-button"} aria-label={props.ariaLabel}>
+        {props.label}
+      </button>
+    </Form>
+  );
+}
+
+/** `extra`: controls of a kind of conversation (the live chat desk's), under the header. */
+export function ConversationView({ data, extra }: { data: Data; extra?: React.ReactNode }) {
+  const { t } = useTranslation();
+  const days: { day: string; messages: Message[] }[] = [];
+  for (const m of data.messages) {
+    const last = days.at(-1);
+    if (last?.day === m.day) last.messages.push(m);
+    else days.push({ day: m.day, messages: [m] });
+  }
+  const location = useLocation();
+  useConversationRoom(data.ticket.id);
+  const live = useLive(data.ticket.id);
+  const oldest = data.messages[0]?.id;
+  const result = useActionData<ActionResult>();
+  const older = listParams(location.search);
+  if (oldest) older.set("before", String(oldest));
+  return (
+    <div className="conversation" data-live={live}>
+      <header className="conversation-head">
+        <h1>
+          <span className="muted">#{data.ticket.number}</span> {data.ticket.title}
+        </h1>
+        <p className="muted">
+          {t(`channel.${data.ticket.channel}`)} · {data.ticket.contactName}
+          {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
+        </p>
+      </header>
+      {extra}
+      {result?.error && result.intent !== "reply" ? (
+        <p className="form-error" role="alert">
+          {t(result.error)}
+        </p>
+      ) : null}
+      {data.toast?.startsWith("priority-") ? (
+        <p className="notice" role="status">
+          {t("conversation.priorityMarked", { priority: t(`priority.${data.toast.slice("priority-".length)}`) })}
+        </p>
+      ) : null}
+      <div className="conversation-body">
+        <section className="messages" aria-label={t("conversation.messages")}>
+          {data.hasOlder && oldest ? (
+            <Link className="load-older" to={`${location.pathname}?${older}`}>
+              {t("conversation.loadOlder")}
+            </Link>
+          ) : null}
+          {days.map((d) => (
+            <section key={d.day} className="day" aria-label={d.day}>
+              <h2 className="day-head">
+                <span>{d.day}</span> <span className="muted">{t("conversation.dayCount", { count: d.messages.length })}</span>
+              </h2>
+              <ol className="message-list">
+                {d.messages.map((m) => (
+                  <li key={m.id} id={`m-${m.id}`}>
+                    <MessageItem message={m} data={data} />
+                  </li>
+                ))}
+              </ol>
+            </section>
+          ))}
+          {data.messages.length === 0 ? <p className="muted">{t("conversation.noMessages")}</p> : null}
+          <SendState />
+          <TypingIndicator ticketId={data.ticket.id} />
+          <ReplyForm data={data} />
+        </section>
+        <Properties data={data} />
+      </div>
+    </div>
+  );
+}
+
+function MessageItem({ message: m, data }: { message: Message; data: Data }) {
+  const { t } = useTranslation();
+  if (m.system) return <p className="system-message">{systemText(t, m.system)}</p>;
+  const mine = m.senderUserId === data.me.id;
+  const fileUrl = m.file ? `/files/v101/${m.id}/${encodeURIComponent(m.file.name)}` : "";
+  return (
+    <article className={`message${mine ? " mine" : ""}${m.senderUserId ? " staff" : " customer"}`} aria-label={t("conversation.messageFrom", { name: m.sender })}>
+      <header>
+        <strong>{m.sender}</strong>
+        <time dateTime={new Date(m.createdAt).toISOString()} className="muted">
+          {m.time}
+        </time>
+        {m.pinned ? <span className="badge">{t("conversation.pinned")}</span> : null}
+      </header>
+      {m.reply ? (
+        <blockquote className="reply-quote">
+          <a href={`#m-${m.reply.id}`}>{m.reply.sender}</a>: {m.reply.body}
+        </blockquote>
+      ) : null}
+      {m.html !== null ? (
+        <div className="html-body" dangerouslySetInnerHTML={{ __html: m.html }} />
+      ) : m.type === "image" && m.file ? (
+        <a href={fileUrl}>
+          <img src={fileUrl} alt={m.file.name} className="message-image" loading="lazy" />
+        </a>
+      ) : m.file ? (
+        <a href={fileUrl} className="file-link" download>
+          {m.file.name} ({Math.max(1, Math.round(m.file.size / 1024))} KB)
+        </a>
+      ) : (
+        <p className="text-body">{m.body}</p>
+      )}
+      {m.reactions.length ? (
+        <p className="reactions">
+          {m.reactions.map((r) => (
+            <span key={r.reaction} title={r.usernames.join(", ")}>
+              {r.reaction} {r.usernames.length}
+            </span>
+          ))}
+        </p>
+      ) : null}
+      {m.readBy.length ? <p className="muted read-by">{t("conversation.readBy", { names: m.readBy.join(", ") })}</p> : null}
+      {m.notes.length ? (
+        <ul className="notes" aria-label={t("conversation.notes")}>
+          {m.notes.map((n) => (
+            <li key={n.id}>
+              <strong>{n.author}</strong>: {n.body}
+              {n.userId === data.me.id || data.me.type === "admin" ? (
+                <ActionButton intent="delete_note" fields={{ note_id: n.id }} label={t("conversation.deleteNote")} />
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <details className="message-actions">
+        <summary>{t("conversation.actions")}</summary>
+        <div className="message-actions-body">
+          <Link to={`?reply=${m.id}#reply`}>{t("conversation.replyTo")}</Link>
+          <Form method="post" className="inline">
+            <Intent value="react" />
+            <input type="hidden" name="message_id" value={m.id} />
+            {REACTIONS.map((r) => (
+              <button key={r} type="submit" name="reaction" value={r} className="icon-button" aria-label={t("conversation.react", { reaction: r })}>
+                {r}
+              </button>
+            ))}
+          </Form>
+          <ActionButton intent="pin" fields={{ message_id: m.id }} label={m.pinned ? t("conversation.unpin") : t("conversation.pin")} />
+          {mine || data.me.type === "admin" ? (
+            <ActionButton intent="delete_message" fields={{ message_id: m.id }} label={t("conversation.delete")} danger />
+          ) : null}
+          <Form method="post" className="note-form">
+            <Intent value="note" />
+            <input type="hidden" name="message_id" value={m.id} />
+            <label>
+              {t("conversation.addNote")}
+              <input name="note" maxLength={2000} />
+            </label>
+            <button type="submit" className="button">
+              {t("conversation.saveNote")}
+            </button>
+          </Form>
+        </div>
+      </details>
+    </article>
+  );
+}
+
+type TFn = ReturnType<typeof useTranslation>["t"];
+function systemText(t: TFn, e: NonNullable<Message["system"]>) {
+  switch (e.event) {
+    case "status":
+      return t("conversation.system.status", { by: e.by, status: t(`ticketStatus.${e.status}`) });
+    case "assigned":
+      return t("conversation.system.assigned", { by: e.by, who: e.who });
+    case "unassigned":
+      return t("conversation.system.unassigned", { by: e.by, who: e.who });
+    case "livechat":
+      return t(`conversation.system.livechat.${e.action}`, { by: e.by });
+    default:
+      return t("conversation.system.priority", { by: e.by, priority: t(`priority.${e.priority || "none"}`) });
+  }
+}
+
+/**
+ * The reply on its way (JavaScript on): "sending" while the form is posted, then either the real
+ * message replaces it or it stays as "failed" with Retry, which sends the kept text again.
+ */
+function SendState() {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  const result = useActionData<ActionResult>();
+  const sending = navigation.state !== "idle" && navigation.formData?.get("intent") === "reply" ? String(navigation.formData.get("message") ?? "") : null;
+  if (sending !== null)
+    return (
+      <article className="message mine staff pending" data-send-state="sending">
+        <p className="text-body">{sending}</p>
+        <p className="muted">{t("conversation.sending")}</p>
+      </article>
+    );
+  if (result?.intent === "reply" && result.error && result.values?.message)
+    return (
+      <article className="message mine staff failed" data-send-state="failed">
+        <p className="text-body">{result.values.message}</p>
+        <p className="field-error">{t("conversation.notSent")}</p>
+        <button type="submit" form="reply" className="button">
+          {t("conversation.retry")}
+        </button>
+      </article>
+    );
+  return null;
+}
+
+function ReplyForm({ data }: { data: Data }) {
+  const { t } = useTranslation();
+  const result = useActionData<ActionResult>();
+  const busy = useNavigation().state === "submitting";
+  const failed = result?.intent === "reply" ? result : undefined;
+  const replyTo = data.messages.find((m) => m.id === data.replyTo);
+  const email = data.ticket.channel === "EMAIL" || data.ticket.channel === "GRAPH_EMAIL";
+  const typing = useTypingEmitter(data.ticket.id);
+  return (
+    // a new key after each sent message empties the form; after a failure the typed text stays
+    <Form method="post" encType="multipart/form-data" className="reply-form" id="reply" key={failed ? "failed" : `after-${data.messages.at(-1)?.id}`}>
+      <Intent value="reply" />
+      {replyTo ? (
+        <p className="reply-quote">
+          <input type="hidden" name="reply_to" value={replyTo.id} />
+          {t("conversation.replyingTo", { name: replyTo.sender })} <Link to="?">{t("common.cancel")}</Link>
+        </p>
+      ) : null}
+      {failed?.error ? (
+        <p className="form-error" role="alert">
+          {t(failed.error, failed.errorValues)}
+        </p>
+      ) : null}
+      <label>
+        {t("conversation.reply")}
+        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values?.message ?? ""} onInput={typing} />
+      </label>
+      {email ? (
+        <>
+          <label>
+            {t("conversation.cc")}
+            <input name="cc" defaultValue={failed?.values?.cc ?? ""} />
+          </label>
+          <label>
+            {t("conversation.extraRecipients")}
+            <input name="email2" defaultValue={failed?.values?.email2 ?? ""} />
+          </label>
+        </>
+      ) : null}
+      <label>
+        {t("conversation.attachments")}
+        <input type="file" name="attachment" multiple />
+      </label>
+      <button type="submit" className="button primary" disabled={busy}>
+        {busy ? t("conversation.sending") : t("conversation.send")}
+      </button>
+    </Form>
+  );
+}
+
+function Properties({ data }: { data: Data }) {
+  const { t } = useTranslation();
+  const current = new Set(data.details.labels.map((l) => l.id));
+  const inConversation = new Set(data.details.participants.map((p) => p.userId));
+  return (
+    <aside className="properties" aria-label={t("conversation.properties")}>
+      <ChoiceForm
+        intent="status"
+        label={t("conversation.status")}
+        defaultValue={data.ticket.status}
+        options={[0, 1, 2, 3].map((s) => ({ value: s, label: t(`ticketStatus.${s}`) }))}
+        submit={t("conversation.setStatus")}
+      />
+      <ChoiceForm
+        intent="priority"
+        label={t("conversation.priority")}
+        defaultValue={data.ticket.severity}
+        options={(["H", "M", "L", ""] as const).map((p) => ({ value: p, label: t(`priority.${p || "none"}`) }))}
+        submit={t("conversation.markPriority")}
+      />
+      <Form method="post" className="stack">
+        <Intent value="labels" />
+        <fieldset>
+          <legend>{t("conversation.labels")}</legend>
+          {data.labels.map((l) => (
+            <label key={l.id} className="inline">
+              <input type="checkbox" name="label" value={l.id} defaultChecked={current.has(l.id)} />
+              <span className="dot" style={{ background: l.color }} /> {l.name}
+            </label>
+          ))}
+          {data.details.labels
+            .filter((l) => l.name === null)
+            .map((l) => (
+              <span key={l.id} className="label-chip">
+                {t("list.removedLabel")}
+              </span>
+            ))}
+        </fieldset>
+        <button type="submit" className="button">
+          {t("conversation.saveLabels")}
+        </button>
+      </Form>
+      <ChoiceForm
+        intent="department"
+        label={t("conversation.department")}
+        defaultValue={data.ticket.departmentId ?? ""}
+        options={[{ value: "", label: t("priority.none") }, ...data.departments.map((d) => ({ value: d.id, label: d.name }))]}
+        submit={t("conversation.setDepartment")}
+      />
+      <section className="stack">
+        <h2>{t("conversation.participants")}</h2>
+        <ul className="participants">
+          {data.details.participants.map((p) => (
+            <li key={p.userId}>
+              {p.name} {p.assignee ? <span className="badge">{t("conversation.assignee")}</span> : null}
+              <ActionButton
+                intent="remove_participant"
+                fields={{ user_id: p.userId }}
+                label={t("conversation.remove")}
+                ariaLabel={t("conversation.removePerson", { name: p.name })}
+              />
+            </li>
+          ))}
+        </ul>
+        <Form method="post" className="stack">
+          <Intent value="add_participant" />
+          <label>
+            {t("conversation.addPerson")}
+            <select name="username">
+              {data.staff
+                .filter((s) => !inConversation.has(s.id))
+                .map((s) => (
+                  <option key={s.username} value={s.username}>
+                    {s.name}
+                  </option>
+                ))}
+            </select>
+          </label>
+          <label className="inline">
+            <input type="checkbox" name="assignee" value="1" /> {t("conversation.asAssignee")}
+          </label>
+          <button type="submit" className="button">
+            {t("conversation.add")}
+          </button>
+        </Form>
+      </section>
+    </aside>
+  );
+}
+
+/** One property of the conversation: a select and its button, posted as `intent`. */
+function ChoiceForm(props: { intent: string; label: string; defaultValue: string | number; options: { value: string | number; label: string }[]; submit: string }) {
+  return (
+    <Form method="post" className="stack">
+      <Intent value={props.intent} />
+      <label>
+        {props.label}
+        <select name={props.intent} defaultValue={props.defaultValue}>
+          {props.options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="button">
+        {props.submit}
+      </button>
+    </Form>
+  );
+}

@@ -1,0 +1,557 @@
+// One conversation (ticket, workspace chat, call or live chat): what it shows and every change
+// an agent makes to it. Each write runs in a transaction and then publishes its event.
+import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
+import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
+import { findUserById } from "~/models/users.server";
+import { addNotification, told } from "~/conversation/notifications.server";
+import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
+import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
+
+
+export class NotFound extends Error {}
+
+type Actor = Reader & { name: string; username: string };
+
+/** A conversation by its number (pages) or id (JSON twins), checked against the reader. */
+async function openConversation(reader: Reader, where: SQL, kind?: Kind) {
+  const { db, schema } = getDb();
+  const [ticket] = await db.select().from(schema.tickets).where(where);
+  if (!ticket || (kind && ticket.kind !== kind)) throw new NotFound();
+  if (!(await canRead(reader, ticket.id))) throw new AccessDenied();
+  return ticket;
+}
+
+export function findConversation(reader: Reader, ticketNumber: number, kind: Kind) {
+  if (!Number.isSafeInteger(ticketNumber)) throw new NotFound();
+  return openConversation(reader, eq(getDb().schema.tickets.ticketNumber, ticketNumber), kind);
+}
+export type TicketRow = Awaited<ReturnType<typeof findConversation>>;
+
+export function conversationById(reader: Reader, ticketId: number) {
+  if (!Number.isSafeInteger(ticketId)) throw new NotFound();
+  return openConversation(reader, eq(getDb().schema.tickets.id, ticketId));
+}
+
+export async function conversationDetails(ticket: TicketRow) {
+  const { db, schema } = getDb();
+  const [labels, people, department] = await Promise.all([
+    db
+      .select({ id: schema.ticketLabels.labelId, name: schema.labels.name, color: schema.labels.color })
+      .from(schema.ticketLabels)
+      .leftJoin(schema.labels, eq(schema.labels.id, schema.ticketLabels.labelId))
+      .where(eq(schema.ticketLabels.ticketId, ticket.id)),
+    db
+      .select({ userId: schema.users.id, username: schema.users.username, name: schema.users.name, assignee: schema.participants.assignee, lastReadAt: schema.participants.lastReadAt })
+      .from(schema.participants)
+      .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
+      .where(eq(schema.participants.ticketId, ticket.id))
+      .orderBy(asc(schema.participants.addedAt)),
+    ticket.departmentId
+      ? db.select().from(schema.departments).where(eq(schema.departments.id, ticket.departmentId))
+      : Promise.resolve([]),
+  ]);
+  return { labels, participants: people, department: department[0] ?? null };
+}
+
+export interface MessageView {
+  id: number;
+  type: string;
+  body: string;
+  sender: string;
+  senderUserId: number | null;
+  createdAt: number;
+  pinned: boolean;
+  file: { name: string; type: string; size: number } | null;
+  reply: { id: number; sender: string; body: string } | null;
+  notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
+  reactions: { reaction: string; usernames: string[] }[];
+  readBy: string[];
+}
+
+/**
+ * A page of messages, oldest first: the newest 30, or the 30 before `before`, or a window
+ * around `around` (a message link from search or a notification).
+ */
+export async function loadMessages(ticket: TicketRow, opts: { before?: number; around?: number } = {}) {
+  const { db, schema } = getDb();
+  const m = schema.messages;
+  let rows: (typeof m.$inferSelect)[];
+  if (opts.around) {
+    const [anchor] = await db.select().from(m).where(and(eq(m.id, opts.around), eq(m.ticketId, ticket.id)));
+    if (!anchor) return loadMessages(ticket);
+    const [older, newer] = await Promise.all([
+      db.select().from(m).where(and(eq(m.ticketId, ticket.id), lte(m.id, anchor.id))).orderBy(desc(m.id)).limit(MESSAGE_PAGE_SIZE / 2),
+      db.select().from(m).where(and(eq(m.ticketId, ticket.id), gt(m.id, anchor.id))).orderBy(asc(m.id)).limit(MESSAGE_PAGE_SIZE / 2),
+    ]);
+    rows = [...older.reverse(), ...newer];
+  } else {
+    rows = (
+      await db
+        .select()
+        .from(m)
+        .where(and(eq(m.ticketId, ticket.id), opts.before ? lt(m.id, opts.before) : undefined))
+        .orderBy(desc(m.id))
+        .limit(MESSAGE_PAGE_SIZE)
+    ).reverse();
+  }
+  const oldest = rows[0]?.id;
+  const [{ n: olderCount }] = oldest
+    ? await db.select({ n: sql<number>`count(*)` }).from(m).where(and(eq(m.ticketId, ticket.id), lt(m.id, oldest)))
+    : [{ n: 0 }];
+  return { messages: await decorateMessages(ticket, rows), hasOlder: Number(olderCount) > 0 };
+}
+
+async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/schema/sqlite").messages.$inferSelect)[]): Promise<MessageView[]> {
+  if (!rows.length) return [];
+  const { db, schema } = getDb();
+  const ids = rows.map((r) => r.id);
+  const replyIds = rows.map((r) => r.replyToId).filter((x): x is number => !!x);
+  const [users, notes, reactions, replies, readers] = await Promise.all([
+    db.select({ id: schema.users.id, name: schema.users.name, username: schema.users.username }).from(schema.users),
+    db.select().from(schema.messageNotes).where(inArray(schema.messageNotes.messageId, ids)).orderBy(asc(schema.messageNotes.id)),
+    db.select().from(schema.messageReactions).where(inArray(schema.messageReactions.messageId, ids)),
+    replyIds.length ? db.select().from(schema.messages).where(and(inArray(schema.messages.id, replyIds), eq(schema.messages.ticketId, ticket.id))) : Promise.resolve([]),
+    db.select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id)),
+  ]);
+  const userById = new Map(users.map((u) => [u.id, u]));
+  const senderOf = (r: { senderUserId: number | null; senderName: string }) =>
+    r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName;
+  return rows.map((r) => {
+    const reply = replies.find((x) => x.id === r.replyToId);
+    const byReaction = new Map<string, string[]>();
+    for (const x of reactions.filter((x) => x.messageId === r.id))
+      byReaction.set(x.reaction, [...(byReaction.get(x.reaction) ?? []), userById.get(x.userId)?.username ?? "?"]);
+    return {
+      id: r.id,
+      type: r.type,
+      body: r.body,
+      sender: senderOf(r),
+      senderUserId: r.senderUserId,
+      createdAt: r.createdAt,
+      pinned: r.pinned,
+      file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
+      reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
+      notes: notes.filter((n) => n.messageId === r.id).map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
+      reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
+      readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
+    };
+  });
+}
+
+/**
+ * Tells the conversation's open pages (room ticket:<id>) and its participants' lists
+ * (rooms user:<id>) that it changed; browsers then reload what they show.
+ */
+/** What a live chat's visitor hears of (their page fetches what they may see). */
+const VISITOR_EVENTS = new Set(["newMessage", "syncDelete", "liveChatEnded"]);
+
+export async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber" | "departmentId" | "kind">, event: string, payload: Record<string, unknown> = {}) {
+  const { db, schema } = getDb();
+  const body = { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, ...payload };
+  publish(`ticket:${ticket.id}`, event, body);
+  if (ticket.kind === "livechat" && VISITOR_EVENTS.has(event)) publishToVisitor(ticket.id, event);
+  const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
+  for (const p of people) publish(`user:${p.userId}`, "updateTicket", body);
+  // the department's agents may read its tickets (not its chats): their lists follow too
+  // ("channel data": applied by agents, ignored by admins, who are not in them)
+  if (ticket.departmentId && ticket.kind !== "chat") publish(`department:${ticket.departmentId}`, "channelDataUpdated", body);
+}
+
+/** After access changed: sockets of users who may no longer read the conversation leave its room. */
+async function revokeRoom(ticketId: number) {
+  await pruneRoom(`ticket:${ticketId}`, async (userId) => {
+    const user = await findUserById(userId);
+    return !!user && (await canRead(user, ticketId));
+  });
+}
+
+export interface StoredFile {
+  key: string;
+  name: string;
+  type: string;
+  size: number;
+}
+
+/**
+ * An agent's reply: the text (if any) and one message per attachment, written together; the
+ * ticket's last message, activity time and "responded" flag follow.
+ */
+export async function reply(actor: Actor, ticket: TicketRow, input: { body: string; replyToId?: number; files: StoredFile[]; html?: boolean }) {
+  if (input.replyToId) await messageOf(ticket, input.replyToId);
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const created = await handle.transaction(async (tx) => {
+    const rows: (typeof schema.messages.$inferInsert)[] = [];
+    if (input.body) rows.push({ ticketId: ticket.id, type: input.html ? "text/html" : "text", body: input.body, senderUserId: actor.id, replyToId: input.replyToId ?? null, createdAt: now });
+    for (const f of input.files) rows.push(fileMessage(ticket.id, f, { senderUserId: actor.id }, now));
+    const inserted = await tx.insert(schema.messages).values(rows).returning();
+    const last = input.body || input.files.at(-1)?.name || "";
+    await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
+    return inserted;
+  });
+  await announce(ticket, "newMessage", { messageIds: created.map((m) => m.id) });
+  return created;
+}
+
+/** A system message records who changed what; its text is localised when shown. */
+export type SystemEvent =
+  | { event: "status"; by: string; status: number }
+  | { event: "assigned"; by: string; who: string }
+  | { event: "unassigned"; by: string; who: string }
+  | { event: "priority"; by: string; priority: string }
+  | { event: "livechat"; by: string; action: "accepted" | "ended" | "converted" };
+
+export type Tx = ReturnType<typeof getDb>["db"];
+
+export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
+  const { schema } = getDb();
+  await tx.insert(schema.messages).values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at });
+}
+
+/** New activity: the conversation moves up the lists and is unread for everyone but the actor. */
+export async function touch(tx: Tx, ticketId: number, actorId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
+  const { schema } = getDb();
+  const p = schema.participants;
+  await tx.update(schema.tickets).set({ ...set, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
+  // One statement over the rows that change (others not yet unread, and the actor): the
+  // unread_counts triggers fire once per change, and on PostgreSQL this transaction takes the
+  // counter rows of the conversation's people in one pass instead of others first, then its own,
+  // the order that could deadlock against a reply by one of those people elsewhere.
+  await tx
+    .update(p)
+    .set({ unread: sql`${p.userId} <> ${actorId}`, lastReadAt: sql`case when ${p.userId} = ${actorId} then ${at} else ${p.lastReadAt} end` })
+    .where(and(eq(p.ticketId, ticketId), or(eq(p.userId, actorId), eq(p.unread, false))));
+}
+
+export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
+  if (![0, 1, 2, 3].includes(status) || status === ticket.status) return false;
+  const handle = getDb();
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
+    await touch(tx, ticket.id, actor.id, now, { status });
+  });
+  await announce(ticket, "ticketStatusChanged", { status });
+  return true;
+}
+
+export async function setPriority(ticket: TicketRow, priority: Priority) {
+  const { db, schema } = getDb();
+  await db.update(schema.tickets).set({ severity: priority }).where(eq(schema.tickets.id, ticket.id));
+  await announce(ticket, "updateTicket", { severity: priority });
+}
+
+export async function setLabels(ticket: TicketRow, labelIds: number[]) {
+  const handle = getDb();
+  const { schema } = handle;
+  const known = (await handle.db.select({ id: schema.labels.id }).from(schema.labels)).map((l) => l.id);
+  const ids = [...new Set(labelIds)].filter((id) => known.includes(id));
+  await handle.transaction(async (tx) => {
+    await tx.delete(schema.ticketLabels).where(eq(schema.ticketLabels.ticketId, ticket.id));
+    if (ids.length) await tx.insert(schema.ticketLabels).values(ids.map((labelId) => ({ ticketId: ticket.id, labelId })));
+    // activity: lists show it, and reports pick up the labels' SLA
+    await tx.update(schema.tickets).set({ updatedAt: Date.now() }).where(eq(schema.tickets.id, ticket.id));
+  });
+  await announce(ticket, "updateTicket", { labels: ids });
+}
+
+export async function setDepartment(ticket: TicketRow, departmentId: number | null) {
+  const { db, schema } = getDb();
+  if (departmentId !== null) {
+    const [dep] = await db.select().from(schema.departments).where(eq(schema.departments.id, departmentId));
+    if (!dep) return false;
+  }
+  await db.update(schema.tickets).set({ departmentId }).where(eq(schema.tickets.id, ticket.id));
+  await revokeRoom(ticket.id);
+  await announce({ ...ticket, departmentId }, "updateTicket", { departmentId });
+  return true;
+}
+
+export async function addParticipant(actor: Actor, ticket: TicketRow, username: string, assignee: boolean) {
+  const handle = getDb();
+  const { schema } = handle;
+  const [user] = await handle.db.select().from(schema.users).where(eq(schema.users.username, username));
+  if (!user) return false;
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    await tx
+      .insert(schema.participants)
+      .values({ ticketId: ticket.id, userId: user.id, assignee, unread: user.id !== actor.id, kind: ticket.kind, addedAt: now })
+      .onConflictDoUpdate({ target: [schema.participants.ticketId, schema.participants.userId], set: { assignee } });
+    if (assignee) {
+      await systemMessage(tx, ticket.id, { event: "assigned", by: actor.name, who: user.name }, now);
+      await touch(tx, ticket.id, actor.id, now);
+    }
+    if (user.id !== actor.id)
+      await addNotification(tx, { userId: user.id, type: assignee ? "assigned" : "added", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body: actor.name }, now);
+  });
+  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true, path: conversationPath(ticket.kind, ticket.ticketNumber) });
+  if (user.id !== actor.id) told(user.id);
+  return true;
+}
+
+export async function removeParticipant(actor: Actor, ticket: TicketRow, userId: number) {
+  const handle = getDb();
+  const { schema } = handle;
+  const [user] = await handle.db.select().from(schema.users).where(eq(schema.users.id, userId));
+  if (!user) return false;
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    const removed = await tx
+      .delete(schema.participants)
+      .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, userId)))
+      .returning();
+    if (removed[0]?.assignee) {
+      await systemMessage(tx, ticket.id, { event: "unassigned", by: actor.name, who: user.name }, now);
+      await touch(tx, ticket.id, actor.id, now);
+    }
+  });
+  const stillReads = await canRead(user, ticket.id);
+  // a removed agent's open pages stop hearing about the conversation at once
+  if (!stillReads) await revokeRoom(ticket.id);
+  publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false, canRead: stillReads });
+  return true;
+}
+
+/** Only messages of this ticket can be touched through it. */
+async function messageOf(ticket: TicketRow, messageId: number) {
+  const { db, schema } = getDb();
+  const [message] = await db.select().from(schema.messages).where(and(eq(schema.messages.id, messageId), eq(schema.messages.ticketId, ticket.id)));
+  if (!message) throw new NotFound();
+  return message;
+}
+
+export async function addNote(actor: Actor, ticket: TicketRow, messageId: number, body: string) {
+  await messageOf(ticket, messageId);
+  const { db, schema } = getDb();
+  const now = Date.now();
+  const [note] = await db.insert(schema.messageNotes).values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now }).returning();
+  publish(`ticket:${ticket.id}`, "receiveNote", { ticketId: ticket.id, messageId, noteId: note.id });
+}
+
+export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number) {
+  const { db, schema } = getDb();
+  const [note] = await db.select().from(schema.messageNotes).where(eq(schema.messageNotes.id, noteId));
+  if (!note) throw new NotFound();
+  await messageOf(ticket, note.messageId);
+  if (note.userId !== actor.id && actor.type !== "admin") throw new AccessDenied();
+  await db.delete(schema.messageNotes).where(eq(schema.messageNotes.id, noteId));
+  publish(`ticket:${ticket.id}`, "deleteNote", { ticketId: ticket.id, noteId });
+}
+
+export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId: number, reaction: string) {
+  if (!(REACTIONS as readonly string[]).includes(reaction)) return;
+  await messageOf(ticket, messageId);
+  const handle = getDb();
+  const r = handle.schema.messageReactions;
+  const where = and(eq(r.messageId, messageId), eq(r.userId, actor.id), eq(r.reaction, reaction));
+  // a double submit toggles twice rather than failing on the primary key
+  const removed = await handle.transaction(async (tx) => {
+    const gone = await tx.delete(r).where(where).returning();
+    if (!gone.length) await tx.insert(r).values({ messageId, userId: actor.id, reaction }).onConflictDoNothing();
+    return gone;
+  });
+  publish(`ticket:${ticket.id}`, removed.length ? "remove-reaction" : "add-reaction", { ticketId: ticket.id, messageId, reaction, username: actor.username });
+}
+
+export async function togglePin(ticket: TicketRow, messageId: number) {
+  await messageOf(ticket, messageId);
+  const { db, schema } = getDb();
+  // flipped in the statement itself, so two toggles at once cannot overwrite each other
+  const [row] = await db
+    .update(schema.messages)
+    .set({ pinned: not(schema.messages.pinned) })
+    .where(eq(schema.messages.id, messageId))
+    .returning({ pinned: schema.messages.pinned });
+  publish(`ticket:${ticket.id}`, row.pinned ? "add-pin" : "remove-pin", { ticketId: ticket.id, messageId });
+}
+
+/** Agents delete their own messages; admins any. Returns the deleted message's file key. */
+export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: number) {
+  const message = await messageOf(ticket, messageId);
+  if (message.senderUserId !== actor.id && actor.type !== "admin") throw new AccessDenied();
+  const { db, schema } = getDb();
+  await db.delete(schema.messages).where(eq(schema.messages.id, messageId));
+  publish(`ticket:${ticket.id}`, "syncDelete", { ticketId: ticket.id, messageId });
+  if (ticket.kind === "livechat") publishToVisitor(ticket.id, "syncDelete");
+  return message.fileKey;
+}
+
+/** Marks the conversation read for the reader; true when it was unread. */
+export async function markConversationRead(reader: Reader, ticket: TicketRow) {
+  const { db, schema } = getDb();
+  const p = schema.participants;
+  const changed = await db
+    .update(p)
+    .set({ lastReadAt: Date.now(), unread: false })
+    .where(and(eq(p.ticketId, ticket.id), eq(p.userId, reader.id), lt(p.lastReadAt, ticket.updatedAt)))
+    .returning({ userId: p.userId });
+  return changed.length > 0;
+}
+
+/** Opening a conversation page marks it read; called by the shell before it counts unread. */
+export async function markViewed(reader: Reader, pathname: string) {
+  const m = /^\/(ticket|chat|call|livechat)\/(\d+)$/.exec(pathname);
+  if (!m) return;
+  try {
+    await markConversationRead(reader, await findConversation(reader, Number(m[2]), m[1] as Kind));
+  } catch (error) {
+    // unknown or forbidden: the page itself answers 404 or 403
+    if (!(error instanceof NotFound || error instanceof AccessDenied)) throw error;
+  }
+}
+
+/**
+ * Starts a conversation (a workspace chat, or a ticket entered by hand) with its first message;
+ * the creator takes part, and so do the people named.
+ */
+export async function createConversation(
+  actor: Actor,
+  input: { channel: string; title: string; body: string; departmentId?: number | null; usernames?: string[] },
+) {
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const others = input.usernames?.length
+    ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames))
+    : [];
+  const create = () => handle.transaction(async (tx) => {
+    const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
+    // in user order, so concurrent transactions take the unread_counts rows (PostgreSQL row
+    // locks) in the same order
+    const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)].sort((a, b) => a.id - b.id);
+    await tx.insert(schema.participants).values(
+      people.map((u) => ({ ticketId: created.id, userId: u.id, kind: created.kind, unread: u.id !== actor.id, lastReadAt: u.id === actor.id ? now : 0, addedAt: now })),
+    );
+    if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
+    return created;
+  });
+  const ticket = await withUniqueNumber(create);
+  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.kind, ticket.ticketNumber) });
+  return ticket;
+}
+
+/** The stored file of a message the reader may read. */
+export async function messageFile(reader: Reader, messageId: number) {
+  const { db, schema } = getDb();
+  const [message] = await db.select().from(schema.messages).where(eq(schema.messages.id, messageId));
+  if (!message?.fileKey) throw new NotFound();
+  if (!(await canRead(reader, message.ticketId))) throw new AccessDenied();
+  return { key: message.fileKey, name: message.fileName ?? "file", type: message.fileType ?? "application/octet-stream" };
+}
+
+export async function staffList() {
+  const { db, schema } = getDb();
+  return db.select({ id: schema.users.id, username: schema.users.username, name: schema.users.name }).from(schema.users).orderBy(asc(schema.users.name));
+}
+
+/**
+ * A ticket from outside (the public new-ticket form): the visitor's message and files, in the
+ * department that takes such tickets, announced to that department's agents at once.
+ */
+export async function createInboundTicket(input: {
+  channel: string;
+  title: string;
+  body: string;
+  contactName: string;
+  contactEmail: string;
+  departmentId: number | null;
+  files: StoredFile[];
+}) {
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const severity = await senderPriority(input.contactEmail);
+  const create = () =>
+    handle.transaction(async (tx) => {
+      const created = await insertTicket(
+        tx,
+        { title: input.title, channel: input.channel, departmentId: input.departmentId, contactName: input.contactName, contactEmail: input.contactEmail, severity },
+        input.body,
+        now,
+      );
+      await tx.insert(schema.messages).values([
+        { ticketId: created.id, type: "text", body: input.body, senderName: input.contactName, createdAt: now },
+        ...input.files.map((f) => fileMessage(created.id, f, { senderName: input.contactName }, now)),
+      ]);
+      return created;
+    });
+  const ticket = await withUniqueNumber(create);
+  if (ticket.departmentId && ticket.kind !== "chat")
+    publish(`department:${ticket.departmentId}`, "createTicket", {
+      ticketId: ticket.id,
+      ticketNumber: ticket.ticketNumber,
+      path: conversationPath(ticket.kind, ticket.ticketNumber),
+      // for agents' popups (app/popups.ts)
+      channel: ticket.channel,
+      severity: ticket.severity,
+      title: ticket.title,
+    });
+  return ticket;
+}
+
+/** "Marked this sender as H priority": a sender's new tickets take the priority last marked on theirs. */
+export async function senderPriority(contactEmail: string) {
+  if (!contactEmail) return "";
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const [last] = await db
+    .select({ severity: t.severity })
+    .from(t)
+    .where(and(eq(t.contactEmail, contactEmail), ne(t.severity, "")))
+    .orderBy(desc(t.updatedAt))
+    .limit(1);
+  return last?.severity ?? "";
+}
+
+type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity">;
+
+/**
+ * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber
+ * for races), its kind from the channel, the first message as the list's preview.
+ */
+export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
+  const { schema } = getDb();
+  const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
+  const [created] = await tx
+    .insert(schema.tickets)
+    .values({
+      ...fields,
+      ticketNumber: Math.max(100000, Number(top ?? 0)) + 1,
+      kind: kindOf(fields.channel),
+      lastMessage: firstMessage.slice(0, 300),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return created;
+}
+
+/** A message carrying one stored file: an image, or a file of its own mime type. */
+function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: number; senderName?: string }, at: number) {
+  return {
+    ticketId,
+    type: f.type.startsWith("image/") ? "image" : f.type,
+    body: f.name,
+    ...sender,
+    fileKey: f.key,
+    fileName: f.name,
+    fileType: f.type,
+    fileSize: f.size,
+    createdAt: at,
+  };
+}
+
+/** Two creators at once (PostgreSQL) can pick the same next number; the unique index refuses one, which tries again. */
+export async function withUniqueNumber<T>(create: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (error) {
+      if (attempt >= 5 || !/unique|duplicate/i.test(String((error as Error).message))) throw error;
+    }
+  }
+}

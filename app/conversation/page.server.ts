@@ -1,0 +1,181 @@
+// The conversation's data and forms (/ticket/{n}, /chat/{n}, and the live chat desk's /livechat/{n}):
+// what the view shows and every change its plain forms make.
+import { json, redirect } from "@remix-run/node";
+import sanitizeHtml from "sanitize-html";
+import { guardPluginRoute } from "~/context.server";
+import type { Kind } from "~/conversation/channels";
+import { AccessDenied, canRead } from "~/conversation/access.server";
+import * as conversation from "~/conversation/model.server";
+import { listLabelChoices, listDepartmentChoices } from "~/conversation/choices.server";
+import { formatDate, formatTime } from "~/time";
+import { fileStorage } from "~/storage.server";
+import type { readReplyForm } from "~/conversation/upload.server";
+import { sendReply } from "~/conversation/reply.server";
+import { idSchema } from "~/conversation/forms";
+import { listParams, listSearch } from "~/list-params";
+import { PRIORITIES, type Priority } from "~/conversation/constants";
+
+export type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> };
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"),
+  allowedAttributes: { a: ["href", "title"], img: ["src", "alt"], td: ["colspan", "rowspan"], th: ["colspan", "rowspan"] },
+  allowedSchemes: ["http", "https", "mailto", "cid"],
+  transformTags: { a: sanitizeHtml.simpleTransform("a", { rel: "noopener noreferrer nofollow", target: "_blank" }) },
+};
+
+function kindFromUrl(request: Request): Kind {
+  const first = new URL(request.url).pathname.split("/")[1];
+  return first === "chat" || first === "call" || first === "livechat" ? first : "ticket";
+}
+
+export async function open(request: Request, context: object, number: string | undefined) {
+  const { ctx } = await guardPluginRoute(request, context);
+  if (!ctx.user) throw redirect("/");
+  const user = ctx.user;
+  const ticketNumber = Number(number);
+  try {
+    if (!Number.isInteger(ticketNumber) || ticketNumber <= 0) throw new conversation.NotFound();
+    const ticket = await conversation.findConversation(user, ticketNumber, kindFromUrl(request));
+    return { ctx, user, ticket };
+  } catch (error) {
+    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
+    if (error instanceof conversation.NotFound) throw new Response("Not Found", { status: 404 });
+    throw error;
+  }
+}
+
+/** Everything the conversation view shows, for this route and for the live chat desk's. */
+export async function conversationData(request: Request, { ctx, user, ticket }: Awaited<ReturnType<typeof open>>) {
+  const url = new URL(request.url);
+  const before = Number(url.searchParams.get("before")) || undefined;
+  const around = Number(url.searchParams.get("message_id")) || undefined;
+  const { timeZone } = ctx.workspace;
+  const [page, details, labels, departments, staff] = await Promise.all([
+    conversation.loadMessages(ticket, { before, around }),
+    conversation.conversationDetails(ticket),
+    listLabelChoices(),
+    listDepartmentChoices(),
+    conversation.staffList(),
+  ]);
+  const replyTo = Number(url.searchParams.get("reply")) || null;
+  return {
+    ticket: {
+      id: ticket.id,
+      number: ticket.ticketNumber,
+      title: ticket.title,
+      channel: ticket.channel,
+      kind: ticket.kind,
+      status: ticket.status,
+      severity: ticket.severity,
+      contactName: ticket.contactName,
+      contactEmail: ticket.contactEmail,
+      departmentId: ticket.departmentId,
+      createdAt: ticket.createdAt,
+    },
+    me: { id: user.id, type: user.type },
+    messages: page.messages.map((m) => ({
+      ...m,
+      day: formatDate(m.createdAt, timeZone),
+      time: formatTime(m.createdAt, timeZone),
+      html: m.type === "text/html" ? sanitizeHtml(m.body, SANITIZE) : null,
+      system: m.type === "system" ? (JSON.parse(m.body) as conversation.SystemEvent) : null,
+    })),
+    hasOlder: page.hasOlder,
+    replyTo: page.messages.find((m) => m.id === replyTo) ? replyTo : null,
+    details,
+    labels,
+    departments,
+    staff,
+    toast: url.searchParams.get("toast"),
+    productTitle: ctx.edition.title,
+  };
+}
+
+/** The conversation's forms (reply, status, labels, ...), for this route and the live chat desk's. */
+export async function conversationAction(
+  request: Request,
+  { user, ticket }: Awaited<ReturnType<typeof open>>,
+  { form, files, fileErrors }: Awaited<ReturnType<typeof readReplyForm>>,
+) {
+  const intent = String(form.get("intent") ?? "");
+  const here = new URL(request.url);
+  // back to the conversation, keeping the list's filters
+  const back = (extra = "") => redirect(`${here.pathname}${listSearch(here.search)}${extra}`);
+  const messageId = idSchema.safeParse(form.get("message_id"));
+  const badInput = () => json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
+  const actor = user;
+  try {
+    switch (intent) {
+      case "reply": {
+        const values = { message: String(form.get("message") ?? ""), cc: String(form.get("cc") ?? ""), email2: String(form.get("email2") ?? "") };
+        const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors });
+        if (!sent.ok) return json<ActionResult>({ intent, error: sent.error, errorValues: sent.errorValues, values }, { status: 400 });
+        return back();
+      }
+      case "status":
+        await conversation.setStatus(actor, ticket, Number(form.get("status")));
+        return back();
+      case "priority": {
+        const priority = String(form.get("priority") ?? "");
+        if (!(PRIORITIES as readonly string[]).includes(priority)) return badInput();
+        await conversation.setPriority(ticket, priority as Priority);
+        const search = listParams(here.search);
+        search.set("toast", `priority-${priority || "none"}`);
+        return redirect(`${here.pathname}?${search}`);
+      }
+      case "labels":
+        await conversation.setLabels(ticket, form.getAll("label").map(Number).filter(Number.isInteger));
+        return back();
+      case "department": {
+        const value = String(form.get("department") ?? "");
+        await conversation.setDepartment(ticket, value ? Number(value) : null);
+        return back();
+      }
+      case "add_participant":
+        await conversation.addParticipant(actor, ticket, String(form.get("username") ?? ""), form.get("assignee") === "1");
+        return back();
+      case "remove_participant": {
+        const parsedUser = idSchema.safeParse(form.get("user_id"));
+        if (!parsedUser.success) return badInput();
+        const userId = parsedUser.data;
+        await conversation.removeParticipant(actor, ticket, userId);
+        // agents who removed themselves may no longer read the conversation
+        return userId === actor.id && !(await canRead(actor, ticket.id)) ? redirect("/?notice=removed") : back();
+      }
+      case "note": {
+        if (!messageId.success) return badInput();
+        const body = String(form.get("note") ?? "").trim();
+        if (body) await conversation.addNote(actor, ticket, messageId.data, body);
+        return back(`#m-${messageId.data}`);
+      }
+      case "delete_note": {
+        const noteId = idSchema.safeParse(form.get("note_id"));
+        if (!noteId.success) return badInput();
+        await conversation.deleteNote(actor, ticket, noteId.data);
+        return back();
+      }
+      case "react":
+        if (!messageId.success) return badInput();
+        await conversation.toggleReaction(actor, ticket, messageId.data, String(form.get("reaction") ?? ""));
+        return back(`#m-${messageId.data}`);
+      case "pin":
+        if (!messageId.success) return badInput();
+        await conversation.togglePin(ticket, messageId.data);
+        return back(`#m-${messageId.data}`);
+      case "delete_message": {
+        if (!messageId.success) return badInput();
+        const key = await conversation.deleteMessage(actor, ticket, messageId.data);
+        if (key) await fileStorage().remove(key);
+        return back();
+      }
+      default:
+        return badInput();
+    }
+  } catch (error) {
+    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
+    if (error instanceof conversation.NotFound) return json<ActionResult>({ intent, error: "conversation.messageNotFound" }, { status: 404 });
+    throw error;
+  }
+}
+

@@ -1,0 +1,31 @@
+// A conversation: /ticket/{n} and /chat/{n}. Messages by date, the reply form and the ticket's
+// properties; every control is a plain form and works without JavaScript.
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { deniedBoundary } from "~/components/AdminOnly";
+import { readReplyForm } from "~/conversation/upload.server";
+import { ConversationView } from "~/conversation/components/ConversationView";
+import { conversationAction, conversationData, open } from "~/conversation/page.server";
+export type { ActionResult } from "~/conversation/page.server";
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  return json(await conversationData(request, await open(request, context, params.id)));
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  const shell = matches.find((m) => m.id === "shell")?.data as { tabTitle?: string } | undefined;
+  return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : shell?.tabTitle ?? "" }];
+};
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const opened = await open(request, context, params.id);
+  return conversationAction(request, opened, await readReplyForm(request));
+}
+
+export default function Conversation() {
+  const data = useLoaderData<typeof loader>();
+  return <ConversationView data={data} />;
+}
+export type ConversationData = ReturnType<typeof useLoaderData<typeof loader>>;
+export const ErrorBoundary = deniedBoundary("conversation.denied");

@@ -1,0 +1,45 @@
+// GET /api/search/data ?_token, entity, ticket, label, username, message, search_index,
+// search_message_index -> {result, post[], message[], postCount, messageCount} (6 per page).
+//
+// Parameters onto the search model (app/models/search.server.ts, tokensFromApi):
+//   entity   the search text itself: free text plus key:value tokens, as typed in the search box
+//   ticket   number:<ticket>   (the ticket number)
+//   label    label:<label>     (tickets carrying a label whose name contains it)
+//   username from:<username>  (messages sent by a user whose username or name contains it)
+//   message  message:<message> (message text)
+// search_index / search_message_index are the 0-based pages of post[] and message[].
+// Counts stop at 1000 (postCountCapped / messageCountCapped say so). Only conversations the
+// token's user may read appear.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { apiAuth } from "~/api.server";
+import { editionForHost } from "~/models/editions.server";
+import { pageIndex, search, tokensFromApi } from "../search.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const auth = await apiAuth(request);
+  if (!auth) return json({ result: "failed", description: "Session expired. Please log in again." }, { status: 403 });
+  const edition = await editionForHost(request.headers.get("Host"));
+  if (!edition.enabled.includes("tickets")) return json({ result: "failed", description: "Not found" }, { status: 404 });
+  const params = new URL(request.url).searchParams;
+  const r = await search(auth.user, tokensFromApi(params), {
+    postIndex: pageIndex(params.get("search_index")),
+    messageIndex: pageIndex(params.get("search_message_index")),
+  });
+  return json(
+    {
+      result: "success",
+      post: r.post,
+      message: r.message,
+      contact: r.contact,
+      labels: r.labels,
+      postCount: r.postCount,
+      messageCount: r.messageCount,
+      postCountCapped: r.postCountCapped,
+      messageCountCapped: r.messageCountCapped,
+      search_index: r.search_index,
+      search_message_index: r.search_message_index,
+    },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
+}
