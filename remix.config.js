@@ -23,6 +23,11 @@ const pluginFile = (plugin, file) => {
   return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
 };
 
+/** The files of a plugin the host loads (twin of moduleFilesOf in app/plugins/modules.server.ts). */
+const moduleFiles = (plugin) => [
+  ...new Set([...(plugin.socket ? [plugin.socket] : []), ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0])]),
+];
+
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
   ignoredRouteFiles: ["**/*"],
@@ -32,8 +37,10 @@ export default {
   routes(defineRoutes) {
     const plugins = readPlugins();
     return defineRoutes((route) => {
-      // The agent shell: logged-out visitors only ever see its index (the login form).
-      route(undefined, "shell/layout.tsx", { id: "shell" }, () => {
+      // The agent shell: logged-out visitors only ever see its index (the login form). A plugin's
+      // frame (the ticket list panel) is a pathless layout around all of its pages.
+      const frame = plugins.find((p) => p.frame);
+      const shellPages = () => {
         route(undefined, "routes/home.tsx", { index: true, id: "home" });
         route("settings", "routes/settings.tsx");
         route("admin/editions", "routes/admin.editions.tsx");
@@ -45,7 +52,15 @@ export default {
             plugin.routes.forEach((r, i) => route(r.path, pluginFile(plugin, r.file), { id: `plugin/${plugin.id}/${i}` }));
           });
         }
+      };
+      route(undefined, "shell/layout.tsx", { id: "shell" }, () => {
+        if (frame) route(undefined, pluginFile(frame, frame.frame), { id: "frame" }, shellPages);
+        else shellPages();
       });
+      // Plugin modules the host calls (socket handlers, widget loaders): in the build as routes
+      // that never match, handed to the host by server.ts (app/plugins/modules.server.ts)
+      for (const plugin of plugins)
+        for (const file of moduleFiles(plugin)) route(undefined, pluginFile(plugin, file), { id: `module/${plugin.id}/${file}` });
       for (const plugin of plugins) {
         if (!plugin.publicRoutes?.length) continue;
         route(undefined, "shell/plugin-gate.tsx", { id: `public/${plugin.id}` }, () => {

@@ -19,7 +19,8 @@ import { sessionCookie } from "./app/cookies.server";
 import { findSession } from "./app/models/sessions.server";
 import { permissionsOf } from "./app/models/users.server";
 import { editionForHost } from "./app/models/editions.server";
-import { pluginForPath } from "./app/plugins/registry.server";
+import { pluginForPath, sharedFiles } from "./app/plugins/registry.server";
+import { registerPluginModules } from "./app/plugins/modules.server";
 
 const PORT = Number(process.env.PORT || 3000);
 const production = process.env.NODE_ENV === "production";
@@ -64,9 +65,6 @@ function decodedPath(path: string) {
   }
 }
 
-/** Visitor pages of the live chat (a visit token is never all digits; /livechat/{n} is the agent's). */
-const EMBEDDABLE = /^\/(?:livechat\/[A-Za-z0-9_-]*[A-Za-z_-][A-Za-z0-9_-]*(?:\/messages)?|(?:start|register)\/livechat\/[^/]+|end\/livechat)$/;
-
 async function main() {
   settleSessionSecret();
   const handle = getDb();
@@ -74,6 +72,7 @@ async function main() {
   await seedIfEmpty(handle);
 
   const build = (await import(path.resolve("build/index.js") as string)) as unknown as ServerBuild;
+  registerPluginModules(build);
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", process.env.TRUST_PROXY ? Number(process.env.TRUST_PROXY) || process.env.TRUST_PROXY : false);
@@ -98,11 +97,12 @@ async function main() {
       referrerPolicy: { policy: "strict-origin-when-cross-origin" },
     }),
   );
-  // the live chat's visitor pages open inside other websites (the embed script's frame), and
-  // those websites load the embed script itself
+  // pages a plugin declares embeddable open inside other websites (the live chat's frame), and
+  // those websites load the plugin's shared files (its embed script)
+  const shared = sharedFiles();
   app.use((req, res, next) => {
-    if (req.path === "/livechat.js") res.setHeader("Cross-Origin-Resource-Policy", "cross-origin");
-    if (EMBEDDABLE.test(req.path)) {
+    if (shared.has(req.path)) res.setHeader("Cross-Origin-Resource-Policy", "cross-origin");
+    if (pluginForPath(decodedPath(req.path))?.embeddable) {
       res.removeHeader("X-Frame-Options");
       const csp = res.getHeader("Content-Security-Policy");
       if (typeof csp === "string") res.setHeader("Content-Security-Policy", csp.replace(/frame-ancestors [^;]*/, "frame-ancestors *"));
@@ -127,12 +127,11 @@ async function main() {
 
   app.use(async (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
-    // payment provider webhooks come from the provider's servers; the route checks their signature
-    const webhook = /^\/api\/payment\/webhook\/[a-z]+$/.test(req.path);
-    if (!webhook && !sameOrigin(req.get("Origin"), req.get("Host"))) return res.status(403).type("text").send("Cross-origin request refused");
-    // a route of a plugin that is off for this edition has no actions either (loaders: plugin-gate);
     // match the decoded path, as Remix does
     const owner = pluginForPath(decodedPath(req.path));
+    // providers' webhooks come from their servers; the route checks their signature
+    if (!owner?.webhook && !sameOrigin(req.get("Origin"), req.get("Host"))) return res.status(403).type("text").send("Cross-origin request refused");
+    // a route of a plugin that is off for this edition has no actions either (loaders: plugin-gate)
     if (owner && !(await editionForHost(req.get("Host") ?? null)).enabled.includes(owner.plugin.id))
       return res.status(404).type("text").send("Not Found");
     next();
@@ -180,7 +179,7 @@ async function main() {
       next(error as Error);
     }
   });
-  attachSocketHandlers(io);
+  await attachSocketHandlers(io);
   registerRealtime(io);
 
   server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));

@@ -11,7 +11,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["app/**/*.test.ts", "db/**/*.test.ts", "tests/unit/**/*.test.ts"],
+    include: ["app/**/*.test.ts", "plugins/**/*.test.ts", "db/**/*.test.ts", "tests/unit/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,

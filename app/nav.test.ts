@@ -6,7 +6,7 @@ const label = (en: string) => ({ en, ms: en, zh: en, ko: en, ja: en });
 const plugin = (id: string, menu: [string, PluginManifest["menu"][number]["rule"]][], trial = false): PluginManifest => ({
   id, title: label(id), status: "planned", trial,
   menu: menu.map(([itemId, rule]) => ({ id: itemId, path: `/${itemId}`, icon: "x", rule, label: label(itemId.toUpperCase()) })),
-  routes: [], publicRoutes: [], widgets: [], permissions: [], socketEvents: [],
+  routes: [], publicRoutes: [], widgets: [], requires: [], sharedFiles: [],
 });
 
 const base: NavInput = {

@@ -20,7 +20,14 @@ const route = z.object({
    * and the page is public (spec: /livechat/{n} for agents, /livechat/{token} for visitors).
    */
   visitorTokens: z.boolean().optional(),
+  /** Other websites may show the page in a frame (a live chat visitor's pages; public ones only). */
+  embeddable: z.boolean().optional(),
+  /** Called by a provider's servers, not a browser: exempt from the same-origin check of posts (the route checks the provider's signature). */
+  webhook: z.boolean().optional(),
 });
+
+/** A file inside the plugin folder (no way out of it). */
+const pluginFile = z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?$/);
 
 export const pluginManifest = z.object({
   id: z.string().regex(/^[a-z_]+$/),
@@ -29,18 +36,32 @@ export const pluginManifest = z.object({
   /** Usable by trial accounts (account_type 0). */
   trial: z.boolean(),
   menu: z.array(z.object({ id: z.string(), path: z.string().startsWith("/"), icon: z.string(), rule: z.enum(MENU_RULES), label: text })),
+  /** Routes inside the agent shell: behind login, and for trial accounts only where `trial`. */
   routes: z.array(route),
+  /** Routes outside the shell that check their own access (visitor pages, API twins with their token). */
   publicRoutes: z.array(route),
+  /** Plugins whose modules this one imports (as @plugins/<id>/...); no other plugin may be imported. */
+  requires: z.array(z.string()).default([]),
+  /**
+   * Socket handlers: a module exporting attachSocket(socket) (called for every agent socket)
+   * and/or attachNamespaces(io) (called once: namespaces of the plugin's own).
+   */
+  socket: pluginFile.optional(),
+  /**
+   * A pathless layout route around every page of the shell (the ticket list panel beside the
+   * detail column). At most one plugin gives one.
+   */
+  frame: pluginFile.optional(),
+  /** Static files under public/ that other websites load (served with CORP cross-origin). */
+  sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**
    * Report widgets: a Vega-Lite spec file in the plugin folder (strings "t:key" are translated),
-   * a data loader by name (registered in plugins/reports/widgets.server.ts) and the dashboards
-   * that show it (dashboard, omnichannel, call, interactions, public).
+   * its data loader as "file#export" beside it (an async function of the reports plugin's
+   * WidgetInput) and the dashboards that show it (dashboard, omnichannel, call, interactions, public).
    */
   widgets: z.array(
-    z.object({ id: z.string().regex(/^[a-z_]+$/), title: text, spec: z.string(), loader: z.string(), dashboards: z.array(z.string()).default([]) }),
+    z.object({ id: z.string().regex(/^[a-z_]+$/), title: text, spec: z.string(), loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/), dashboards: z.array(z.string()).default([]) }),
   ),
-  permissions: z.array(z.string()),
-  socketEvents: z.array(z.string()),
 });
 
 export type PluginManifest = z.infer<typeof pluginManifest>;

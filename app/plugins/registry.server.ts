@@ -22,8 +22,9 @@ export function plugins(): PluginManifest[] {
   return cache;
 }
 
-export function pluginById(id: string) {
-  return plugins().find((p) => p.id === id);
+/** Static files that other websites load (the live chat's embed script). */
+export function sharedFiles(): Set<string> {
+  return new Set(plugins().flatMap((p) => p.sharedFiles));
 }
 
 /** The last segment, decoded as Remix decodes params, is a number (a visitor token never is). */
@@ -39,6 +40,10 @@ export interface RouteOwner {
   plugin: PluginManifest;
   isPublic: boolean;
   guestOnly: boolean;
+  /** Other websites may frame the page. */
+  embeddable: boolean;
+  /** A provider's callback: exempt from the same-origin check. */
+  webhook: boolean;
 }
 
 // matchPath compiles its pattern on every call; paths repeat, so answers are kept (bounded)
@@ -55,10 +60,13 @@ export function pluginForPath(pathname: string): RouteOwner | undefined {
 
 function findOwner(pathname: string): RouteOwner | undefined {
   for (const plugin of plugins()) {
-    for (const r of plugin.routes)
-      if (matchPath(r.path, pathname)) return { plugin, isPublic: !!r.visitorTokens && !isTicketNumber(pathname), guestOnly: false };
+    for (const r of plugin.routes) {
+      if (!matchPath(r.path, pathname)) continue;
+      const isPublic = !!r.visitorTokens && !isTicketNumber(pathname);
+      return { plugin, isPublic, guestOnly: false, embeddable: isPublic && !!r.embeddable, webhook: false };
+    }
     for (const r of plugin.publicRoutes)
-      if (matchPath(r.path, pathname)) return { plugin, isPublic: true, guestOnly: !!r.guestOnly };
+      if (matchPath(r.path, pathname)) return { plugin, isPublic: true, guestOnly: !!r.guestOnly, embeddable: !!r.embeddable, webhook: !!r.webhook };
   }
   return undefined;
 }

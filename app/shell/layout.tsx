@@ -2,30 +2,19 @@
 // its index route, which renders the login form without the shell around it.
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, type ShouldRevalidateFunction } from "@remix-run/react";
+import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, useMatches, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
 import { buildNav, parseVisibility } from "~/nav";
 import { pluginForPath, plugins } from "~/plugins/registry.server";
-import { UserMenu } from "~/components/UserMenu";
-import { StatusBanner } from "~/components/StatusBanner";
-import { ExpiryBanner } from "~/components/ExpiryBanner";
 import { Icon } from "~/components/Icon";
-import { ListPanel } from "@plugins/tickets/components/ListPanel";
-import { SearchLauncher } from "@plugins/tickets/components/SearchLauncher";
-import { Realtime } from "~/components/Realtime";
-import { OnlineAgents } from "~/components/OnlineAgents";
-import { loadListPanel } from "@plugins/tickets/list-panel.server";
-import { listPresets, type Preset } from "@plugins/tickets/filter-presets.server";
+import { DetailColumn, type ShellChrome } from "./DetailColumn";
 import { unreadCounts } from "~/conversation/unread.server";
 import { markViewed } from "~/conversation/model.server";
-import { canSee } from "~/permissions";
 import type { Workspace } from "~/models/settings.server";
 import { listNotifications } from "~/conversation/notifications.server";
-import { NotificationBell } from "~/conversation/components/Notifications";
 import { parseAnnouncement } from "~/models/announcement.server";
 import { announcementSeenCookie } from "~/cookies.server";
-import { AnnouncementBanner } from "~/components/AnnouncementBanner";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 
@@ -52,49 +41,37 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     language: ctx.language,
   });
   const { workspace, user } = ctx;
-  const { timeZone } = workspace;
-  // loaders run in parallel: mark the open conversation read here, before the list and counts
+  // the open conversation counts as read before the unread counts are taken
   await markViewed(user, url.pathname);
-  const tickets = ctx.edition.enabled.includes("tickets") && !isTrial(ctx);
-  const [list, presets, counts, notifications] = await Promise.all([
-    tickets ? loadListPanel(user, url, timeZone) : null,
-    tickets ? listPresets(user, timeZone) : Promise.resolve<Preset[]>([]),
-    unreadCounts(user.id),
-    listNotifications(user.id),
-  ]);
+  const [counts, notifications] = await Promise.all([unreadCounts(user.id), listNotifications(user.id)]);
   const unread = counts.ticket + counts.livechat + counts.chat;
   return json({
     signedIn: true as const,
     productTitle: ctx.edition.title,
     tabTitle: `${unread ? `(${unread}) ` : ""}${workspace.adminName} - ${ctx.edition.title}`,
-    user: {
-      name: user.name,
-      username: user.username,
-      type: user.type,
-      photo: user.photo,
-      secondStatus: user.secondStatus,
-      statusReason: user.statusReason,
-      statusTime: user.statusTime,
-    },
+    chrome: {
+      user: {
+        name: user.name,
+        username: user.username,
+        type: user.type,
+        photo: user.photo,
+        secondStatus: user.secondStatus,
+        statusReason: user.statusReason,
+        statusTime: user.statusTime,
+      },
+      statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
+      popupOnCall: workspace.popupOnCall,
+      notifications,
+      announcement: await unseenAnnouncement(request, workspace),
+      expiry:
+        workspace.expiresAt !== null && workspace.expiresAt < Date.now()
+          ? { trial: workspace.accountType === 0 }
+          : null,
+      now: Date.now(),
+    } satisfies ShellChrome,
     nav,
-    list,
-    presets,
-    listTabs: {
-      // the live chat tab shows only on the main product hosts (spec section 6)
-      livechat: ctx.edition.enabled.includes("livechat"),
-      chat: ctx.edition.enabled.includes("chat") && canSee("chat", viewer),
-    },
     editMenu: url.searchParams.has("edit_menu"),
-    statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
     navMinimised: ctx.navMinimised,
-    popupOnCall: workspace.popupOnCall,
-    notifications,
-    announcement: await unseenAnnouncement(request, workspace),
-    expiry:
-      workspace.expiresAt !== null && workspace.expiresAt < Date.now()
-        ? { trial: workspace.accountType === 0 }
-        : null,
-    now: Date.now(),
   });
 }
 
@@ -110,6 +87,7 @@ export default function Shell() {
   const data = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const location = useLocation();
+  const framed = useMatches().some((m) => m.id === "frame");
   if (!data.signedIn) return <Outlet />;
   const here = location.pathname + location.search;
   const shown = data.editMenu ? data.nav : data.nav.filter((item) => !item.hidden);
@@ -170,28 +148,17 @@ export default function Shell() {
           </nav>
         )}
       </aside>
-      {data.list ? (
-        <ListPanel data={data.list} presets={data.presets} now={data.now} tabs={data.listTabs} />
+      {/* a plugin's frame (the ticket list panel) renders the detail column itself */}
+      {framed ? (
+        <Outlet />
       ) : (
-        <section className="list-panel" aria-label={t("shell.list")} />
+        <>
+          <section className="list-panel" aria-label={t("shell.list")} />
+          <DetailColumn chrome={data.chrome}>
+            <Outlet />
+          </DetailColumn>
+        </>
       )}
-      <div className="detail-column">
-        <header className="top-bar">
-          {data.list ? <SearchLauncher /> : null}
-          <NotificationBell data={data.notifications} now={data.now} />
-          <OnlineAgents />
-          <UserMenu user={data.user} statusError={data.statusError ? `status.${data.statusError}` : null} />
-        </header>
-        <Realtime viewer={{ type: data.user.type, popupOnCall: data.popupOnCall }} />
-        {data.expiry ? <ExpiryBanner trial={data.expiry.trial} /> : null}
-        {data.announcement ? <AnnouncementBanner announcement={data.announcement} /> : null}
-        {data.user.secondStatus ? (
-          <StatusBanner status={data.user.secondStatus} since={data.user.statusTime} now={data.now} />
-        ) : null}
-        <main id="detail" className="detail">
-          <Outlet />
-        </main>
-      </div>
     </div>
   );
 }

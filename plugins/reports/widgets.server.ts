@@ -6,6 +6,7 @@ import path from "node:path";
 import type { TFunction } from "i18next";
 import type { TopLevelSpec } from "vega-lite";
 import { plugins } from "~/plugins/registry.server";
+import { pluginExport } from "~/plugins/modules.server";
 import { i18nFor, type Language } from "~/i18n";
 import { resourcesFor } from "~/i18n.server";
 import { formatter } from "~/time";
@@ -27,6 +28,9 @@ export interface WidgetInput {
   /** The shared one-pass aggregate, run at most once per dashboard. */
   breakdown(): Promise<DimRow[]>;
 }
+
+/** A widget's data loader: the export a manifest's `loader` names ("file#export"). */
+export type WidgetLoader = (input: WidgetInput) => Promise<WidgetData>;
 
 export interface WidgetData {
   /** Rows the chart draws (and the data table and CSV list). */
@@ -65,108 +69,91 @@ function durationWidget(input: WidgetInput, rows: DimRow[], which: "fr" | "res")
   };
 }
 
-/** Data loaders by the name plugin manifests give them. */
-export const WIDGET_LOADERS: Record<string, (input: WidgetInput) => Promise<WidgetData>> = {
-  async "reports.volume"(input) {
-    const { t, timeZone } = input;
-    const points = await intervalVolume(input.range, input.kinds, input.interval);
-    const date = formatter(timeZone, "date");
-    const time = formatter(timeZone, "time");
-    const offset = (at: number) => {
-      // the chart's UTC axis shows workspace time: shift each point by the zone's offset
-      const p = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((x) => [x.type, x.value]));
-      return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second) - (at - (at % 1000));
-    };
-    return {
-      rows: points.map((p) => ({
-        at: p.at + offset(p.at),
-        start: p.at,
-        label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
-        count: p.count,
-      })),
-      columns: [{ key: "label", label: t("reports.columns.time") }, { key: "count", label: t("reports.columns.count") }],
-    };
-  },
-  async "reports.channels"(input) {
-    const { t } = input;
-    const counts = sum(await input.breakdown(), "cs", (k) => channelGroup(k.split("|")[0]), GROUP_ORDER);
-    return {
-      rows: GROUP_ORDER.map((g) => ({ group: t(`reports.groups.${g}`), count: counts.get(g) ?? 0 })),
-      columns: [{ key: "group", label: t("reports.columns.group") }, { key: "count", label: t("reports.columns.count") }],
-    };
-  },
-  async "reports.status"(input) {
-    const { t } = input;
-    const counts = sum(await input.breakdown(), "cs", (k) => Number(k.split("|")[1]), [0, 1, 2, 3]);
-    return {
-      rows: [0, 1, 2, 3].map((s) => ({ status: t(`reports.statuses.${s}`), count: counts.get(s) ?? 0 })),
-      columns: [{ key: "status", label: t("reports.columns.status") }, { key: "count", label: t("reports.columns.count") }],
-    };
-  },
-  async "reports.sla"(input) {
-    const { t } = input;
-    const outcomes = ["met", "breached", "pending", "none"];
-    const counts = sum(await input.breakdown(), "sla", String, outcomes);
-    return {
-      rows: outcomes.map((o) => ({ outcome: t(`reports.sla.${o}`), count: counts.get(o) ?? 0 })),
-      columns: [{ key: "outcome", label: t("reports.columns.outcome") }, { key: "count", label: t("reports.columns.count") }],
-    };
-  },
-  async "reports.response"(input) {
-    return durationWidget(input, await input.breakdown(), "fr");
-  },
-  async "reports.resolution"(input) {
-    return durationWidget(input, await input.breakdown(), "res");
-  },
-  async "reports.csat"(input) {
-    const { t } = input;
-    const counts = sum(await input.breakdown(), "rating", Number, [1, 2, 3, 4, 5]);
-    const rated = [1, 2, 3, 4, 5].reduce((a, s) => a + (counts.get(s) ?? 0), 0);
-    const average = rated ? [1, 2, 3, 4, 5].reduce((a, s) => a + s * (counts.get(s) ?? 0), 0) / rated : null;
-    return {
-      rows: [1, 2, 3, 4, 5].map((s) => ({ rating: t("reports.stars", { count: s }), count: counts.get(s) ?? 0 })),
-      columns: [{ key: "rating", label: t("reports.columns.rating") }, { key: "count", label: t("reports.columns.count") }],
-      note: average == null ? t("reports.noAverage") : t("reports.averageOf", { value: average.toFixed(2) }),
-    };
-  },
-  async "reports.aux"(input) {
-    const { t } = input;
-    const agents = await auxTimes(input.now);
-    return {
-      rows: agents.map((a) => ({ agent: a.agent, status: a.status, minutes: a.minutes })),
-      columns: [
-        { key: "agent", label: t("reports.columns.agent") },
-        { key: "status", label: t("reports.columns.status") },
-        { key: "minutes", label: t("reports.columns.minutes") },
-      ],
-    };
-  },
-};
+// Data loaders of the reports plugin's own widgets (plugin.json names each as "widgets.server.ts#name").
 
-/** Loaders of widgets other plugins declare (the call-centre and trading editions' own). */
-Object.assign(WIDGET_LOADERS, {
-  /** Calls by the hour of day they came in (workspace time): when the call centre is busiest. */
-  async "calls.hours"(input: WidgetInput): Promise<WidgetData> {
-    const { t, timeZone } = input;
-    const points = await intervalVolume(input.range, ["call"], "1h");
-    const clock = formatter(timeZone, "clock");
-    const byHour = new Array<number>(24).fill(0);
-    for (const p of points) byHour[Number(clock.formatToParts(p.at).find((x) => x.type === "hour")!.value) % 24] += p.count;
-    return {
-      rows: byHour.map((count, hour) => ({ hour: `${String(hour).padStart(2, "0")}:00`, count })),
-      columns: [{ key: "hour", label: t("reports.columns.hour") }, { key: "count", label: t("reports.columns.calls") }],
-    };
-  },
-  /** Conversations by the customer's detected emotion (spec 'Ticket' emotion): the trading desk's mood board. */
-  async "analyst.emotions"(input: WidgetInput): Promise<WidgetData> {
-    const { t } = input;
-    const counts = await emotionCounts(input.range, input.kinds);
-    return {
-      rows: EMOTIONS.map((e) => ({ emotion: t(`emotion.${e}`), count: counts.get(e) ?? 0 })),
-      columns: [{ key: "emotion", label: t("reports.columns.emotion") }, { key: "count", label: t("reports.columns.count") }],
-    };
-  },
-});
+export async function volume(input: WidgetInput): Promise<WidgetData> {
+  const { t, timeZone } = input;
+  const points = await intervalVolume(input.range, input.kinds, input.interval);
+  const date = formatter(timeZone, "date");
+  const time = formatter(timeZone, "time");
+  const offset = (at: number) => {
+    // the chart's UTC axis shows workspace time: shift each point by the zone's offset
+    const p = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((x) => [x.type, x.value]));
+    return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second) - (at - (at % 1000));
+  };
+  return {
+    rows: points.map((p) => ({
+      at: p.at + offset(p.at),
+      start: p.at,
+      label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
+      count: p.count,
+    })),
+    columns: [{ key: "label", label: t("reports.columns.time") }, { key: "count", label: t("reports.columns.count") }],
+  };
+}
+
+export async function channels(input: WidgetInput): Promise<WidgetData> {
+  const { t } = input;
+  const counts = sum(await input.breakdown(), "cs", (k) => channelGroup(k.split("|")[0]), GROUP_ORDER);
+  return {
+    rows: GROUP_ORDER.map((g) => ({ group: t(`reports.groups.${g}`), count: counts.get(g) ?? 0 })),
+    columns: [{ key: "group", label: t("reports.columns.group") }, { key: "count", label: t("reports.columns.count") }],
+  };
+}
+
+export async function status(input: WidgetInput): Promise<WidgetData> {
+  const { t } = input;
+  const counts = sum(await input.breakdown(), "cs", (k) => Number(k.split("|")[1]), [0, 1, 2, 3]);
+  return {
+    rows: [0, 1, 2, 3].map((s) => ({ status: t(`reports.statuses.${s}`), count: counts.get(s) ?? 0 })),
+    columns: [{ key: "status", label: t("reports.columns.status") }, { key: "count", label: t("reports.columns.count") }],
+  };
+}
+
+export async function sla(input: WidgetInput): Promise<WidgetData> {
+  const { t } = input;
+  const outcomes = ["met", "breached", "pending", "none"];
+  const counts = sum(await input.breakdown(), "sla", String, outcomes);
+  return {
+    rows: outcomes.map((o) => ({ outcome: t(`reports.sla.${o}`), count: counts.get(o) ?? 0 })),
+    columns: [{ key: "outcome", label: t("reports.columns.outcome") }, { key: "count", label: t("reports.columns.count") }],
+  };
+}
+
+export async function response(input: WidgetInput): Promise<WidgetData> {
+  return durationWidget(input, await input.breakdown(), "fr");
+}
+
+export async function resolution(input: WidgetInput): Promise<WidgetData> {
+  return durationWidget(input, await input.breakdown(), "res");
+}
+
+export async function csat(input: WidgetInput): Promise<WidgetData> {
+  const { t } = input;
+  const counts = sum(await input.breakdown(), "rating", Number, [1, 2, 3, 4, 5]);
+  const rated = [1, 2, 3, 4, 5].reduce((a, s) => a + (counts.get(s) ?? 0), 0);
+  const average = rated ? [1, 2, 3, 4, 5].reduce((a, s) => a + s * (counts.get(s) ?? 0), 0) / rated : null;
+  return {
+    rows: [1, 2, 3, 4, 5].map((s) => ({ rating: t("reports.stars", { count: s }), count: counts.get(s) ?? 0 })),
+    columns: [{ key: "rating", label: t("reports.columns.rating") }, { key: "count", label: t("reports.columns.count") }],
+    note: average == null ? t("reports.noAverage") : t("reports.averageOf", { value: average.toFixed(2) }),
+  };
+}
+
+export async function aux(input: WidgetInput): Promise<WidgetData> {
+  const { t } = input;
+  const agents = await auxTimes(input.now);
+  return {
+    rows: agents.map((a) => ({ agent: a.agent, status: a.status, minutes: a.minutes })),
+    columns: [
+      { key: "agent", label: t("reports.columns.agent") },
+      { key: "status", label: t("reports.columns.status") },
+      { key: "minutes", label: t("reports.columns.minutes") },
+    ],
+  };
+}
+
+
 
 export interface WidgetDef {
   pluginId: string;
@@ -182,7 +169,7 @@ export function widgetsFor(dashboard: DashboardId, enabledPlugins: readonly stri
   return plugins()
     .filter((p) => enabledPlugins.includes(p.id))
     .flatMap((p) => p.widgets.map((w) => ({ ...w, pluginId: p.id })))
-    .filter((w) => w.dashboards.includes(dashboard) && w.loader in WIDGET_LOADERS);
+    .filter((w) => w.dashboards.includes(dashboard));
 }
 
 const specCache = new Map<string, unknown>();
@@ -281,7 +268,7 @@ export async function dashboardData(o: DashboardOptions) {
   await refreshFacts();
   const input = inputFor(o);
   const widgets = widgetsFor(o.dashboard, o.enabledPlugins).filter((w) => !o.only || w.id === o.only);
-  return Promise.all(widgets.map(async (w) => ({ def: w, data: await WIDGET_LOADERS[w.loader](input) })));
+  return Promise.all(widgets.map(async (w) => ({ def: w, data: await (await pluginExport<WidgetLoader>(w.pluginId, w.loader))(input) })));
 }
 
 /** Every widget of a dashboard with its data, its spec and its server-drawn SVG. */

@@ -1,0 +1,82 @@
+// The conversation's socket handlers, for every agent socket. They only relay: joining a room
+// asks the same access rule as the pages (canRead), and typing is the one event that does not
+// go through a model write.
+import type { Server, Socket } from "socket.io";
+import { findUserById } from "~/models/users.server";
+import { VISITOR_NAMESPACE, visitorRoom } from "~/realtime.server";
+import { safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
+import { canRead } from "./access.server";
+import { conversationById, markConversationRead } from "./model.server";
+import { unreadCounts } from "./unread.server";
+
+export function attachConversationSocket(io: Server, socket: Socket) {
+  const userId = socket.data.userId as number;
+  const me = { username: socket.data.username as string, name: socket.data.name as string };
+
+  // room changes of one socket happen in the order they were asked for (a quick A -> B must
+  // not leave it in A because the leave overtook the join)
+  let roomOps: Promise<unknown> = Promise.resolve();
+  const inOrder =
+    <A extends unknown[]>(fn: (...args: A) => Promise<void>) =>
+    (...args: A) => {
+      const next = roomOps.then(() => fn(...args));
+      roomOps = next.catch(() => undefined); // a failed op must not stall the ones after it
+      return next;
+    };
+
+  // joinRoom {ticketId}: only conversations this user may read; answers {ok} to the ack.
+  // Access is checked again after joining: a removal that landed in between wins.
+  socket.on(
+    "joinRoom",
+    safely(socket, inOrder(async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {
+      const ticketId = ticketIdOf(payload);
+      const user = ticketId ? await findUserById(userId) : undefined;
+      let ok = !!user && (await canRead(user, ticketId!));
+      if (ok) {
+        await socket.join(ticketRoom(ticketId!));
+        ok = await canRead(user!, ticketId!);
+        if (!ok) await socket.leave(ticketRoom(ticketId!));
+      }
+      if (typeof ack === "function") ack({ ok });
+    })),
+  );
+
+  socket.on(
+    "leaveRoom",
+    safely(socket, inOrder(async (payload: unknown) => {
+      const ticketId = ticketIdOf(payload);
+      if (ticketId) await socket.leave(ticketRoom(ticketId));
+    })),
+  );
+
+  // refresh*UnreadCount: the counts of this user, answered as unreadCount2 {ticket, livechat, chat}
+  for (const event of ["refreshTicketUnreadCount", "refreshLiveChatUnreadCount", "refreshChatUnreadCount"]) {
+    socket.on(event, safely(socket, async () => void socket.emit("unreadCount2", await unreadCounts(userId))));
+  }
+
+  // readMessage / readMessage2 {ticketId}: the user looked at the conversation; every tab of
+  // theirs gets the new unread counts
+  for (const event of ["readMessage", "readMessage2"]) {
+    socket.on(
+      event,
+      safely(socket, async (payload: unknown) => {
+        const ticketId = ticketIdOf(payload);
+        const user = ticketId ? await findUserById(userId) : undefined;
+        if (!user || !(await canRead(user, ticketId!))) return;
+        if (await markConversationRead(user, await conversationById(user, ticketId!)))
+          io.to(`user:${userId}`).emit("unreadCount2", await unreadCounts(userId));
+      }),
+    );
+  }
+
+  // typing goes only to rooms the socket has joined (and so was allowed into)
+  for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {
+    socket.on(incoming, (payload: unknown) => {
+      const ticketId = ticketIdOf(payload);
+      if (!ticketId || !socket.rooms.has(ticketRoom(ticketId))) return;
+      socket.to(ticketRoom(ticketId)).emit(outgoing, { ticketId, ...me });
+      // a live chat's visitor sees the agent typing too (no-op for other conversations)
+      io.of(VISITOR_NAMESPACE).to(visitorRoom(ticketId)).emit(outgoing, { name: me.name });
+    });
+  }
+}
