@@ -19,7 +19,3 @@ export const menuVisibilityCookie = () => createCookie("menu_item_visibility", b
 export const navMinimisedCookie = () => createCookie("nav_min", base());
 /** The time of the announcement this browser dismissed. */
 export const announcementSeenCookie = () => createCookie("announcement_seen", base());
-
-export function readCookieHeader(request: Request) {
-  return request.headers.get("Cookie");
-}

@@ -8,6 +8,7 @@ import { plugins } from "./plugins/registry.server";
 import { pluginModule } from "./plugins/modules.server";
 import { rateLimited, safely } from "./socket-tools.server";
 import { VERSION } from "./version";
+import { SERVER_EVENTS, CLIENT_EVENTS } from "~/realtime-events";
 
 /** Presence news from one socket at most this often. */
 const PRESENCE_EVERY_MS = 10_000;
@@ -33,21 +34,21 @@ export async function attachSocketHandlers(io: Server) {
     const presence = () => {
       if (socket.data.shadow || Date.now() - lastPresence < PRESENCE_EVERY_MS) return;
       lastPresence = Date.now();
-      broadcast("statusUpdated", {});
+      broadcast(SERVER_EVENTS.statusUpdated, {});
     };
     presence();
     // the build this server runs: a page from an older one offers to refresh
-    socket.emit("newVersion", { id: VERSION.id, description: VERSION.description });
+    socket.emit(SERVER_EVENTS.newVersion, { id: VERSION.id, description: VERSION.description });
     socket.on("disconnect", () => {
       lastPresence = 0;
       presence();
     });
-    socket.on("tellOnline", presence);
+    socket.on(CLIENT_EVENTS.tellOnline, presence);
 
     // getAnnouncement: the current announcement, if any (the page shows it from its loader too)
     socket.on(
       "getAnnouncement",
-      safely(socket, async () => void socket.emit("announcement", (await currentAnnouncement()) ?? {})),
+      safely(socket, async () => void socket.emit(SERVER_EVENTS.announcement, (await currentAnnouncement()) ?? {})),
     );
 
     attachConversationSocket(io, socket);

@@ -144,3 +144,6 @@ export function getDb(): DbHandle {
 export function setDb(handle: DbHandle | undefined) {
   g.__omnideskDb = handle;
 }
+
+/** The query builder a transaction hands its callback (same shape as the handle's `db`). */
+export type Tx = ReturnType<typeof getDb>["db"];

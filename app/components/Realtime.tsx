@@ -7,12 +7,14 @@ import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { popupFor } from "~/popups";
 import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
+import { SERVER_EVENTS, CLIENT_EVENTS } from "~/realtime-events";
 
 /** Events after which the open page and the list reload their data. */
+const E = SERVER_EVENTS;
 const CHANGES = [
-  "newMessage", "updateTicket", "ticketStatusChanged", "createTicket", "syncDelete", "receiveNote", "deleteNote",
-  "add-pin", "remove-pin", "add-reaction", "remove-reaction", "participantChanged", "settingsChanged",
-  "liveChatQueue", "liveChatEnded", "liveChatMergeChanged", "removeLiveChat", "unreadCount2", "announcement", "newNotification",
+  E.newMessage, E.updateTicket, E.ticketStatusChanged, E.createTicket, E.syncDelete, E.receiveNote, E.deleteNote,
+  E.addPin, E.removePin, E.addReaction, E.removeReaction, E.participantChanged, E.settingsChanged,
+  E.liveChatQueue, E.liveChatEnded, E.liveChatMergeChanged, E.removeLiveChat, E.unreadCount2, E.announcement, E.newNotification,
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;
@@ -63,11 +65,11 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
       const socket = io({ transports: ["websocket"], reconnectionDelay: RECONNECT_DELAY_MS, reconnectionDelayMax: RECONNECT_DELAY_MS, randomizationFactor: 0 });
       setSocket(socket);
       // the online-agents popup listens for this on window: it may open before the socket exists
-      socket.on("statusUpdated", () => window.dispatchEvent(new Event(PRESENCE_EVENT)));
+      socket.on(SERVER_EVENTS.statusUpdated, () => window.dispatchEvent(new Event(PRESENCE_EVENT)));
       socket.on("connect", () => {
         realtime.status = "connected";
         realtime.failures = 0;
-        socket.emit("tellOnline");
+        socket.emit(CLIENT_EVENTS.tellOnline);
         // messages written while we were away: the loaders fetch them, each once
         if (wasDown) reload();
         wasDown = false;
@@ -92,33 +94,33 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
       const fresh = (e: { ticketId: number; ticketNumber: number }) => {
         if (!latest.current.pathname.endsWith(`/${e.ticketNumber}`)) markFresh(e.ticketId);
       };
-      socket.on("updateTicket", fresh);
+      socket.on(SERVER_EVENTS.updateTicket, fresh);
       // news of the department's tickets: agents apply it, admins ignore it (spec section 4)
-      socket.on("channelDataUpdated", (e: { ticketId: number; ticketNumber: number }) => {
+      socket.on(SERVER_EVENTS.channelDataUpdated, (e: { ticketId: number; ticketNumber: number }) => {
         if (latest.current.viewer.type === "admin") return;
         fresh(e);
         reload();
       });
-      socket.on("participantChanged", (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
+      socket.on(SERVER_EVENTS.participantChanged, (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
         if (!e.added && !e.canRead && latest.current.pathname.endsWith(`/${e.ticketNumber}`)) latest.current.navigate("/?notice=removed");
         if (e.added && e.path) notify(e.ticketNumber, e.path);
       });
       // a live chat removed while open: home, as for a removed participant
-      socket.on("removeLiveChat", (e: { ticketNumber: number }) => {
+      socket.on(SERVER_EVENTS.removeLiveChat, (e: { ticketNumber: number }) => {
         if (latest.current.pathname === `/livechat/${e.ticketNumber}`) latest.current.navigate("/");
       });
       // a conversation I was just brought into: a notice, wherever the list's filters point
-      socket.on("createTicket", (e: { ticketNumber: number; path?: string; channel?: string; severity?: string; title?: string }) => {
+      socket.on(SERVER_EVENTS.createTicket, (e: { ticketNumber: number; path?: string; channel?: string; severity?: string; title?: string }) => {
         if (!e.path) return;
         const kind = popupFor(latest.current.viewer, e);
         if (kind) realtime.popups = [{ ticketNumber: e.ticketNumber, path: e.path, title: e.title ?? "", kind }, ...realtime.popups].slice(0, MAX_NOTICES);
         else notify(e.ticketNumber, e.path);
       });
-      socket.on("newVersion", (v: { id: number; description: string }) => {
+      socket.on(SERVER_EVENTS.newVersion, (v: { id: number; description: string }) => {
         if (v.id > VERSION.id) realtime.newVersion = v;
       });
-      socket.on("setTyping", (e: { ticketId: number; username: string; name: string }) => setTyping(e.ticketId, e.username, e.name));
-      socket.on("removeTyping", (e: { ticketId: number; username: string }) => clearTyping(e.ticketId, e.username));
+      socket.on(SERVER_EVENTS.setTyping, (e: { ticketId: number; username: string; name: string }) => setTyping(e.ticketId, e.username, e.name));
+      socket.on(SERVER_EVENTS.removeTyping, (e: { ticketId: number; username: string }) => clearTyping(e.ticketId, e.username));
       cleanup = () => socket.close();
     });
     return () => {

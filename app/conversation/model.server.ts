@@ -1,13 +1,13 @@
 // One conversation (ticket, workspace chat, call or live chat): what it shows and every change
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
 import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
-import { getDb } from "@db/client";
-import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
-import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
-import { findUserById } from "~/models/users.server";
+import { getDb, type Tx } from "@db/client";
+import { kindOf, type Kind } from "~/conversation/channels";
+import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 
 export class NotFound extends Error {}
@@ -140,33 +140,6 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
   });
 }
 
-/**
- * Tells the conversation's open pages (room ticket:<id>) and its participants' lists
- * (rooms user:<id>) that it changed; browsers then reload what they show.
- */
-/** What a live chat's visitor hears of (their page fetches what they may see). */
-const VISITOR_EVENTS = new Set(["newMessage", "syncDelete", "liveChatEnded"]);
-
-export async function announce(ticket: Pick<TicketRow, "id" | "ticketNumber" | "departmentId" | "kind">, event: string, payload: Record<string, unknown> = {}) {
-  const { db, schema } = getDb();
-  const body = { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, ...payload };
-  publish(`ticket:${ticket.id}`, event, body);
-  if (ticket.kind === "livechat" && VISITOR_EVENTS.has(event)) publishToVisitor(ticket.id, event);
-  const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
-  for (const p of people) publish(`user:${p.userId}`, "updateTicket", body);
-  // the department's agents may read its tickets (not its chats): their lists follow too
-  // ("channel data": applied by agents, ignored by admins, who are not in them)
-  if (ticket.departmentId && ticket.kind !== "chat") publish(`department:${ticket.departmentId}`, "channelDataUpdated", body);
-}
-
-/** After access changed: sockets of users who may no longer read the conversation leave its room. */
-async function revokeRoom(ticketId: number) {
-  await pruneRoom(`ticket:${ticketId}`, async (userId) => {
-    const user = await findUserById(userId);
-    return !!user && (await canRead(user, ticketId));
-  });
-}
-
 export interface StoredFile {
   key: string;
   name: string;
@@ -192,7 +165,7 @@ export async function reply(actor: Actor, ticket: TicketRow, input: { body: stri
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
     return inserted;
   });
-  await announce(ticket, "newMessage", { messageIds: created.map((m) => m.id) });
+  await announce(ticket, SERVER_EVENTS.newMessage, { messageIds: created.map((m) => m.id) });
   return created;
 }
 
@@ -203,8 +176,6 @@ export type SystemEvent =
   | { event: "unassigned"; by: string; who: string }
   | { event: "priority"; by: string; priority: string }
   | { event: "livechat"; by: string; action: "accepted" | "ended" | "converted" };
-
-export type Tx = ReturnType<typeof getDb>["db"];
 
 export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
   const { schema } = getDb();
@@ -234,14 +205,14 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number)
     await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
     await touch(tx, ticket.id, actor.id, now, { status });
   });
-  await announce(ticket, "ticketStatusChanged", { status });
+  await announce(ticket, SERVER_EVENTS.ticketStatusChanged, { status });
   return true;
 }
 
 export async function setPriority(ticket: TicketRow, priority: Priority) {
   const { db, schema } = getDb();
   await db.update(schema.tickets).set({ severity: priority }).where(eq(schema.tickets.id, ticket.id));
-  await announce(ticket, "updateTicket", { severity: priority });
+  await announce(ticket, SERVER_EVENTS.updateTicket, { severity: priority });
 }
 
 export async function setLabels(ticket: TicketRow, labelIds: number[]) {
@@ -255,7 +226,7 @@ export async function setLabels(ticket: TicketRow, labelIds: number[]) {
     // activity: lists show it, and reports pick up the labels' SLA
     await tx.update(schema.tickets).set({ updatedAt: Date.now() }).where(eq(schema.tickets.id, ticket.id));
   });
-  await announce(ticket, "updateTicket", { labels: ids });
+  await announce(ticket, SERVER_EVENTS.updateTicket, { labels: ids });
 }
 
 export async function setDepartment(ticket: TicketRow, departmentId: number | null) {
@@ -266,7 +237,7 @@ export async function setDepartment(ticket: TicketRow, departmentId: number | nu
   }
   await db.update(schema.tickets).set({ departmentId }).where(eq(schema.tickets.id, ticket.id));
   await revokeRoom(ticket.id);
-  await announce({ ...ticket, departmentId }, "updateTicket", { departmentId });
+  await announce({ ...ticket, departmentId }, SERVER_EVENTS.updateTicket, { departmentId });
   return true;
 }
 
@@ -288,7 +259,7 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
     if (user.id !== actor.id)
       await addNotification(tx, { userId: user.id, type: assignee ? "assigned" : "added", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body: actor.name }, now);
   });
-  publish(`user:${user.id}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: true, path: conversationPath(ticket.kind, ticket.ticketNumber) });
+  participantChanged(user.id, ticket, { added: true });
   if (user.id !== actor.id) told(user.id);
   return true;
 }
@@ -312,7 +283,7 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
   const stillReads = await canRead(user, ticket.id);
   // a removed agent's open pages stop hearing about the conversation at once
   if (!stillReads) await revokeRoom(ticket.id);
-  publish(`user:${userId}`, "participantChanged", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, added: false, canRead: stillReads });
+  participantChanged(userId, ticket, { added: false, canRead: stillReads });
   return true;
 }
 
@@ -329,7 +300,7 @@ export async function addNote(actor: Actor, ticket: TicketRow, messageId: number
   const { db, schema } = getDb();
   const now = Date.now();
   const [note] = await db.insert(schema.messageNotes).values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now }).returning();
-  publish(`ticket:${ticket.id}`, "receiveNote", { ticketId: ticket.id, messageId, noteId: note.id });
+  toOpenPages(ticket, SERVER_EVENTS.receiveNote, { messageId, noteId: note.id });
 }
 
 export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number) {
@@ -339,7 +310,7 @@ export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number
   await messageOf(ticket, note.messageId);
   if (note.userId !== actor.id && actor.type !== "admin") throw new AccessDenied();
   await db.delete(schema.messageNotes).where(eq(schema.messageNotes.id, noteId));
-  publish(`ticket:${ticket.id}`, "deleteNote", { ticketId: ticket.id, noteId });
+  toOpenPages(ticket, SERVER_EVENTS.deleteNote, { noteId });
 }
 
 export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId: number, reaction: string) {
@@ -354,7 +325,7 @@ export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId:
     if (!gone.length) await tx.insert(r).values({ messageId, userId: actor.id, reaction }).onConflictDoNothing();
     return gone;
   });
-  publish(`ticket:${ticket.id}`, removed.length ? "remove-reaction" : "add-reaction", { ticketId: ticket.id, messageId, reaction, username: actor.username });
+  toOpenPages(ticket, removed.length ? SERVER_EVENTS.removeReaction : SERVER_EVENTS.addReaction, { messageId, reaction, username: actor.username });
 }
 
 export async function togglePin(ticket: TicketRow, messageId: number) {
@@ -366,7 +337,7 @@ export async function togglePin(ticket: TicketRow, messageId: number) {
     .set({ pinned: not(schema.messages.pinned) })
     .where(eq(schema.messages.id, messageId))
     .returning({ pinned: schema.messages.pinned });
-  publish(`ticket:${ticket.id}`, row.pinned ? "add-pin" : "remove-pin", { ticketId: ticket.id, messageId });
+  toOpenPages(ticket, row.pinned ? SERVER_EVENTS.addPin : SERVER_EVENTS.removePin, { messageId });
 }
 
 /** Agents delete their own messages; admins any. Returns the deleted message's file key. */
@@ -375,8 +346,7 @@ export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: 
   if (message.senderUserId !== actor.id && actor.type !== "admin") throw new AccessDenied();
   const { db, schema } = getDb();
   await db.delete(schema.messages).where(eq(schema.messages.id, messageId));
-  publish(`ticket:${ticket.id}`, "syncDelete", { ticketId: ticket.id, messageId });
-  if (ticket.kind === "livechat") publishToVisitor(ticket.id, "syncDelete");
+  toOpenPages(ticket, SERVER_EVENTS.syncDelete, { messageId });
   return message.fileKey;
 }
 
@@ -430,7 +400,7 @@ export async function createConversation(
     return created;
   });
   const ticket = await withUniqueNumber(create);
-  for (const u of others) publish(`user:${u.id}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: conversationPath(ticket.kind, ticket.ticketNumber) });
+  conversationCreated(ticket, { userIds: others.map((u) => u.id) });
   return ticket;
 }
 
@@ -480,16 +450,7 @@ export async function createInboundTicket(input: {
       return created;
     });
   const ticket = await withUniqueNumber(create);
-  if (ticket.departmentId && ticket.kind !== "chat")
-    publish(`department:${ticket.departmentId}`, "createTicket", {
-      ticketId: ticket.id,
-      ticketNumber: ticket.ticketNumber,
-      path: conversationPath(ticket.kind, ticket.ticketNumber),
-      // for agents' popups (app/popups.ts)
-      channel: ticket.channel,
-      severity: ticket.severity,
-      title: ticket.title,
-    });
+  conversationCreated(ticket, { department: true });
   return ticket;
 }
 

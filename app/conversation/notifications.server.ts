@@ -1,9 +1,9 @@
 // Notifications (spec 'Notification'): something a user should hear about, kept until read.
 // Written inside the change that causes them; the user's pages hear newNotification.
 import { and, count, desc, eq } from "drizzle-orm";
-import { getDb } from "@db/client";
+import { getDb, type Tx } from "@db/client";
 import { publish } from "~/realtime.server";
-import type { Tx } from "~/conversation/model.server";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 /** Spec section 9: notifications come 10 at a time (Show more at 10 or more). */
 export const NOTIFICATION_PAGE_SIZE = 10;
@@ -27,7 +27,7 @@ export async function addNotification(tx: Tx, n: NewNotification, at: number) {
 }
 
 export function told(userId: number, category = "system") {
-  publish(`user:${userId}`, "newNotification", { category });
+  publish(`user:${userId}`, SERVER_EVENTS.newNotification, { category });
 }
 
 export async function listNotifications(userId: number, limit = NOTIFICATION_PAGE_SIZE) {

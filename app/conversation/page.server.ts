@@ -1,6 +1,6 @@
 // The conversation's data and forms (/ticket/{n}, /chat/{n}, and the live chat desk's /livechat/{n}):
 // what the view shows and every change its plain forms make.
-import { json, redirect } from "@remix-run/node";
+import { json, redirect, type SerializeFrom } from "@remix-run/node";
 import sanitizeHtml from "sanitize-html";
 import { guardPluginRoute } from "~/context.server";
 import type { Kind } from "~/conversation/channels";
@@ -91,6 +91,9 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
     productTitle: ctx.edition.title,
   };
 }
+
+/** What the conversation view gets, as its page serialises it. */
+export type ConversationData = SerializeFrom<typeof conversationData>;
 
 /** The conversation's forms (reply, status, labels, ...), for this route and the live chat desk's. */
 export async function conversationAction(

@@ -8,6 +8,7 @@ import { safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
 import { canRead } from "./access.server";
 import { conversationById, markConversationRead } from "./model.server";
 import { unreadCounts } from "./unread.server";
+import { CLIENT_EVENTS, SERVER_EVENTS } from "~/realtime-events";
 
 export function attachConversationSocket(io: Server, socket: Socket) {
   const userId = socket.data.userId as number;
@@ -50,13 +51,13 @@ export function attachConversationSocket(io: Server, socket: Socket) {
   );
 
   // refresh*UnreadCount: the counts of this user, answered as unreadCount2 {ticket, livechat, chat}
-  for (const event of ["refreshTicketUnreadCount", "refreshLiveChatUnreadCount", "refreshChatUnreadCount"]) {
-    socket.on(event, safely(socket, async () => void socket.emit("unreadCount2", await unreadCounts(userId))));
+  for (const event of [CLIENT_EVENTS.refreshTicketUnreadCount, CLIENT_EVENTS.refreshLiveChatUnreadCount, CLIENT_EVENTS.refreshChatUnreadCount]) {
+    socket.on(event, safely(socket, async () => void socket.emit(SERVER_EVENTS.unreadCount2, await unreadCounts(userId))));
   }
 
   // readMessage / readMessage2 {ticketId}: the user looked at the conversation; every tab of
   // theirs gets the new unread counts
-  for (const event of ["readMessage", "readMessage2"]) {
+  for (const event of [CLIENT_EVENTS.readMessage, CLIENT_EVENTS.readMessage2]) {
     socket.on(
       event,
       safely(socket, async (payload: unknown) => {
@@ -64,13 +65,16 @@ export function attachConversationSocket(io: Server, socket: Socket) {
         const user = ticketId ? await findUserById(userId) : undefined;
         if (!user || !(await canRead(user, ticketId!))) return;
         if (await markConversationRead(user, await conversationById(user, ticketId!)))
-          io.to(`user:${userId}`).emit("unreadCount2", await unreadCounts(userId));
+          io.to(`user:${userId}`).emit(SERVER_EVENTS.unreadCount2, await unreadCounts(userId));
       }),
     );
   }
 
   // typing goes only to rooms the socket has joined (and so was allowed into)
-  for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {
+  for (const [incoming, outgoing] of [
+    [CLIENT_EVENTS.sendTyping, SERVER_EVENTS.setTyping],
+    [CLIENT_EVENTS.removeTyping, SERVER_EVENTS.removeTyping],
+  ] as const) {
     socket.on(incoming, (payload: unknown) => {
       const ticketId = ticketIdOf(payload);
       if (!ticketId || !socket.rooms.has(ticketRoom(ticketId))) return;

@@ -2,6 +2,7 @@
 // until each person dismisses it (a cookie holding the time of the one they dismissed).
 import { broadcast } from "~/realtime.server";
 import { getSetting, setSetting } from "./settings.server";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 export const MAX_ANNOUNCEMENT = 500;
 
@@ -30,5 +31,5 @@ export async function currentAnnouncement() {
 export async function announce(by: string, text: string) {
   const trimmed = text.trim().slice(0, MAX_ANNOUNCEMENT);
   await setSetting("announcement", trimmed ? JSON.stringify({ text: trimmed, by, at: Date.now() }) : "");
-  broadcast("announcement", {});
+  broadcast(SERVER_EVENTS.announcement, {});
 }

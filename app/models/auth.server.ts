@@ -115,7 +115,3 @@ export async function disableTotp(userId: number) {
   const { db, schema } = getDb();
   await db.update(schema.users).set({ totpEnabled: false, totpSecret: null, totpLastStep: 0 }).where(eq(schema.users.id, userId));
 }
-
-export function generateTotp(secret: string) {
-  return authenticator.generate(secret);
-}

@@ -4,6 +4,7 @@ import { getDb } from "@db/client";
 import { editionFiles, type Edition } from "@editions/index";
 import { plugins } from "~/plugins/registry.server";
 import { broadcast } from "~/realtime.server";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 export interface ResolvedEdition extends Edition {
   /** Plugin ids enabled for this edition after admin toggles, in menu order. */
@@ -61,7 +62,7 @@ export async function saveEdition(editionId: string, enabledPlugins: string[], h
       .onConflictDoUpdate({ target: schema.editions.id, set: { hosts: JSON.stringify(hosts), updatedAt: Date.now() } });
   });
   // open pages reload: menus and plugin routes follow the new settings at once
-  broadcast("settingsChanged", { edition: editionId });
+  broadcast(SERVER_EVENTS.settingsChanged, { edition: editionId });
 }
 
 export function parseHostPatterns(text: string) {

@@ -2,6 +2,7 @@ import { asc, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { STATUSES_NEEDING_REASON, type PresenceStatus } from "~/presence";
 import { broadcast, onlineUserIds } from "~/realtime.server";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 export type UserType = "admin" | "agent";
 
@@ -46,7 +47,7 @@ export async function setPresence(userId: number, status: PresenceStatus, reason
       statusTime: Date.now(),
     })
     .where(eq(schema.users.id, userId));
-  broadcast("statusUpdated", {});
+  broadcast(SERVER_EVENTS.statusUpdated, {});
 }
 
 /** Users with a connected socket, with their presence; shadow admins are never listed. */

@@ -9,9 +9,11 @@ import sanitizeHtml from "sanitize-html";
 import { getDb } from "@db/client";
 import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
 import { AccessDenied, canRead, readableBy, type Reader } from "~/conversation/access.server";
-import { announce, insertTicket, systemMessage, touch, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
+import { insertTicket, systemMessage, touch, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
 import { isValidToken } from "~/models/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
+import { announce, conversationCreated } from "~/conversation/events.server";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 export type VisitState = "new" | "queued" | "active" | "ended" | "converted" | "sent";
 type Actor = Reader & { name: string; username: string };
@@ -124,9 +126,9 @@ async function queueChanged() {
     .from(schema.livechatVisits)
     .where(eq(schema.livechatVisits.state, "queued"))
     .orderBy(asc(schema.livechatVisits.queuedAt), asc(schema.livechatVisits.token));
-  waiting.forEach((w, i) => w.ticketId && publishToVisitor(w.ticketId, "queueNumber", { number: i + 1 }));
+  waiting.forEach((w, i) => w.ticketId && publishToVisitor(w.ticketId, SERVER_EVENTS.queueNumber, { number: i + 1 }));
   // no count: agents may read different parts of the queue; their pages ask (getLiveChatQueue)
-  publish(STAFF_ROOM, "liveChatQueue", {});
+  publish(STAFF_ROOM, SERVER_EVENTS.liveChatQueue, {});
 }
 
 export interface Registration {
@@ -177,7 +179,7 @@ export async function register(visit: Visit, input: Registration, online: boolea
     });
   const ticket = await withUniqueNumber(create);
   if (online) await queueChanged();
-  else if (ticket.departmentId) publish(`department:${ticket.departmentId}`, "createTicket", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber, path: `/livechat/${ticket.ticketNumber}` });
+  else conversationCreated(ticket, { department: true });
   return ticket;
 }
 
@@ -200,9 +202,9 @@ export async function acceptLiveChat(actor: Actor, ticketId: number) {
     return ticket;
   });
   if (!accepted) return false;
-  publishToVisitor(ticketId, "queueAccepted", { name: actor.name });
+  publishToVisitor(ticketId, SERVER_EVENTS.queueAccepted, { name: actor.name });
   // (not newMessage: the visitor's page opens the chat itself, 2 s after the accept sound)
-  await announce(accepted, "updateTicket");
+  await announce(accepted, SERVER_EVENTS.updateTicket);
   await queueChanged();
   return accepted;
 }
@@ -221,7 +223,7 @@ export async function visitorMessage(visit: Visit, body: string) {
     // nobody is the actor: every agent in the chat has something unread
     await touch(tx, ticket.id, -1, now, { lastMessage: body.slice(0, 300) });
   });
-  await announce(ticket, "newMessage");
+  await announce(ticket, SERVER_EVENTS.newMessage);
 }
 
 /** Ends a waiting or running chat, by an agent or by the visitor (actor undefined). */
@@ -242,7 +244,7 @@ export async function endLiveChat(ticket: Pick<TicketRow, "id" | "ticketNumber" 
     return true;
   });
   if (!ended) return false;
-  await announce(ticket, "liveChatEnded");
+  await announce(ticket, SERVER_EVENTS.liveChatEnded);
   closeVisitorRoom(ticket.id);
   await queueChanged();
   return true;
@@ -256,7 +258,7 @@ export async function rateLiveChat(visit: Visit, rating: number, reason: string)
   // (the activity time moves too: lists and reports pick the rating up)
   const rated = await db.update(t).set({ rating, ratingReason: reason, updatedAt: Date.now() }).where(and(eq(t.id, visit.ticket.id), isNull(t.rating))).returning({ id: t.id });
   if (!rated.length) throw new VisitConflict();
-  await announce(visit.ticket, "updateTicket");
+  await announce(visit.ticket, SERVER_EVENTS.updateTicket);
 }
 
 /** The chat goes on as a ticket (kind "ticket"; the channel still says where it came from). */
@@ -274,10 +276,10 @@ export async function convertToTicket(actor: Actor, ticket: TicketRow) {
     return true;
   });
   if (!converted) throw new VisitConflict();
-  publishToVisitor(ticket.id, "liveChatEnded", { converted: true });
+  publishToVisitor(ticket.id, SERVER_EVENTS.liveChatEnded, { converted: true });
   // what agents write on the ticket from now on is not the visitor's to hear of
   closeVisitorRoom(ticket.id);
-  await announce({ ...ticket, kind: "ticket" }, "updateTicket");
+  await announce({ ...ticket, kind: "ticket" }, SERVER_EVENTS.updateTicket);
   await queueChanged();
 }
 
@@ -303,7 +305,7 @@ export async function mergeSessions(actor: Actor, fromId: number, intoId: number
     await tx.update(schema.tickets).set({ sessionId: intoId }).where(eq(schema.tickets.sessionId, fromId));
     await tx.delete(schema.livechatSessions).where(eq(schema.livechatSessions.id, fromId));
   });
-  publish(STAFF_ROOM, "liveChatMergeChanged", { from: fromId, into: intoId });
+  publish(STAFF_ROOM, SERVER_EVENTS.liveChatMergeChanged, { from: fromId, into: intoId });
 }
 
 /** Removes a live chat and everything in it (admins, or its assignee). */
@@ -316,10 +318,10 @@ export async function removeLiveChat(actor: Actor, ticket: TicketRow) {
   }
   const files = await db.select({ key: schema.messages.fileKey }).from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
   await db.delete(schema.tickets).where(eq(schema.tickets.id, ticket.id));
-  publishToVisitor(ticket.id, "liveChatEnded", {});
+  publishToVisitor(ticket.id, SERVER_EVENTS.liveChatEnded, {});
   closeVisitorRoom(ticket.id);
   // every staff page: the lists drop it, and a page that has it open goes home
-  publish(STAFF_ROOM, "removeLiveChat", { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
+  publish(STAFF_ROOM, SERVER_EVENTS.removeLiveChat, { ticketId: ticket.id, ticketNumber: ticket.ticketNumber });
   await queueChanged();
   return files.map((f) => f.key).filter((k): k is string => !!k);
 }

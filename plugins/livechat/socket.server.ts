@@ -5,6 +5,7 @@ import { findUserById } from "~/models/users.server";
 import { VISITOR_NAMESPACE, visitorRoom } from "~/realtime.server";
 import { rateLimited, safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
 import { acceptLiveChat, findVisit, queueNumber, validVisitCsrf, waitingChats } from "./livechat.server";
+import { CLIENT_EVENTS, SERVER_EVENTS } from "~/realtime-events";
 
 /** Every agent's socket. */
 export function attachSocket(socket: Socket) {
@@ -26,7 +27,7 @@ export function attachSocket(socket: Socket) {
     "getLiveChatQueue",
     safely(socket, async () => {
       const user = await findUserById(userId);
-      if (user) socket.emit("liveChatQueue", { count: (await waitingChats(user)).length });
+      if (user) socket.emit(SERVER_EVENTS.liveChatQueue, { count: (await waitingChats(user)).length });
     }),
   );
 }
@@ -62,12 +63,15 @@ export function attachNamespaces(io: Server) {
         if (!visit?.ticketId) return void (typeof ack === "function" && ack({ ok: false }));
         await socket.join(visitorRoom(visit.ticketId));
         const number = visit.state === "queued" ? await queueNumber(visit) : 0;
-        if (number) socket.emit("queueNumber", { number });
+        if (number) socket.emit(SERVER_EVENTS.queueNumber, { number });
         if (typeof ack === "function") ack({ ok: true, number });
       }),
     );
 
-    for (const [incoming, outgoing] of [["sendTyping", "setTyping"], ["removeTyping", "removeTyping"]] as const) {
+    for (const [incoming, outgoing] of [
+      [CLIENT_EVENTS.sendTyping, SERVER_EVENTS.setTyping],
+      [CLIENT_EVENTS.removeTyping, SERVER_EVENTS.removeTyping],
+    ] as const) {
       socket.on(
         incoming,
         safely(socket, async () => {

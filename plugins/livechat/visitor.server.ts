@@ -19,6 +19,8 @@ export function registrationSchema(online: boolean) {
 }
 export type RegistrationField = "name" | "phone" | "email" | "message";
 export type FieldErrors = Partial<Record<RegistrationField | "form" | "rating" | "reason", string>>;
+/** What a visitor's form post answers when it is refused. */
+export type VisitorActionResult = { errors: FieldErrors; errorValues?: Record<string, string>; values?: Record<string, string> };
 
 /** Stars are required; under 5 a reason is required too (spec section 5). */
 export const ratingSchema = z

@@ -242,8 +242,6 @@ async function writeSettings(tx: DB, values: Partial<Record<SettingKey, string>>
     await tx.insert(schema.settings).values({ key, value: value! }).onConflictDoUpdate({ target: schema.settings.key, set: { value: value! } });
 }
 
-export const BILLING_MESSAGES = { name: "This cannot be empty.", email: "Please check the email address." } as const;
-
 export async function saveBilling(name: unknown, email: unknown) {
   const n = typeof name === "string" ? name.trim().slice(0, 200) : "";
   const e = typeof email === "string" ? email.trim().slice(0, 200) : "";

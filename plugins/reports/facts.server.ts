@@ -171,14 +171,3 @@ async function doRefresh(handle: DbHandle) {
   }
   return written;
 }
-
-/**
- * Recomputes the facts of these tickets now, for writes that do not move tickets.updated_at
- * (label changes and ratings do move it; an edit of a label's SLA does not).
- */
-export async function refreshFactsFor(ticketIds: number[], handle: DbHandle = getDb()) {
-  for (let i = 0; i < ticketIds.length; i += BATCH) {
-    const ids = ticketIds.slice(i, i + BATCH);
-    await applyFacts(handle, sql`t.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
-  }
-}

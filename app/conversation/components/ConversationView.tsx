@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { REACTIONS } from "~/conversation/constants";
 import { listParams } from "~/list-params";
 import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
-import type { ConversationData } from "~/conversation/routes/conversation";
+import type { ConversationData } from "../page.server";
 
 type Data = ConversationData;
 type Message = Data["messages"][number];

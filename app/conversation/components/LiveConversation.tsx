@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { subscribe } from "valtio";
 import { LOCAL_TYPING_MS, realtime, typingNames, useRealtime } from "~/realtime-store";
+import { CLIENT_EVENTS } from "~/realtime-events";
 
 /** Joins ticket:<id> while the page is open, and again after every reconnect. */
 export function useConversationRoom(ticketId: number) {
@@ -12,7 +13,7 @@ export function useConversationRoom(ticketId: number) {
     const join = () => {
       // (re)join when the connection comes up; a reconnect is a new socket on the server
       if (realtime.status === "connected" && !joined)
-        realtime.socket?.emit("joinRoom", { ticketId }, (answer: { ok: boolean }) => {
+        realtime.socket?.emit(CLIENT_EVENTS.joinRoom, { ticketId }, (answer: { ok: boolean }) => {
           if (open) realtime.rooms[ticketId] = answer.ok; // a late answer after leaving is ignored
         });
       joined = realtime.status === "connected";
@@ -22,7 +23,7 @@ export function useConversationRoom(ticketId: number) {
     const unsubscribe = subscribe(realtime, join);
     // coming back to the tab reads what arrived meanwhile (spec: read when viewed with focus)
     const read = () => {
-      if (!document.hidden) realtime.socket?.emit("readMessage", { ticketId });
+      if (!document.hidden) realtime.socket?.emit(CLIENT_EVENTS.readMessage, { ticketId });
     };
     window.addEventListener("focus", read);
     return () => {
@@ -30,7 +31,7 @@ export function useConversationRoom(ticketId: number) {
       window.removeEventListener("focus", read);
       unsubscribe();
       realtime.rooms[ticketId] = false;
-      realtime.socket?.emit("leaveRoom", { ticketId });
+      realtime.socket?.emit(CLIENT_EVENTS.leaveRoom, { ticketId });
     };
   }, [ticketId]);
 }
@@ -42,12 +43,12 @@ export function useTypingEmitter(ticketId: number) {
   return () => {
     const now = Date.now();
     if (now - state.current.lastSent > 1000) {
-      realtime.socket?.emit("sendTyping", { ticketId });
+      realtime.socket?.emit(CLIENT_EVENTS.sendTyping, { ticketId });
       state.current.lastSent = now;
     }
     clearTimeout(state.current.idle);
     state.current.idle = setTimeout(() => {
-      realtime.socket?.emit("removeTyping", { ticketId });
+      realtime.socket?.emit(CLIENT_EVENTS.removeTyping, { ticketId });
       state.current.lastSent = 0;
     }, LOCAL_TYPING_MS);
   };

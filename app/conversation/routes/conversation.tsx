@@ -7,7 +7,6 @@ import { deniedBoundary } from "~/components/AdminOnly";
 import { readReplyForm } from "~/conversation/upload.server";
 import { ConversationView } from "~/conversation/components/ConversationView";
 import { conversationAction, conversationData, open } from "~/conversation/page.server";
-export type { ActionResult } from "~/conversation/page.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return json(await conversationData(request, await open(request, context, params.id)));
@@ -27,5 +26,4 @@ export default function Conversation() {
   const data = useLoaderData<typeof loader>();
   return <ConversationView data={data} />;
 }
-export type ConversationData = ReturnType<typeof useLoaderData<typeof loader>>;
 export const ErrorBoundary = deniedBoundary("conversation.denied");

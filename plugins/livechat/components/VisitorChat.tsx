@@ -5,8 +5,8 @@ import { useEffect, useRef, useState } from "react";
 import { Form, Link, useActionData, useFetcher } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Socket } from "socket.io-client";
-import type { VisitorPageData } from "../visitor.server";
-import type { VisitorActionResult } from "../routes/livechat";
+import type { VisitorActionResult, VisitorPageData } from "../visitor.server";
+import { SERVER_EVENTS, CLIENT_EVENTS, VISITOR_EVENTS } from "~/realtime-events";
 
 /** Spec section 9: the public live chat retries every second and opens the chat 2 s after acceptance. */
 const RECONNECT_MS = 1000;
@@ -116,21 +116,21 @@ function useVisitorSocket(data: VisitorPageData, refresh: () => void) {
       socketRef.current = socket;
       socket.on("connect", () => {
         setConnection("connected");
-        socket!.emit("registerQueue", { token: data.token, csrf: data.csrf });
+        socket!.emit(CLIENT_EVENTS.registerQueue, { token: data.token, csrf: data.csrf });
         // whatever happened while away
         latest.current.revalidate();
       });
       socket.on("disconnect", () => setConnection("retrying"));
       socket.on("connect_error", () => setConnection("retrying"));
-      socket.on("queueNumber", (e: { number: number }) => setQueueNumber(e.number));
-      socket.on("queueAccepted", (e: { name: string }) => {
+      socket.on(SERVER_EVENTS.queueNumber, (e: { number: number }) => setQueueNumber(e.number));
+      socket.on(SERVER_EVENTS.queueAccepted, (e: { name: string }) => {
         setAcceptedBy(e.name);
         ping();
         openTimer = setTimeout(() => latest.current.revalidate(), OPEN_AFTER_ACCEPT_MS);
       });
-      for (const event of ["newMessage", "syncDelete", "liveChatEnded"]) socket.on(event, () => latest.current.revalidate());
-      socket.on("setTyping", (e: { name: string }) => setTyping({ name: e.name, at: Date.now() }));
-      socket.on("removeTyping", () => setTyping(null));
+      for (const event of VISITOR_EVENTS) socket.on(event, () => latest.current.revalidate());
+      socket.on(SERVER_EVENTS.setTyping, (e: { name: string }) => setTyping({ name: e.name, at: Date.now() }));
+      socket.on(SERVER_EVENTS.removeTyping, () => setTyping(null));
     });
     return () => {
       stopped = true;
@@ -274,12 +274,12 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
     if (!socket) return;
     const s = typingState.current;
     if (Date.now() - s.last > 1000) {
-      socket.emit("sendTyping");
+      socket.emit(CLIENT_EVENTS.sendTyping);
       s.last = Date.now();
     }
     clearTimeout(s.idle);
     s.idle = setTimeout(() => {
-      socket.emit("removeTyping");
+      socket.emit(CLIENT_EVENTS.removeTyping);
       s.last = 0;
     }, LOCAL_TYPING_IDLE_MS);
   };

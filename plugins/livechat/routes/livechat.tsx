@@ -16,7 +16,7 @@ import { readReplyForm } from "~/conversation/upload.server";
 import { idSchema } from "~/conversation/forms";
 import { LiveChatControls } from "../components/LiveChatControls";
 import { VisitorChat, VisitorInvalid, VisitorOffline } from "../components/VisitorChat";
-import { rateVisit, sendVisitorMessage, visitorPage, type FieldErrors } from "../visitor.server";
+import { rateVisit, sendVisitorMessage, visitorPage, type FieldErrors, type VisitorActionResult } from "../visitor.server";
 
 const isTicketNumber = (id: string | undefined) => !!id && /^\d+$/.test(id);
 
@@ -66,7 +66,6 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   return [{ title: data && "productTitle" in data ? data.productTitle : "" }];
 };
 
-export type VisitorActionResult = { errors: FieldErrors; errorValues?: Record<string, string>; values?: Record<string, string> };
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!isTicketNumber(params.id)) return visitorAction(request, context, params.id);

@@ -1,0 +1,56 @@
+// Every socket event name, in one place (spec section 4). Server and browser import these
+// instead of writing the names, so a rename or a typo fails the typecheck.
+
+/** The server tells browsers. */
+export const SERVER_EVENTS = {
+  newMessage: "newMessage",
+  updateTicket: "updateTicket",
+  ticketStatusChanged: "ticketStatusChanged",
+  createTicket: "createTicket",
+  syncDelete: "syncDelete",
+  receiveNote: "receiveNote",
+  deleteNote: "deleteNote",
+  addPin: "add-pin",
+  removePin: "remove-pin",
+  addReaction: "add-reaction",
+  removeReaction: "remove-reaction",
+  participantChanged: "participantChanged",
+  channelDataUpdated: "channelDataUpdated",
+  settingsChanged: "settingsChanged",
+  statusUpdated: "statusUpdated",
+  unreadCount2: "unreadCount2",
+  announcement: "announcement",
+  newNotification: "newNotification",
+  newVersion: "newVersion",
+  setTyping: "setTyping",
+  removeTyping: "removeTyping",
+  liveChatQueue: "liveChatQueue",
+  liveChatEnded: "liveChatEnded",
+  liveChatMergeChanged: "liveChatMergeChanged",
+  removeLiveChat: "removeLiveChat",
+  queueNumber: "queueNumber",
+  queueAccepted: "queueAccepted",
+} as const;
+
+/** Browsers ask the server. */
+export const CLIENT_EVENTS = {
+  joinRoom: "joinRoom",
+  leaveRoom: "leaveRoom",
+  readMessage: "readMessage",
+  readMessage2: "readMessage2",
+  refreshTicketUnreadCount: "refreshTicketUnreadCount",
+  refreshLiveChatUnreadCount: "refreshLiveChatUnreadCount",
+  refreshChatUnreadCount: "refreshChatUnreadCount",
+  sendTyping: "sendTyping",
+  removeTyping: "removeTyping",
+  tellOnline: "tellOnline",
+  getAnnouncement: "getAnnouncement",
+  acceptLiveChat: "acceptLiveChat",
+  getLiveChatQueue: "getLiveChatQueue",
+  registerQueue: "registerQueue",
+} as const;
+
+export type ServerEvent = (typeof SERVER_EVENTS)[keyof typeof SERVER_EVENTS];
+
+/** What a live chat's visitor hears of: only that something changed (their page fetches what they may see). */
+export const VISITOR_EVENTS: readonly ServerEvent[] = [SERVER_EVENTS.newMessage, SERVER_EVENTS.syncDelete, SERVER_EVENTS.liveChatEnded];
