@@ -10,7 +10,11 @@ const plugin = (id: string, menu: [string, PluginManifest["menu"][number]["rule"
 });
 
 const base: NavInput = {
-  plugins: [plugin("tickets", [["ticket", "always"]]), plugin("calls", [["call", "call"], ["voicemail", "voicemail"]]), plugin("payment", [["plan", "admin"]], true)],
+  plugins: [
+    plugin("tickets", [["ticket", "always"]]),
+    plugin("calls", [["call", { notHidden: "hide_call" }], ["voicemail", { anyOf: [{ admin: true }, { permission: "view_voicemail" }] }]]),
+    plugin("payment", [["plan", { admin: true }]], true),
+  ],
   enabledPlugins: ["calls", "tickets", "payment"],
   hiddenByDefault: [],
   visibility: {},

@@ -1,6 +1,6 @@
 // The left navigation: one pure function from registry, edition, admin toggles and viewer.
 import type { MenuItem, PluginManifest } from "./plugins/manifest";
-import { canSee, type Viewer } from "./permissions";
+import { allows, type Viewer } from "./permissions";
 import type { Language } from "./i18n";
 
 export interface NavItem {
@@ -30,7 +30,7 @@ export function buildNav(input: NavInput): NavItem[] {
     const plugin = input.plugins.find((p) => p.id === id);
     if (!plugin || (input.trial && !plugin.trial)) continue;
     for (const item of plugin.menu) {
-      if (!canSee(item.rule, input.viewer)) continue;
+      if (!allows(item.rule, input.viewer)) continue;
       items.push(toNavItem(item, input));
     }
   }
