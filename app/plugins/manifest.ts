@@ -1,8 +1,12 @@
 import { z } from "zod";
-import { LANGUAGES } from "~/i18n";
 import type { Viewer } from "~/permissions";
 
-const text = z.object(Object.fromEntries(LANGUAGES.map((l) => [l, z.string().min(1)])) as Record<(typeof LANGUAGES)[number], z.ZodString>);
+/**
+ * Plugin titles, menu labels and widget titles are translation keys into the plugin's own
+ * plugins/<id>/locales/<lang>.json (merged into the "common" namespace by loadMessages),
+ * e.g. "plugin_calls.menu.voicemail".
+ */
+const messageKey = z.string().regex(/^[A-Za-z_]+(\.[A-Za-z0-9_]+)+$/, "a dotted translation key such as plugin_calls.title");
 
 /**
  * Who sees a menu item (spec section 6), written in the manifest itself. A rule is "always" or an
@@ -65,11 +69,11 @@ const pluginFile = z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?$/);
 
 export const pluginManifest = z.object({
   id: z.string().regex(/^[a-z_]+$/),
-  title: text,
+  title: messageKey,
   status: z.enum(["planned", "available"]),
   /** Usable by trial accounts (account_type 0). */
   trial: z.boolean(),
-  menu: z.array(z.object({ id: z.string(), path: z.string().startsWith("/"), icon: z.string(), rule, label: text })),
+  menu: z.array(z.object({ id: z.string(), path: z.string().startsWith("/"), icon: z.string(), rule, label: messageKey })),
   /** Routes inside the agent shell: behind login, and for trial accounts only where `trial`. */
   routes: z.array(route),
   /** Routes outside the shell that check their own access (visitor pages, API twins with their token). */
@@ -94,7 +98,7 @@ export const pluginManifest = z.object({
    * WidgetInput) and the dashboards that show it (dashboard, omnichannel, call, interactions, public).
    */
   widgets: z.array(
-    z.object({ id: z.string().regex(/^[a-z_]+$/), title: text, spec: z.string(), loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/), dashboards: z.array(z.string()).default([]) }),
+    z.object({ id: z.string().regex(/^[a-z_]+$/), title: messageKey, spec: z.string(), loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/), dashboards: z.array(z.string()).default([]) }),
   ),
 });
 

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it, expect } from "vitest";
+import { plugins } from "~/plugins/registry.server";
 
 const LOCALES_DIR = path.resolve(process.cwd(), "public/locales");
 const PLUGINS_DIR = path.resolve(process.cwd(), "plugins");
@@ -92,6 +93,17 @@ describe("locale files", () => {
     const known = new Set([SOURCE, ...languages].map((l) => `${l}.json`));
     const stray = pluginLocaleDirs.flatMap((dir) => fs.readdirSync(dir).filter((f) => !known.has(f)).map((f) => path.join(dir, f)));
     expect(stray).toEqual([]);
+  });
+
+  it("finds every manifest title, menu label and widget title in the plugin's own English file", () => {
+    const missing: string[] = [];
+    for (const plugin of plugins()) {
+      const file = path.join(PLUGINS_DIR, plugin.id, "locales", `${SOURCE}.json`);
+      const own = fs.existsSync(file) ? flatten(readJson(file)) : new Map<string, string>();
+      const keys = [plugin.title, ...plugin.menu.map((i) => i.label), ...plugin.widgets.map((w) => w.title)];
+      for (const key of keys) if (!own.get(key)) missing.push(`${plugin.id}: ${key}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   describe.each(languages)("%s", (language) => {
