@@ -1,10 +1,10 @@
 // Server side of languages: detection (saved preference, then cookie, then Accept-Language) and
-// the translation files in public/locales.
+// the translation files in public/locales and plugins/<id>/locales.
 import fs from "node:fs";
 import path from "node:path";
 import { RemixI18Next } from "remix-i18next/server";
-import type { Resource } from "i18next";
-import { DEFAULT_LANGUAGE, LANGUAGES, isLanguage, type Language } from "./i18n";
+import type { Resource, TFunction } from "i18next";
+import { DEFAULT_LANGUAGE, LANGUAGES, i18nFor, isLanguage, type Language } from "./i18n";
 import { languageCookie } from "./cookies.server";
 
 let detector: RemixI18Next | undefined;
@@ -32,18 +32,35 @@ export async function hasChosenLanguage(request: Request) {
 const cache = new Map<Language, Record<string, unknown>>();
 /**
  * All files of public/locales/<language>/ merged into one namespace: common.json for the shell,
- * one file per feature area (its top-level keys must not collide with another file's).
+ * one file per feature area; then each plugin's plugins/<id>/locales/<language>.json (its title,
+ * menu labels and widget titles). Top-level keys must not collide with another file's.
  */
 export function loadMessages(language: Language): Record<string, unknown> {
   let messages = cache.get(language);
   if (!messages) {
     const dir = path.resolve("public/locales", language);
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(dir, f));
     messages = {};
-    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort())
-      Object.assign(messages, JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")));
+    for (const file of [...files, ...pluginLocaleFiles(language)]) Object.assign(messages, JSON.parse(fs.readFileSync(file, "utf8")));
     if (process.env.NODE_ENV === "production") cache.set(language, messages);
   }
   return messages;
+}
+
+/** plugins/<id>/locales/<language>.json of every plugin that has one, in plugin id order. */
+export function pluginLocaleFiles(language: Language): string[] {
+  const dir = path.resolve("plugins");
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => path.join(dir, d.name, "locales", `${language}.json`))
+    .filter((file) => fs.existsSync(file))
+    .sort();
+}
+
+/** Translate on the server (manifest titles and menu labels, report texts). */
+export function translatorFor(language: Language): TFunction {
+  return i18nFor(language, resourcesFor(language)).t;
 }
 
 /** Only the chosen language and the English fallback go to the browser. */

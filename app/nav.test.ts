@@ -2,21 +2,26 @@ import { describe, expect, it } from "vitest";
 import { buildNav, parseVisibility, serializeVisibility, type NavInput } from "./nav";
 import type { PluginManifest } from "./plugins/manifest";
 
-const label = (en: string) => ({ en, ms: en, zh: en, ko: en, ja: en });
 const plugin = (id: string, menu: [string, PluginManifest["menu"][number]["rule"]][], trial = false): PluginManifest => ({
-  id, title: label(id), status: "planned", trial,
-  menu: menu.map(([itemId, rule]) => ({ id: itemId, path: `/${itemId}`, icon: "x", rule, label: label(itemId.toUpperCase()) })),
+  id, title: `plugin_${id}.title`, status: "planned", trial,
+  menu: menu.map(([itemId, rule]) => ({ id: itemId, path: `/${itemId}`, icon: "x", rule, label: `plugin_${id}.menu.${itemId}` })),
   routes: [], publicRoutes: [], widgets: [], requires: [], sharedFiles: [],
 });
 
 const base: NavInput = {
-  plugins: [plugin("tickets", [["ticket", "always"]]), plugin("calls", [["call", "call"], ["voicemail", "voicemail"]]), plugin("payment", [["plan", "admin"]], true)],
+  plugins: [
+    plugin("tickets", [["ticket", "always"]]),
+    plugin("calls", [["call", { notHidden: "hide_call" }], ["voicemail", { anyOf: [{ admin: true }, { permission: "view_voicemail" }] }]]),
+    plugin("payment", [["plan", { admin: true }]], true),
+  ],
   enabledPlugins: ["calls", "tickets", "payment"],
   hiddenByDefault: [],
   visibility: {},
   viewer: { type: "admin", permissions: [], clientId: 1, plan: 2, variant: "default" },
   trial: false,
   language: "en",
+  // a stand-in for the translation files: "plugin_calls.menu.call" reads CALL
+  translate: (key) => key.split(".").at(-1)!.toUpperCase(),
 };
 const ids = (input: NavInput) => buildNav(input).map((i) => i.id);
 
@@ -37,8 +42,14 @@ describe("buildNav", () => {
     const hidden = buildNav({ ...base, hiddenByDefault: ["call", "voicemail"], visibility: { voicemail: true, ticket: false } });
     expect(Object.fromEntries(hidden.map((i) => [i.id, i.hidden]))).toEqual({ call: true, voicemail: false, ticket: true, plan: false });
   });
-  it("labels items in the viewer's language", () => {
+  it("labels items by translating their manifest keys", () => {
     expect(buildNav(base)[0].label).toBe("CALL");
+  });
+  it("reads labels from the plugin locale files without a translator", () => {
+    // the test plugins' keys are real ones: plugins/calls/locales/ja.json holds plugin_calls.menu.call
+    const real = { ...base, translate: undefined };
+    expect(buildNav({ ...real, language: "en" }).map((i) => i.label)).toEqual(["Calls", "Voicemail", "Tickets", "Plan"]);
+    expect(buildNav({ ...real, language: "ja" }).map((i) => i.label)).toEqual(["通話", "ボイスメール", "チケット", "プラン"]);
   });
 });
 

@@ -1,7 +1,9 @@
-// The left navigation: one pure function from registry, edition, admin toggles and viewer.
+// The left navigation: one pure function from registry, edition, admin toggles and viewer (given
+// a translator for the labels; by default the server's translations).
 import type { MenuItem, PluginManifest } from "./plugins/manifest";
-import { canSee, type Viewer } from "./permissions";
+import { allows, type Viewer } from "./permissions";
 import type { Language } from "./i18n";
+import { translatorFor } from "./i18n.server";
 
 export interface NavItem {
   id: string;
@@ -22,25 +24,28 @@ export interface NavInput {
   viewer: Viewer;
   trial: boolean;
   language: Language;
+  /** Turns a manifest label key into text in `language`; absent, the server's translation files. */
+  translate?: (key: string) => string;
 }
 
 export function buildNav(input: NavInput): NavItem[] {
   const items: NavItem[] = [];
+  const translate = input.translate ?? translatorFor(input.language);
   for (const id of input.enabledPlugins) {
     const plugin = input.plugins.find((p) => p.id === id);
     if (!plugin || (input.trial && !plugin.trial)) continue;
     for (const item of plugin.menu) {
-      if (!canSee(item.rule, input.viewer)) continue;
-      items.push(toNavItem(item, input));
+      if (!allows(item.rule, input.viewer)) continue;
+      items.push(toNavItem(item, input, translate));
     }
   }
   return items;
 }
 
-function toNavItem(item: MenuItem, input: NavInput): NavItem {
+function toNavItem(item: MenuItem, input: NavInput, translate: (key: string) => string): NavItem {
   const chosen = input.visibility[item.id];
   const hidden = chosen === undefined ? input.hiddenByDefault.includes(item.id) : !chosen;
-  return { id: item.id, path: item.path, icon: item.icon, label: item.label[input.language], hidden };
+  return { id: item.id, path: item.path, icon: item.icon, label: translate(item.label), hidden };
 }
 
 /** Menu visibility kept per browser: "id:1,id:0" in the menu_item_visibility cookie. */

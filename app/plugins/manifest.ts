@@ -1,13 +1,51 @@
 import { z } from "zod";
-import { LANGUAGES } from "~/i18n";
+import type { Viewer } from "~/permissions";
 
-const text = z.object(Object.fromEntries(LANGUAGES.map((l) => [l, z.string().min(1)])) as Record<(typeof LANGUAGES)[number], z.ZodString>);
+/**
+ * Plugin titles, menu labels and widget titles are translation keys into the plugin's own
+ * plugins/<id>/locales/<lang>.json (merged into the "common" namespace by loadMessages),
+ * e.g. "plugin_calls.menu.voicemail".
+ */
+const messageKey = z.string().regex(/^[A-Za-z_]+(\.[A-Za-z0-9_]+)+$/, "a dotted translation key such as plugin_calls.title");
 
-export const MENU_RULES = [
-  "always", "admin", "report", "voicemail", "chat", "contacts", "case", "calendar", "call",
-  "call_config", "supervisory", "kanban", "analyst", "call_verification", "customer_analysis",
-] as const;
-export type MenuRule = (typeof MENU_RULES)[number];
+/**
+ * Who sees a menu item (spec section 6), written in the manifest itself. A rule is "always" or an
+ * object with exactly one key; evaluated by allows() in app/permissions.ts.
+ */
+export type Rule =
+  | "always"
+  // admins only
+  | { admin: true }
+  // users holding this permission flag (view_report, call_settings, ...)
+  | { permission: string }
+  // hide_* flags: admins always; agents unless they hold the flag
+  | { notHidden: string }
+  // the opposite of a rule (kanban: admins without hide_kanban)
+  | { not: Rule }
+  | { variant: Viewer["variant"] }
+  | { clients: number[] }
+  // plan numbers (PLAN in app/permissions.ts)
+  | { plans: number[] }
+  | { anyOf: Rule[] }
+  | { allOf: Rule[] };
+
+const VARIANTS = ["support", "call", "trading", "default"] as const satisfies readonly Viewer["variant"][];
+
+// strict: a rule object with a second key would otherwise pass with the key silently dropped
+export const rule: z.ZodType<Rule> = z.lazy(() =>
+  z.union([
+    z.literal("always"),
+    z.object({ admin: z.literal(true) }).strict(),
+    z.object({ permission: z.string().min(1) }).strict(),
+    z.object({ notHidden: z.string().min(1) }).strict(),
+    z.object({ not: rule }).strict(),
+    z.object({ variant: z.enum(VARIANTS) }).strict(),
+    z.object({ clients: z.array(z.number().int()).min(1) }).strict(),
+    z.object({ plans: z.array(z.number().int()).min(1) }).strict(),
+    z.object({ anyOf: z.array(rule).min(1) }).strict(),
+    z.object({ allOf: z.array(rule).min(1) }).strict(),
+  ]),
+);
 
 const route = z.object({
   path: z.string().startsWith("/"),
@@ -31,11 +69,11 @@ const pluginFile = z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?$/);
 
 export const pluginManifest = z.object({
   id: z.string().regex(/^[a-z_]+$/),
-  title: text,
+  title: messageKey,
   status: z.enum(["planned", "available"]),
   /** Usable by trial accounts (account_type 0). */
   trial: z.boolean(),
-  menu: z.array(z.object({ id: z.string(), path: z.string().startsWith("/"), icon: z.string(), rule: z.enum(MENU_RULES), label: text })),
+  menu: z.array(z.object({ id: z.string(), path: z.string().startsWith("/"), icon: z.string(), rule, label: messageKey })),
   /** Routes inside the agent shell: behind login, and for trial accounts only where `trial`. */
   routes: z.array(route),
   /** Routes outside the shell that check their own access (visitor pages, API twins with their token). */
@@ -60,7 +98,7 @@ export const pluginManifest = z.object({
    * WidgetInput) and the dashboards that show it (dashboard, omnichannel, call, interactions, public).
    */
   widgets: z.array(
-    z.object({ id: z.string().regex(/^[a-z_]+$/), title: text, spec: z.string(), loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/), dashboards: z.array(z.string()).default([]) }),
+    z.object({ id: z.string().regex(/^[a-z_]+$/), title: messageKey, spec: z.string(), loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/), dashboards: z.array(z.string()).default([]) }),
   ),
 });
 

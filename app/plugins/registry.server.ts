@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { matchPath } from "@remix-run/react";
 import { pluginManifest, type PluginManifest } from "./manifest";
+import { allows, type Viewer } from "~/permissions";
 
 let cache: PluginManifest[] | undefined;
 
@@ -25,6 +26,18 @@ export function plugins(): PluginManifest[] {
 /** Static files that other websites load (the live chat's embed script). */
 export function sharedFiles(): Set<string> {
   return new Set(plugins().flatMap((p) => p.sharedFiles));
+}
+
+/**
+ * Whether a plugin's own menu rule lets the viewer in, for checks outside the menu that must agree
+ * with it (the Chat tab of the list, the report guards). A missing item is a bug, not a "no".
+ */
+export function menuItemAllows(pluginId: string, itemId: string, viewer: Viewer): boolean {
+  const item = plugins()
+    .find((p) => p.id === pluginId)
+    ?.menu.find((i) => i.id === itemId);
+  if (!item) throw new Error(`No menu item ${pluginId}/${itemId} in the plugin manifests`);
+  return allows(item.rule, viewer);
 }
 
 /** The last segment, decoded as Remix decodes params, is a number (a visitor token never is). */

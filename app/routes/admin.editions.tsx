@@ -6,15 +6,17 @@ import { useTranslation } from "react-i18next";
 import { requestContext, requireAdmin } from "~/context.server";
 import { HOST_PATTERN, listEditions, parseHostPatterns, saveEdition } from "~/models/editions.server";
 import { plugins } from "~/plugins/registry.server";
+import { translatorFor } from "~/i18n.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const ctx = await requestContext(request, context);
   const editions = await listEditions();
+  const t = translatorFor(ctx.language);
   return json({
     saved: new URL(request.url).searchParams.get("saved"),
     editions: editions.map((e) => ({ id: e.id, title: e.title, hosts: e.hosts, enabled: e.enabled })),
-    plugins: plugins().map((p) => ({ id: p.id, title: p.title[ctx.language], status: p.status })),
+    plugins: plugins().map((p) => ({ id: p.id, title: t(p.title), status: p.status })),
   });
 }
 

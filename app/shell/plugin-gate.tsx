@@ -3,11 +3,12 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Outlet, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { guardPluginRoute } from "~/context.server";
+import { translatorFor } from "~/i18n.server";
 import { NotFound } from "~/components/NotFound";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { plugin, ctx } = await guardPluginRoute(request, context);
-  return json({ pluginId: plugin.id, title: plugin.title[ctx.language] });
+  return json({ pluginId: plugin.id, title: translatorFor(ctx.language)(plugin.title) });
 }
 
 export default function PluginGate() {

@@ -1,15 +1,19 @@
-// Who may see reports: admins and users with view_report (spec section 6, menu rule "report").
+// Who may see reports: whoever the reports plugin's own "report" menu item lets in (spec section 6:
+// admins and users with view_report).
 import { json, redirect } from "@remix-run/node";
-import { canSee } from "~/permissions";
+import { menuItemAllows } from "~/plugins/registry.server";
 import { guardPluginRoute, isTrial, requestContext, viewerOf } from "~/context.server";
 import { findSession } from "~/models/sessions.server";
 import type { RequestContext } from "~/context.server";
+import type { Viewer } from "~/permissions";
+
+const canReadReports = (viewer: Viewer) => menuItemAllows("reports", "report", viewer);
 
 /** Report pages: the plugin gate, then the report rule; anyone else goes home. */
 export async function requireReportViewer(request: Request, loadContext?: object) {
   const { ctx } = await guardPluginRoute(request, loadContext);
   const viewer = viewerOf(ctx);
-  if (!viewer || !canSee("report", viewer)) throw redirect("/");
+  if (!viewer || !canReadReports(viewer)) throw redirect("/");
   return ctx;
 }
 
@@ -30,6 +34,6 @@ export async function reportApiAuth(request: Request, loadContext?: object): Pro
   const withUser = { ...ctx, auth, user: auth.user };
   // the same rule as the pages (the report menu rule, and no reports on a trial)
   const viewer = viewerOf(withUser);
-  if (!viewer || !canSee("report", viewer) || isTrial(withUser)) throw apiFailure(403, "Access denied");
+  if (!viewer || !canReadReports(viewer) || isTrial(withUser)) throw apiFailure(403, "Access denied");
   return withUser;
 }

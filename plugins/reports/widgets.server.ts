@@ -158,7 +158,8 @@ export async function aux(input: WidgetInput): Promise<WidgetData> {
 export interface WidgetDef {
   pluginId: string;
   id: string;
-  title: Record<string, string>;
+  /** Translation key (plugins/<id>/locales). */
+  title: string;
   loader: string;
   spec: string;
   dashboards: string[];
@@ -279,7 +280,7 @@ export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidg
     loaded.map(async ({ def, data }) => {
       const base = translate(specOf(def), t) as TopLevelSpec;
       const svg = await renderSvg(base, data.rows, `${def.pluginId}/${def.id}/${o.language}`);
-      return { id: def.id, title: def.title[o.language] ?? def.title.en, svg, spec: { ...base, data: { values: data.rows } }, data };
+      return { id: def.id, title: t(def.title), svg, spec: { ...base, data: { values: data.rows } }, data };
     }),
   );
 }

@@ -1,21 +1,39 @@
 // Every translation must match the English strings file: the same keys (plural forms aside)
-// and the same {{placeholders}} in each string.
+// and the same {{placeholders}} in each string. Plugin locale files (plugins/<id>/locales/<lang>.json:
+// titles, menu labels, widget titles) count as files of their language.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it, expect } from "vitest";
+import { plugins } from "~/plugins/registry.server";
 
 const LOCALES_DIR = path.resolve(process.cwd(), "public/locales");
+const PLUGINS_DIR = path.resolve(process.cwd(), "plugins");
 const SOURCE = "en";
 const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/;
 
 type Messages = { [key: string]: string | Messages };
 
-/** Every file of a language, merged as the server merges them (app/i18n.server.ts). */
-function load(language: string): Messages {
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Messages;
+
+/** plugins/<id>/locales/, for the plugins that have one. */
+const pluginLocaleDirs = fs
+  .readdirSync(PLUGINS_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(PLUGINS_DIR, entry.name, "locales")))
+  .map((entry) => path.join(PLUGINS_DIR, entry.name, "locales"))
+  .sort();
+
+/** Every file of a language in the order the server merges them (app/i18n.server.ts). */
+function filesOf(language: string): string[] {
   const dir = path.join(LOCALES_DIR, language);
+  const pages = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(dir, f));
+  const fromPlugins = pluginLocaleDirs.map((d) => path.join(d, `${language}.json`)).filter((f) => fs.existsSync(f));
+  return [...pages, ...fromPlugins];
+}
+
+/** Every file of a language, merged as the server merges them. */
+function load(language: string): Messages {
   const merged: Messages = {};
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort())
-    Object.assign(merged, JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Messages);
+  for (const file of filesOf(language)) Object.assign(merged, readJson(file));
   return merged;
 }
 
@@ -59,17 +77,33 @@ describe("locale files", () => {
 
   it("gives each top-level key to one file only (files are merged shallowly)", () => {
     for (const language of [SOURCE, ...languages]) {
-      const dir = path.join(LOCALES_DIR, language);
       const seen = new Map<string, string>();
       const clashes: string[] = [];
-      for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".json"))) {
-        for (const key of Object.keys(JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")))) {
+      for (const file of filesOf(language).map((f) => path.relative(process.cwd(), f))) {
+        for (const key of Object.keys(readJson(file))) {
           if (seen.has(key)) clashes.push(`${language}: ${key} in ${seen.get(key)} and ${file}`);
           seen.set(key, file);
         }
       }
       expect(clashes).toEqual([]);
     }
+  });
+
+  it("names plugin locale files after the languages of public/locales", () => {
+    const known = new Set([SOURCE, ...languages].map((l) => `${l}.json`));
+    const stray = pluginLocaleDirs.flatMap((dir) => fs.readdirSync(dir).filter((f) => !known.has(f)).map((f) => path.join(dir, f)));
+    expect(stray).toEqual([]);
+  });
+
+  it("finds every manifest title, menu label and widget title in the plugin's own English file", () => {
+    const missing: string[] = [];
+    for (const plugin of plugins()) {
+      const file = path.join(PLUGINS_DIR, plugin.id, "locales", `${SOURCE}.json`);
+      const own = fs.existsSync(file) ? flatten(readJson(file)) : new Map<string, string>();
+      const keys = [plugin.title, ...plugin.menu.map((i) => i.label), ...plugin.widgets.map((w) => w.title)];
+      for (const key of keys) if (!own.get(key)) missing.push(`${plugin.id}: ${key}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   describe.each(languages)("%s", (language) => {

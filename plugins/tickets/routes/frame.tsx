@@ -5,8 +5,7 @@ import { json } from "@remix-run/node";
 import { Outlet, useLoaderData, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
-import { pluginForPath } from "~/plugins/registry.server";
-import { canSee } from "~/permissions";
+import { menuItemAllows, pluginForPath } from "~/plugins/registry.server";
 import { markViewed } from "~/conversation/model.server";
 import { DetailColumn, useShellChrome } from "~/shell/DetailColumn";
 import { loadListPanel } from "../list-panel.server";
@@ -31,7 +30,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     tabs: {
       // the live chat tab shows only on the main product hosts (spec section 6)
       livechat: edition.enabled.includes("livechat"),
-      chat: edition.enabled.includes("chat") && canSee("chat", viewer),
+      chat: edition.enabled.includes("chat") && menuItemAllows("chat", "chat", viewer),
     },
     now: Date.now(),
   });
