@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { translatorFor } from "./i18n.server";
 import { buildNav, parseVisibility, serializeVisibility, type NavInput } from "./nav";
 import type { PluginManifest } from "./plugins/manifest";
 
@@ -45,11 +46,10 @@ describe("buildNav", () => {
   it("labels items by translating their manifest keys", () => {
     expect(buildNav(base)[0].label).toBe("CALL");
   });
-  it("reads labels from the plugin locale files without a translator", () => {
+  it("reads labels from the plugin locale files with the server's translator", () => {
     // the test plugins' keys are real ones: plugins/calls/locales/ja.json holds plugin_calls.menu.call
-    const real = { ...base, translate: undefined };
-    expect(buildNav({ ...real, language: "en" }).map((i) => i.label)).toEqual(["Calls", "Voicemail", "Tickets", "Plan"]);
-    expect(buildNav({ ...real, language: "ja" }).map((i) => i.label)).toEqual(["通話", "ボイスメール", "チケット", "プラン"]);
+    expect(buildNav({ ...base, language: "en", translate: translatorFor("en") }).map((i) => i.label)).toEqual(["Calls", "Voicemail", "Tickets", "Plan"]);
+    expect(buildNav({ ...base, language: "ja", translate: translatorFor("ja") }).map((i) => i.label)).toEqual(["通話", "ボイスメール", "チケット", "プラン"]);
   });
 });
 

@@ -1,9 +1,8 @@
-// The left navigation: one pure function from registry, edition, admin toggles and viewer (given
-// a translator for the labels; by default the server's translations).
+// The left navigation: one pure function from registry, edition, admin toggles, viewer and a
+// translator for the manifests' label keys.
 import type { MenuItem, PluginManifest } from "./plugins/manifest";
 import { allows, type Viewer } from "./permissions";
 import type { Language } from "./i18n";
-import { translatorFor } from "./i18n.server";
 
 export interface NavItem {
   id: string;
@@ -24,13 +23,13 @@ export interface NavInput {
   viewer: Viewer;
   trial: boolean;
   language: Language;
-  /** Turns a manifest label key into text in `language`; absent, the server's translation files. */
-  translate?: (key: string) => string;
+  /** Turns a manifest label key into text in `language` (the server: translatorFor). */
+  translate: (key: string) => string;
 }
 
 export function buildNav(input: NavInput): NavItem[] {
   const items: NavItem[] = [];
-  const translate = input.translate ?? translatorFor(input.language);
+  const { translate } = input;
   for (const id of input.enabledPlugins) {
     const plugin = input.plugins.find((p) => p.id === id);
     if (!plugin || (input.trial && !plugin.trial)) continue;

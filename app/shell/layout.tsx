@@ -6,6 +6,7 @@ import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, useMatches, ty
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
 import { buildNav, parseVisibility } from "~/nav";
+import { translatorFor } from "~/i18n.server";
 import { pluginForPath, plugins } from "~/plugins/registry.server";
 import { Icon } from "~/components/Icon";
 import { DetailColumn, type ShellChrome } from "./DetailColumn";
@@ -39,6 +40,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     viewer,
     trial: isTrial(ctx),
     language: ctx.language,
+    translate: translatorFor(ctx.language),
   });
   const { workspace, user } = ctx;
   // the open conversation counts as read before the unread counts are taken

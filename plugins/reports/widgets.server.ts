@@ -7,8 +7,8 @@ import type { TFunction } from "i18next";
 import type { TopLevelSpec } from "vega-lite";
 import { plugins } from "~/plugins/registry.server";
 import { pluginExport } from "~/plugins/modules.server";
-import { i18nFor, type Language } from "~/i18n";
-import { resourcesFor } from "~/i18n.server";
+import type { Language } from "~/i18n";
+import { translatorFor } from "~/i18n.server";
 import { formatter } from "~/time";
 import { refreshFacts } from "./facts.server";
 import {
@@ -234,10 +234,6 @@ export interface RenderedWidget {
   data: WidgetData;
 }
 
-export function translator(language: Language): TFunction {
-  return i18nFor(language, resourcesFor(language)).t;
-}
-
 export interface DashboardOptions {
   dashboard: DashboardId;
   enabledPlugins: readonly string[];
@@ -259,7 +255,7 @@ function inputFor(o: DashboardOptions): WidgetInput {
     interval: o.interval,
     now: o.now,
     timeZone: o.timeZone,
-    t: translator(o.language),
+    t: translatorFor(o.language),
     breakdown: () => (shared ??= breakdown(o.range, kinds, o.now)),
   };
 }
@@ -275,7 +271,7 @@ export async function dashboardData(o: DashboardOptions) {
 /** Every widget of a dashboard with its data, its spec and its server-drawn SVG. */
 export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidget[]> {
   const loaded = await dashboardData(o);
-  const t = translator(o.language);
+  const t = translatorFor(o.language);
   return Promise.all(
     loaded.map(async ({ def, data }) => {
       const base = translate(specOf(def), t) as TopLevelSpec;

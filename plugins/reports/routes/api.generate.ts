@@ -2,7 +2,8 @@
 //   -> { result, data: { "DD/MM/YYYY": [rows] }, count }   (spec section 7; 30 rows per call)
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiFailure, reportApiAuth, groupByDay, parseRange, REPORT_PAGE, summary, parsePath, translator } from "../index.server";
+import { apiFailure, reportApiAuth, groupByDay, parseRange, REPORT_PAGE, summary, parsePath } from "../index.server";
+import { translatorFor } from "~/i18n.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await reportApiAuth(request, context);
@@ -13,7 +14,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!Number.isInteger(offset) || offset < 0 || offset > 10_000_000) return apiFailure(400, "offset must be a whole number");
   const now = Date.now();
   const parsed = parseRange(params.get("startDate"), params.get("endDate"), now, ctx.workspace.timeZone);
-  if (!parsed.ok) return apiFailure(400, translator(ctx.language)(`reports.range.errors.${parsed.error}`));
+  if (!parsed.ok) return apiFailure(400, translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`));
   const { items, count } = await summary(path.type, path.status, parsed.range, offset, REPORT_PAGE, now);
   const data = Object.fromEntries(
     groupByDay(items, ctx.workspace.timeZone).map((g) => [

@@ -2,7 +2,8 @@
 // /api/report/aux and /api/report/csat, with token/_token or the session cookie.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiFailure, reportApiAuth, defaultRange, isInterval, parseRange, dashboardData, translator } from "../index.server";
+import { apiFailure, reportApiAuth, defaultRange, isInterval, parseRange, dashboardData } from "../index.server";
+import { translatorFor } from "~/i18n.server";
 
 const WIDGET: Record<string, string> = { "/api/report/interval": "volume", "/api/report/aux": "aux", "/api/report/csat": "csat" };
 
@@ -16,7 +17,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = url.searchParams;
   const asked = params.has("startDate") || params.has("endDate");
   const parsed = asked ? parseRange(params.get("startDate"), params.get("endDate"), now, timeZone) : { ok: true as const, range: defaultRange(now, timeZone) };
-  if (!parsed.ok) return apiFailure(400, translator(ctx.language)(`reports.range.errors.${parsed.error}`));
+  if (!parsed.ok) return apiFailure(400, translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`));
   const interval = params.get("interval") ?? "day";
   if (!isInterval(interval)) return apiFailure(400, "interval must be one of 15m, 30m, 1h, day");
   const [found] = await dashboardData({ dashboard: "omnichannel", enabledPlugins: ctx.edition.enabled, range: parsed.range, interval, now, timeZone, language: ctx.language, only: widget });

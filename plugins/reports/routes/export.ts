@@ -2,7 +2,8 @@
 // Without widget: every conversation of the range, streamed in keyset batches (flat memory at a
 // million rows). With widget: the rows behind that chart.
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { reportApiAuth, DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId, csvLine, dashboardData, translator } from "../index.server";
+import { reportApiAuth, DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId, csvLine, dashboardData } from "../index.server";
+import { translatorFor } from "~/i18n.server";
 
 const isDashboard = (v: unknown): v is DashboardId => typeof v === "string" && v in DASHBOARDS;
 
@@ -12,7 +13,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const now = Date.now();
   const timeZone = ctx.workspace.timeZone;
   const parsed = parseRange(params.get("startDate"), params.get("endDate"), now, timeZone);
-  if (!parsed.ok) return new Response(translator(ctx.language)(`reports.range.errors.${parsed.error}`), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!parsed.ok) return new Response(translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   const step = isInterval(params.get("step")) ? params.get("step")! : "day";
   if (!isInterval(step)) throw new Response("Bad Request", { status: 400 });
   const dashboard = isDashboard(params.get("dashboard")) ? (params.get("dashboard") as DashboardId) : "omnichannel";
