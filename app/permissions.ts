@@ -1,6 +1,7 @@
 // Menu rules of spec section 6: each manifest writes its own (Rule in app/plugins/manifest.ts),
 // one pure evaluator reads them. Table-tested against the real manifests in permissions.test.ts.
 import type { Rule } from "./plugins/manifest";
+import type { Edition } from "@editions/types";
 
 export interface Viewer {
   type: "admin" | "agent";
@@ -9,7 +10,7 @@ export interface Viewer {
   clientId: number;
   /** 0 trial, 1 starter, 2 basic, 3 pro, 4 enterprise, 99 unknown. */
   plan: number;
-  variant: "support" | "call" | "trading" | "default";
+  variant: Edition["variant"];
 }
 
 export const PLAN = { TRIAL: 0, STARTER: 1, BASIC: 2, PRO: 3, ENTERPRISE: 4, UNKNOWN: 99 } as const;

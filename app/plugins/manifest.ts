@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Viewer } from "~/permissions";
+import { VARIANTS, type Edition } from "@editions/types";
 
 /**
  * Plugin titles, menu labels and widget titles are translation keys into the plugin's own
@@ -22,14 +22,13 @@ export type Rule =
   | { notHidden: string }
   // the opposite of a rule (kanban: admins without hide_kanban)
   | { not: Rule }
-  | { variant: Viewer["variant"] }
+  | { variant: Edition["variant"] }
   | { clients: number[] }
   // plan numbers (PLAN in app/permissions.ts)
   | { plans: number[] }
   | { anyOf: Rule[] }
   | { allOf: Rule[] };
 
-const VARIANTS = ["support", "call", "trading", "default"] as const satisfies readonly Viewer["variant"][];
 
 // strict: a rule object with a second key would otherwise pass with the key silently dropped
 export const rule: z.ZodType<Rule> = z.lazy(() =>
