@@ -31,9 +31,9 @@ export async function hasChosenLanguage(request: Request) {
 
 const cache = new Map<Language, Record<string, unknown>>();
 /**
- * All files of public/locales/<language>/ merged into one namespace: common.json for the shell,
- * one file per feature area; then each plugin's plugins/<id>/locales/<language>.json (its title,
- * menu labels and widget titles). Top-level keys must not collide with another file's.
+ * One namespace per language: the host's files in public/locales/<language>/ (common.json for the
+ * shell, one file per host area), then each plugin's plugins/<id>/locales/<language>.json (its
+ * title, menu labels, widget titles and page texts). Top-level keys must not collide.
  */
 export function loadMessages(language: Language): Record<string, unknown> {
   let messages = cache.get(language);

@@ -20,7 +20,7 @@ const instances = new Map<Language, I18n>();
 /**
  * The ready instance for one language, made once: translations do not change while a build runs,
  * so every request and render in that language shares it. Resources come from the root loader
- * (browser) or public/locales (server), so nothing is fetched.
+ * (browser) or the locale files (server: app/i18n.server.ts), so nothing is fetched.
  */
 export function i18nFor(language: Language, resources: Resource): I18n {
   // an error page rendered without the root loader's data gets a throwaway instance; outside

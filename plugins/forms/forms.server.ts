@@ -1,6 +1,6 @@
 // Surveys (admin-defined public forms at /survey/{token}) and their submissions, listed on /forms.
 // A survey's answers are checked by a zod schema built from its fields; texts are translation
-// keys of public/locales/<lng>/forms.json (the email one is the spec's, as on /new_ticket).
+// keys of plugins/forms/locales/<lng>.json (the email one is the spec's, as on /new_ticket).
 import { randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
