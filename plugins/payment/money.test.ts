@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMoney, formatPercent, parseQuantity, pricingFor, quote, toDecimal, MAX_QUANTITY } from "@plugins/payment/money";
+import { formatMoney, formatPercent, parseQuantity, pricingFor, quote, toDecimal, MAX_QUANTITY } from "./money";
 
 describe("pricing by country", () => {
   it("Malaysia pays MYR with 8% Sales and Service Tax; unknown countries the home market", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLOSED, canClose, canContinue, transition, type ModalEvent, type ModalState } from "@plugins/payment/modal";
+import { CLOSED, canClose, canContinue, transition, type ModalEvent, type ModalState } from "./modal";
 
 const run = (state: ModalState, ...events: ModalEvent[]) => events.reduce(transition, state);
 const form = (quantity: string): ModalState => ({ name: "form", quantity });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buttons, newExpiry, PERIOD_MS, refusal, type SubscriptionState } from "@plugins/payment/rules";
+import { buttons, newExpiry, PERIOD_MS, refusal, type SubscriptionState } from "./rules";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const trial: SubscriptionState = { plan: 0, accountType: 0, expiresAt: NOW - 1 };
