@@ -2,7 +2,7 @@
 // banners and the page itself. The shell renders it, or a plugin's frame beside its list panel.
 import type { ReactNode } from "react";
 import { useRouteLoaderData } from "@remix-run/react";
-import { UserMenu } from "~/components/UserMenu";
+import { UserMenu, type MenuUser } from "~/components/UserMenu";
 import { StatusBanner } from "~/components/StatusBanner";
 import { ExpiryBanner } from "~/components/ExpiryBanner";
 import { Realtime } from "~/components/Realtime";
@@ -14,15 +14,7 @@ import type { Announcement } from "~/models/announcement.server";
 
 /** What the shell's loader gives the detail column (signed-in pages only). */
 export interface ShellChrome {
-  user: {
-    name: string;
-    username: string;
-    type: string;
-    photo: string | null;
-    secondStatus: string;
-    statusReason: string;
-    statusTime: number;
-  };
+  user: MenuUser & { statusTime: number };
   statusError: string | null;
   popupOnCall: boolean;
   notifications: NotificationList;
