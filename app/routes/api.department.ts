@@ -1,7 +1,7 @@
 // GET /department/{userId} ?_token -> the departments, marking the one of that user.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { requireApiUser } from "~/conversation/api.server";
+import { requireApiUser } from "~/api.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
 import { findUserById } from "~/models/users.server";
 

@@ -1,7 +1,7 @@
 // GET /status/get ?_token -> online users {username, status, second_status, ts}
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { requireApiUser } from "~/conversation/api.server";
+import { requireApiUser } from "~/api.server";
 import { onlineAgents } from "~/models/users.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {

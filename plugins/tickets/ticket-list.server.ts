@@ -212,3 +212,25 @@ function groupBy<T, K>(items: T[], key: (item: T) => K) {
   }
   return groups;
 }
+
+/** The spec's list parameters (section 7) mapped onto the list panel's query names. */
+export function listParamsFromApi(url: URL, status: string, offset: number) {
+  const q = url.searchParams;
+  const out = new URLSearchParams({ status, page: String(Math.floor(Math.max(0, offset) / 30) + 1) });
+  const map: [string, string][] = [
+    ["channelFilter", "channel"], ["labelFilter", "label"], ["depFilter", "department"], ["priorityFilter", "priority"],
+    ["campaignId", "campaign"], ["assignee", "assignee"], ["agent", "assignee"], ["emotion", "emotion"],
+  ];
+  for (const [from, to] of map) if (q.get(from)) out.set(to, q.get(from)!);
+  const ranges: [string, string, string][] = [["startDate", "endDate", "updated"], ["receivedStartDate", "receivedEndDate", "created"], ["appStartDate", "appEndDateFilter", "appointment"]];
+  for (const [start, end, field] of ranges) {
+    if (q.get(start) || q.get(end)) {
+      out.set("dateField", field);
+      out.set("preset", "custom");
+      if (q.get(start)) out.set("from", q.get(start)!.slice(0, 10));
+      if (q.get(end)) out.set("to", q.get(end)!.slice(0, 10));
+    }
+  }
+  if (q.get("sort") === "priority") out.set("sort", "priority");
+  return out;
+}

@@ -2,7 +2,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { conversationById, loadMessages } from "~/conversation/model.server";
-import { jsonErrors, requireApiUser } from "~/conversation/api.server";
+import { requireApiUser } from "~/api.server";
+import { jsonErrors } from "~/conversation/api.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireApiUser(request);

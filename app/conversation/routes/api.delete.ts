@@ -3,7 +3,8 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { readBody } from "~/api.server";
 import { conversationById, deleteMessage } from "~/conversation/model.server";
-import { jsonErrors, requireApiUser } from "~/conversation/api.server";
+import { requireApiUser } from "~/api.server";
+import { jsonErrors } from "~/conversation/api.server";
 import { fileStorage } from "~/storage.server";
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });

@@ -3,7 +3,8 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { readBody, str } from "~/api.server";
 import { conversationById, setPriority } from "~/conversation/model.server";
-import { jsonErrors, requireApiUser } from "~/conversation/api.server";
+import { requireApiUser } from "~/api.server";
+import { jsonErrors } from "~/conversation/api.server";
 import { PRIORITIES, type Priority } from "~/conversation/constants";
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });

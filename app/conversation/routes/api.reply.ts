@@ -3,7 +3,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { conversationById } from "~/conversation/model.server";
-import { englishText, jsonErrors, requireApiUser } from "~/conversation/api.server";
+import { englishText, requireApiUser } from "~/api.server";
+import { jsonErrors } from "~/conversation/api.server";
 import { readReplyForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
 

@@ -1,9 +1,9 @@
 // GET /api/ticket/load/{token}/{status}/{type}/{offset} (also without /api) -> {data, count, status}
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { listTickets, parseListQuery } from "../ticket-list.server";
+import { listParamsFromApi, listTickets, parseListQuery } from "../ticket-list.server";
 import { getSetting } from "~/models/settings.server";
-import { listParamsFromApi, requireApiUser } from "~/conversation/api.server";
+import { requireApiUser } from "~/api.server";
 import type { Kind } from "~/conversation/channels";
 
 const KIND_OF_TYPE: Record<string, Kind> = { ticket: "ticket", chat: "chat", call: "call", call2: "call", livechat: "livechat" };
