@@ -1,13 +1,14 @@
 // "/": the login form for visitors (with the two-factor step), the home page for users.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
 import { authenticate, verifySecondFactor } from "~/models/auth.server";
 import { createSession, deleteSession, findSession } from "~/models/sessions.server";
-import { codeSchema, fieldErrors, loginSchema, type FieldErrors } from "~/forms";
+import { codeSchema, formError, formResult, formValues, loginSchema, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
@@ -16,8 +17,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const pending = await findSession(await sessionToken(request), { mfaPending: true });
   return json({ view: pending ? ("tfa" as const) : ("login" as const), name: "", productTitle: ctx.edition.title, removed: false });
 }
-
-type ActionData = { errors: FieldErrors; values?: { username: string; type: string }; tfa?: boolean };
 
 async function signIn(request: Request, userId: number, mfaPending = false) {
   const { token } = await createSession(userId, { mfaPending, userAgent: request.headers.get("User-Agent") ?? "" });
@@ -36,24 +35,24 @@ export async function action({ request, context }: ActionFunctionArgs) {
       if (token) await deleteSession(token);
       return redirect("/", { headers: { "Set-Cookie": await sessionCookie().serialize("", { maxAge: 0 }) } });
     }
-    const parsed = codeSchema.safeParse(Object.fromEntries(form));
-    if (!parsed.success) return json<ActionData>({ errors: fieldErrors(parsed.error), tfa: true }, { status: 400 });
-    if (!(await verifySecondFactor(pending.user, parsed.data.code, ip)))
-      return json<ActionData>({ errors: { code: "login.codeInvalid" }, tfa: true }, { status: 400 });
+    const parsed = codeSchema.safeParse(formValues(form, ["code"]));
+    if (!parsed.success) return refuse(formError(parsed.error, {}, "tfa"));
+    if (!(await verifySecondFactor(pending.user, parsed.data.code, ip))) return refuse(formResult({ intent: "tfa", errors: { code: "login.codeInvalid" } }));
     // the pending session is replaced by a full one with a new id
     await deleteSession(token!);
     return redirect("/", { headers: { "Set-Cookie": await signIn(request, pending.user.id) } });
   }
 
-  const parsed = loginSchema.safeParse(Object.fromEntries(form));
-  const values = { username: String(form.get("username") ?? ""), type: String(form.get("type") ?? "agent") };
-  if (!parsed.success) return json<ActionData>({ errors: fieldErrors(parsed.error), values }, { status: 400 });
+  const parsed = loginSchema.safeParse(formValues(form, ["username", "password", "type"]));
+  // the password is never sent back
+  const values = formValues(form, ["username", "type"]);
+  if (!parsed.success) return refuse(formError(parsed.error, values, "login"));
   const result = await authenticate({ ...parsed.data, ip });
   if (result.ok) return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id) } });
   if (result.code === "tfa_required")
     return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id, true) } });
   const message = result.code === "rate_limited" ? "login.rateLimited" : "login.invalid";
-  return json<ActionData>({ errors: { form: message }, values }, { status: result.code === "rate_limited" ? 429 : 400 });
+  return refuse(formResult({ intent: "login", message, values }), result.code === "rate_limited" ? 429 : 400);
 }
 
 export default function Home() {
@@ -86,16 +85,16 @@ function Welcome({ name, removed }: { name: string; removed: boolean }) {
 
 function LoginForm() {
   const { t } = useTranslation();
-  const data = useActionData<ActionData>();
+  const data = useFormResult("login");
   const busy = useNavigation().state !== "idle";
   const errors = data?.errors ?? {};
   return (
-    <Form method="post" noValidate className="stack" aria-describedby={errors.form ? "login-error" : undefined}>
+    <Form method="post" noValidate className="stack" aria-describedby={data?.message ? "login-error" : undefined}>
       <input type="hidden" name="intent" value="login" />
       <h2>{t("login.title")}</h2>
-      {errors.form ? (
+      {data?.message ? (
         <p id="login-error" className="form-error" role="alert">
-          {t(errors.form)}
+          {t(data.message, data.messageValues)}
         </p>
       ) : null}
       <label>
@@ -103,7 +102,7 @@ function LoginForm() {
         <input
           name="username"
           autoComplete="username"
-          defaultValue={data?.values?.username}
+          defaultValue={data?.values.username}
           aria-invalid={!!errors.username}
           aria-describedby={errors.username ? "username-error" : undefined}
         />
@@ -132,7 +131,7 @@ function LoginForm() {
         <legend>{t("login.userType")}</legend>
         {(["agent", "admin"] as const).map((type) => (
           <label key={type}>
-            <input type="radio" name="type" value={type} defaultChecked={(data?.values?.type ?? "agent") === type} />
+            <input type="radio" name="type" value={type} defaultChecked={(data?.values.type || "agent") === type} />
             {t(`userType.${type}`)}
           </label>
         ))}
@@ -146,9 +145,8 @@ function LoginForm() {
 
 function SecondFactorForm() {
   const { t } = useTranslation();
-  const data = useActionData<ActionData>();
+  const error = useFormResult("tfa")?.errors.code;
   const busy = useNavigation().state !== "idle";
-  const error = data?.errors?.code;
   return (
     <div className="stack">
       <Form method="post" noValidate className="stack">
