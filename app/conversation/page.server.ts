@@ -11,11 +11,10 @@ import { formatDate, formatTime } from "~/time";
 import { fileStorage } from "~/storage.server";
 import type { readReplyForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
-import { idSchema } from "~/conversation/forms";
+import { conversationFormSchema } from "~/conversation/forms";
+import { formResult, formValues } from "~/forms";
+import { refuse } from "~/forms.server";
 import { listParams, listSearch } from "~/list-params";
-import { PRIORITIES, type Priority } from "~/conversation/constants";
-
-export type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> };
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"),
@@ -105,80 +104,61 @@ export async function conversationAction(
   const here = new URL(request.url);
   // back to the conversation, keeping the list's filters
   const back = (extra = "") => redirect(`${here.pathname}${listSearch(here.search)}${extra}`);
-  const messageId = idSchema.safeParse(form.get("message_id"));
-  const badInput = () => json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
+  const parsed = conversationFormSchema.safeParse(formValues(form));
+  if (!parsed.success) return refuse(formResult({ intent, message: "conversation.badInput" }));
+  const input = parsed.data;
   const actor = user;
   try {
-    switch (intent) {
+    switch (input.intent) {
       case "reply": {
-        const values = { message: String(form.get("message") ?? ""), cc: String(form.get("cc") ?? ""), email2: String(form.get("email2") ?? "") };
         const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors });
-        if (!sent.ok) return json<ActionResult>({ intent, error: sent.error, errorValues: sent.errorValues, values }, { status: 400 });
+        // the typed text stays in the form (and in the failed bubble, with Retry)
+        if (!sent.ok) return refuse(formResult({ intent, message: sent.message, messageValues: sent.messageValues, values: formValues(form, ["message", "cc", "email2"]) }));
         return back();
       }
       case "status":
-        await conversation.setStatus(actor, ticket, Number(form.get("status")));
+        await conversation.setStatus(actor, ticket, input.status);
         return back();
       case "priority": {
-        const priority = String(form.get("priority") ?? "");
-        if (!(PRIORITIES as readonly string[]).includes(priority)) return badInput();
-        await conversation.setPriority(ticket, priority as Priority);
+        await conversation.setPriority(ticket, input.priority);
         const search = listParams(here.search);
-        search.set("toast", `priority-${priority || "none"}`);
+        search.set("toast", `priority-${input.priority || "none"}`);
         return redirect(`${here.pathname}?${search}`);
       }
       case "labels":
-        await conversation.setLabels(ticket, form.getAll("label").map(Number).filter(Number.isInteger));
+        await conversation.setLabels(ticket, input.label);
         return back();
-      case "department": {
-        const value = String(form.get("department") ?? "");
-        await conversation.setDepartment(ticket, value ? Number(value) : null);
+      case "department":
+        await conversation.setDepartment(ticket, input.department);
         return back();
-      }
       case "add_participant":
-        await conversation.addParticipant(actor, ticket, String(form.get("username") ?? ""), form.get("assignee") === "1");
+        await conversation.addParticipant(actor, ticket, input.username, input.assignee);
         return back();
-      case "remove_participant": {
-        const parsedUser = idSchema.safeParse(form.get("user_id"));
-        if (!parsedUser.success) return badInput();
-        const userId = parsedUser.data;
-        await conversation.removeParticipant(actor, ticket, userId);
+      case "remove_participant":
+        await conversation.removeParticipant(actor, ticket, input.user_id);
         // agents who removed themselves may no longer read the conversation
-        return userId === actor.id && !(await canRead(actor, ticket.id)) ? redirect("/?notice=removed") : back();
-      }
-      case "note": {
-        if (!messageId.success) return badInput();
-        const body = String(form.get("note") ?? "").trim();
-        if (body) await conversation.addNote(actor, ticket, messageId.data, body);
-        return back(`#m-${messageId.data}`);
-      }
-      case "delete_note": {
-        const noteId = idSchema.safeParse(form.get("note_id"));
-        if (!noteId.success) return badInput();
-        await conversation.deleteNote(actor, ticket, noteId.data);
+        return input.user_id === actor.id && !(await canRead(actor, ticket.id)) ? redirect("/?notice=removed") : back();
+      case "note":
+        if (input.note) await conversation.addNote(actor, ticket, input.message_id, input.note);
+        return back(`#m-${input.message_id}`);
+      case "delete_note":
+        await conversation.deleteNote(actor, ticket, input.note_id);
         return back();
-      }
       case "react":
-        if (!messageId.success) return badInput();
-        await conversation.toggleReaction(actor, ticket, messageId.data, String(form.get("reaction") ?? ""));
-        return back(`#m-${messageId.data}`);
+        await conversation.toggleReaction(actor, ticket, input.message_id, input.reaction);
+        return back(`#m-${input.message_id}`);
       case "pin":
-        if (!messageId.success) return badInput();
-        await conversation.togglePin(ticket, messageId.data);
-        return back(`#m-${messageId.data}`);
+        await conversation.togglePin(ticket, input.message_id);
+        return back(`#m-${input.message_id}`);
       case "delete_message": {
-        if (!messageId.success) return badInput();
-        const key = await conversation.deleteMessage(actor, ticket, messageId.data);
+        const key = await conversation.deleteMessage(actor, ticket, input.message_id);
         if (key) await fileStorage().remove(key);
         return back();
       }
-      default:
-        return badInput();
     }
   } catch (error) {
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
-    if (error instanceof conversation.NotFound) return json<ActionResult>({ intent, error: "conversation.messageNotFound" }, { status: 404 });
+    if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
     throw error;
   }
 }
-

@@ -1,13 +1,13 @@
-import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, Link, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { REACTIONS } from "~/conversation/constants";
 import { listParams } from "~/list-params";
+import { useFormResult } from "~/forms";
 import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
 import type { ConversationData } from "../page.server";
 
 type Data = ConversationData;
 type Message = Data["messages"][number];
-type ActionResult = { intent: string; error?: string; errorValues?: Record<string, string>; values?: Record<string, string> } | undefined;
 
 /** A hidden field naming what a form does. */
 const Intent = ({ value }: { value: string }) => <input type="hidden" name="intent" value={value} />;
@@ -40,7 +40,8 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
   useConversationRoom(data.ticket.id);
   const live = useLive(data.ticket.id);
   const oldest = data.messages[0]?.id;
-  const result = useActionData<ActionResult>();
+  // a refused small form (status, note, ...) shows its message here; the reply's shows in its form
+  const result = useFormResult();
   const older = listParams(location.search);
   if (oldest) older.set("before", String(oldest));
   return (
@@ -55,9 +56,9 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
         </p>
       </header>
       {extra}
-      {result?.error && result.intent !== "reply" ? (
+      {result?.message && result.intent !== "reply" ? (
         <p className="form-error" role="alert">
-          {t(result.error)}
+          {t(result.message, result.messageValues)}
         </p>
       ) : null}
       {data.toast?.startsWith("priority-") ? (
@@ -208,7 +209,7 @@ function systemText(t: TFn, e: NonNullable<Message["system"]>) {
 function SendState() {
   const { t } = useTranslation();
   const navigation = useNavigation();
-  const result = useActionData<ActionResult>();
+  const failed = useFormResult("reply");
   const sending = navigation.state !== "idle" && navigation.formData?.get("intent") === "reply" ? String(navigation.formData.get("message") ?? "") : null;
   if (sending !== null)
     return (
@@ -217,10 +218,10 @@ function SendState() {
         <p className="muted">{t("conversation.sending")}</p>
       </article>
     );
-  if (result?.intent === "reply" && result.error && result.values?.message)
+  if (failed?.message && failed.values.message)
     return (
       <article className="message mine staff failed" data-send-state="failed">
-        <p className="text-body">{result.values.message}</p>
+        <p className="text-body">{failed.values.message}</p>
         <p className="field-error">{t("conversation.notSent")}</p>
         <button type="submit" form="reply" className="button">
           {t("conversation.retry")}
@@ -232,9 +233,8 @@ function SendState() {
 
 function ReplyForm({ data }: { data: Data }) {
   const { t } = useTranslation();
-  const result = useActionData<ActionResult>();
+  const failed = useFormResult("reply");
   const busy = useNavigation().state === "submitting";
-  const failed = result?.intent === "reply" ? result : undefined;
   const replyTo = data.messages.find((m) => m.id === data.replyTo);
   const email = data.ticket.channel === "EMAIL" || data.ticket.channel === "GRAPH_EMAIL";
   const typing = useTypingEmitter(data.ticket.id);
@@ -248,24 +248,24 @@ function ReplyForm({ data }: { data: Data }) {
           {t("conversation.replyingTo", { name: replyTo.sender })} <Link to="?">{t("common.cancel")}</Link>
         </p>
       ) : null}
-      {failed?.error ? (
+      {failed?.message ? (
         <p className="form-error" role="alert">
-          {t(failed.error, failed.errorValues)}
+          {t(failed.message, failed.messageValues)}
         </p>
       ) : null}
       <label>
         {t("conversation.reply")}
-        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values?.message ?? ""} onInput={typing} />
+        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? ""} onInput={typing} />
       </label>
       {email ? (
         <>
           <label>
             {t("conversation.cc")}
-            <input name="cc" defaultValue={failed?.values?.cc ?? ""} />
+            <input name="cc" defaultValue={failed?.values.cc ?? ""} />
           </label>
           <label>
             {t("conversation.extraRecipients")}
-            <input name="email2" defaultValue={failed?.values?.email2 ?? ""} />
+            <input name="email2" defaultValue={failed?.values.email2 ?? ""} />
           </label>
         </>
       ) : null}

@@ -18,7 +18,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return jsonErrors(async () => {
     const ticket = await conversationById(user, Number(fields.ticket_id));
     const sent = await sendReply(user, ticket, { fields, files, fileErrors });
-    if (!sent.ok) return json({ result: "failed", description: englishText(sent.error, sent.errorValues) }, { status: 400 });
+    if (!sent.ok) return json({ result: "failed", description: englishText(sent.message, sent.messageValues) }, { status: 400 });
     const withFile = sent.created.find((m) => m.fileKey);
     return json({
       result: "success",
