@@ -62,9 +62,9 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     const v = await visit();
     // the unit tests have no sockets: nobody is online, so only the message counts
     const offline = await registerVisitor(v, { name: "", phone: "", email: "", message: "" }, "10.0.0.1");
-    expect(offline).toMatchObject({ ok: false, errors: { message: "livechat.empty" } });
+    expect(offline).toMatchObject({ ok: false, status: 400, result: { errors: { message: "livechat.empty" } } });
     const bad = await registerVisitor(v, { name: "", phone: "", email: "nope", message: "hi" }, "10.0.0.1");
-    expect(bad).toMatchObject({ ok: false, errors: { email: "conversation.badEmail" } });
+    expect(bad).toMatchObject({ ok: false, result: { errors: { email: "conversation.badEmail" }, messageValues: { address: "nope" } } });
   });
 
   it("lets one address open 5 live chats in 10 minutes; refused forms do not count", async () => {
@@ -75,7 +75,7 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
       expect(await registerVisitor(await visit(), { ...offline, message: "" }, address)).toMatchObject({ ok: false, status: 400 });
       expect(await registerVisitor(await visit(), offline, address)).toEqual({ ok: true });
     }
-    expect(await registerVisitor(await visit(), offline, address)).toMatchObject({ ok: false, status: 429, errors: { form: "livechat.tooMany" } });
+    expect(await registerVisitor(await visit(), offline, address)).toMatchObject({ ok: false, status: 429, result: { message: "livechat.tooMany" } });
   });
 
   it("lets one agent accept a waiting chat; the visitor then talks to them", async () => {
@@ -86,8 +86,8 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     const active = await reload(v);
     expect(active.state).toBe("active");
 
-    expect(await sendVisitorMessage(active, "  ")).toMatchObject({ ok: false, errors: { message: "livechat.empty" } });
-    expect(await sendVisitorMessage(active, "x".repeat(5001))).toMatchObject({ ok: false, status: 413 });
+    expect(await sendVisitorMessage(active, "  ")).toMatchObject({ ok: false, status: 400, result: { errors: { message: "livechat.empty" } } });
+    expect(await sendVisitorMessage(active, "x".repeat(5001))).toMatchObject({ ok: false, status: 413, result: { errors: { message: "livechat.tooLong" }, messageValues: { max: "5000" } } });
     expect(await sendVisitorMessage(active, "<b>bold?</b>")).toEqual({ ok: true });
     const shown = await livechat.visitorMessages(active);
     expect(shown.map((m) => m.body)).toEqual(["Hello from race", "<b>bold?</b>"]);
@@ -109,9 +109,9 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(await livechat.endLiveChat(v.ticket!)).toBe(false);
     const ended = await reload(v);
     expect(livechat.infoResult(ended, true)).toBe("rating");
-    expect(await rateVisit(ended, { rating: "", reason: "" })).toMatchObject({ ok: false, errors: { rating: "livechat.rateRequired" } });
-    expect(await rateVisit(ended, { rating: "3", reason: " " })).toMatchObject({ ok: false, errors: { reason: "livechat.reasonRequired" } });
-    expect(await rateVisit(ended, { rating: "6", reason: "x" })).toMatchObject({ ok: false, errors: { rating: "livechat.rateRequired" } });
+    expect(await rateVisit(ended, { rating: "", reason: "" })).toMatchObject({ ok: false, result: { errors: { rating: "livechat.rateRequired" } } });
+    expect(await rateVisit(ended, { rating: "3", reason: " " })).toMatchObject({ ok: false, result: { errors: { reason: "livechat.reasonRequired" } } });
+    expect(await rateVisit(ended, { rating: "6", reason: "x" })).toMatchObject({ ok: false, result: { errors: { rating: "livechat.rateRequired" } } });
     expect(await rateVisit(ended, { rating: "3", reason: "Slow" })).toEqual({ ok: true });
     expect(await rateVisit(ended, { rating: "5", reason: "" })).toMatchObject({ ok: false, status: 409 });
     const rated = await reload(v);

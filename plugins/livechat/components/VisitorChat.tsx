@@ -5,7 +5,8 @@ import { useEffect, useRef, useState } from "react";
 import { Form, Link, useActionData, useFetcher } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Socket } from "socket.io-client";
-import type { VisitorActionResult, VisitorPageData } from "../visitor.server";
+import type { VisitorPageData } from "../visitor.server";
+import { readFormResult, useFormResult } from "~/forms";
 import { SERVER_EVENTS, CLIENT_EVENTS, VISITOR_EVENTS } from "~/realtime-events";
 
 /** Spec section 9: the public live chat retries every second and opens the chat 2 s after acceptance. */
@@ -250,9 +251,10 @@ function EndButton({ data }: { data: VisitorPageData }) {
 
 function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket> }) {
   const { t } = useTranslation();
-  const fetcher = useFetcher<VisitorActionResult>();
-  const navResult = useActionData<VisitorActionResult>();
-  const result = fetcher.data ?? navResult;
+  const fetcher = useFetcher();
+  const navResult = useActionData();
+  // sent with JavaScript by the fetcher, without it by the page's own post
+  const result = readFormResult(fetcher.data ?? navResult);
   const form = useRef<HTMLFormElement>(null);
   const list = useRef<HTMLOListElement>(null);
   const typingState = useRef<{ last: number; idle?: ReturnType<typeof setTimeout> }>({ last: 0 });
@@ -263,7 +265,7 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
     if (fetcher.state !== "idle") sending.current = true;
     else if (sending.current) {
       sending.current = false;
-      if (!fetcher.data?.errors) form.current?.reset();
+      if (!readFormResult(fetcher.data)) form.current?.reset();
     }
   }, [fetcher.state, fetcher.data]);
   useEffect(() => {
@@ -303,9 +305,9 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
       <fetcher.Form method="post" ref={form} className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
         <input type="hidden" name="intent" value="send" />
-        {errors.form ? (
+        {result?.message ? (
           <p className="form-error" role="alert">
-            {t(errors.form, result?.errorValues)}
+            {t(result.message, result.messageValues)}
           </p>
         ) : null}
         <label className="sr-only" htmlFor="visitor-message">
@@ -315,8 +317,8 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
           id="visitor-message"
           name="message"
           rows={3}
-          defaultValue={result?.values?.message ?? ""}
-          key={result?.values?.message ?? "box"}
+          defaultValue={result?.values.message ?? ""}
+          key={result?.values.message ?? "box"}
           placeholder={t("livechat.typeMessage")}
           onInput={onType}
           aria-invalid={!!errors.message}
@@ -330,7 +332,7 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
         />
         {errors.message ? (
           <p className="field-error" id="visitor-message-error">
-            {t(errors.message, result?.errorValues)}
+            {t(errors.message, result?.messageValues)}
           </p>
         ) : null}
         <button type="submit" className="button primary">
@@ -363,9 +365,9 @@ export function VisitorMessages({ messages, listRef, pending }: { messages: Visi
 
 function RatingForm({ data }: { data: VisitorPageData }) {
   const { t } = useTranslation();
-  const result = useActionData<VisitorActionResult>();
+  const result = useFormResult();
   const errors = result?.errors ?? {};
-  const chosen = result?.values?.rating ?? "";
+  const chosen = result?.values.rating ?? "";
   return (
     <div className="visitor-rating">
       <h1>{t("livechat.endedTitle")}</h1>
@@ -373,9 +375,9 @@ function RatingForm({ data }: { data: VisitorPageData }) {
       <Form method="post" className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
         <input type="hidden" name="intent" value="rate" />
-        {errors.form ? (
+        {result?.message ? (
           <p className="form-error" role="alert">
-            {t(errors.form)}
+            {t(result.message, result.messageValues)}
           </p>
         ) : null}
         <fieldset className="stars" aria-invalid={!!errors.rating} aria-describedby={errors.rating ? "rating-error" : undefined}>
@@ -390,16 +392,16 @@ function RatingForm({ data }: { data: VisitorPageData }) {
         </fieldset>
         {errors.rating ? (
           <p className="field-error" id="rating-error">
-            {t(errors.rating)}
+            {t(errors.rating, result?.messageValues)}
           </p>
         ) : null}
         <label>
           {t("livechat.reason")}
-          <textarea name="reason" rows={3} maxLength={2000} defaultValue={result?.values?.reason ?? ""} aria-invalid={!!errors.reason} aria-describedby={errors.reason ? "reason-error" : undefined} />
+          <textarea name="reason" rows={3} maxLength={2000} defaultValue={result?.values.reason ?? ""} aria-invalid={!!errors.reason} aria-describedby={errors.reason ? "reason-error" : undefined} />
         </label>
         {errors.reason ? (
           <p className="field-error" id="reason-error">
-            {t(errors.reason)}
+            {t(errors.reason, result?.messageValues)}
           </p>
         ) : null}
         <button type="submit" className="button primary">

@@ -4,7 +4,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { guardPluginRoute } from "~/context.server";
 import * as livechat from "../livechat.server";
-import { clientIpOf, registerVisitor, visitorApiRequest } from "../visitor.server";
+import { apiErrors, clientIpOf, registerVisitor, visitorApiRequest } from "../visitor.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -12,7 +12,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!visit) return json({ result: "invalid" }, { status: 404 });
   if (!csrfOk) return json({ result: "error", errors: { form: "livechat.expired" } }, { status: 403 });
   const outcome = await registerVisitor(visit, { name: body.name ?? "", phone: body.phone ?? "", email: body.email ?? "", message: body.des ?? "" }, clientIpOf(context));
-  if (!outcome.ok) return json({ result: "error", errors: outcome.errors }, { status: outcome.status });
+  if (!outcome.ok) return json({ result: "error", errors: apiErrors(outcome.result) }, { status: outcome.status });
   const after = await livechat.findVisit(visit.token);
   return json({ result: "success", ticket_id: after?.ticket?.id ?? null, state: after?.state });
 }

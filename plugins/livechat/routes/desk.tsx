@@ -1,12 +1,14 @@
 // /livechat: the agent's live chat desk: who is waiting (Accept), and the chats by session.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { AccessDenied } from "~/conversation/access.server";
 import { acceptLiveChat, liveChatDesk } from "../livechat.server";
-import { idSchema } from "~/conversation/forms";
+import { formResult, formValues, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
+import { deskSchema } from "../forms";
 import { DeskSessions } from "../components/DeskSessions";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -17,11 +19,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
   const form = await request.formData();
-  const id = idSchema.safeParse(form.get("ticket_id"));
-  if (form.get("intent") !== "accept" || !id.success) return json({ error: "conversation.badInput" }, { status: 400 });
+  const parsed = deskSchema.safeParse(formValues(form));
+  if (!parsed.success) return refuse(formResult({ message: "conversation.badInput" }));
   try {
-    const accepted = await acceptLiveChat(ctx.user!, id.data);
-    if (!accepted) return json({ error: "livechat.takenByOther" }, { status: 409 });
+    const accepted = await acceptLiveChat(ctx.user!, parsed.data.ticket_id);
+    if (!accepted) return refuse(formResult({ message: "livechat.takenByOther" }), 409);
     return redirect(`/livechat/${accepted.ticketNumber}`);
   } catch (error) {
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
@@ -32,13 +34,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function LiveChatDesk() {
   const { t } = useTranslation();
   const { desk } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const result = useFormResult();
   return (
     <div className="page livechat-desk">
       <h1>{t("livechat.desk.title")}</h1>
-      {result && "error" in result ? (
+      {result?.message ? (
         <p className="form-error" role="alert">
-          {t(result.error)}
+          {t(result.message, result.messageValues)}
         </p>
       ) : null}
       <section aria-labelledby="queue-title">

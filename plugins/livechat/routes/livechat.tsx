@@ -11,12 +11,14 @@ import { isValidToken } from "~/models/public-tokens.server";
 import { fileStorage } from "~/storage.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { ConversationView } from "~/conversation/components/ConversationView";
-import { conversationAction, conversationData, open, type ActionResult } from "~/conversation/page.server";
+import { conversationAction, conversationData, open } from "~/conversation/page.server";
 import { readReplyForm } from "~/conversation/upload.server";
-import { idSchema } from "~/conversation/forms";
+import { formResult, formValues } from "~/forms";
+import { refuse } from "~/forms.server";
+import { CONTROL_INTENTS, controlsSchema } from "../forms";
 import { LiveChatControls } from "../components/LiveChatControls";
 import { VisitorChat, VisitorInvalid, VisitorOffline } from "../components/VisitorChat";
-import { rateVisit, sendVisitorMessage, visitorPage, type FieldErrors, type VisitorActionResult } from "../visitor.server";
+import { rateVisit, sendVisitorMessage, visitorPage } from "../visitor.server";
 
 const isTicketNumber = (id: string | undefined) => !!id && /^\d+$/.test(id);
 
@@ -72,14 +74,19 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const opened = await open(request, context, params.id);
   const { user, ticket } = opened;
   const parts = await readReplyForm(request);
-  const { form } = parts;
-  const intent = String(form.get("intent") ?? "");
+  const intent = String(parts.form.get("intent") ?? "");
+  // the conversation's own forms (reply, status, ...)
+  if (!CONTROL_INTENTS.includes(intent)) return conversationAction(request, opened, parts);
+  const refused = (message: string, status = 400) => refuse(formResult({ intent, message }), status);
+  const parsed = controlsSchema.safeParse(formValues(parts.form));
+  if (!parsed.success) return refused("conversation.badInput");
+  const input = parsed.data;
   const here = new URL(request.url).pathname;
   try {
-    switch (intent) {
+    switch (input.intent) {
       case "accept": {
         const accepted = await livechat.acceptLiveChat(user, ticket.id);
-        return accepted ? redirect(here) : json<ActionResult>({ intent, error: "livechat.takenByOther" }, { status: 409 });
+        return accepted ? redirect(here) : refused("livechat.takenByOther", 409);
       }
       case "end":
         await livechat.endLiveChat(ticket, user);
@@ -87,54 +94,45 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       case "convert":
         await livechat.convertToTicket(user, ticket);
         return redirect(`/ticket/${ticket.ticketNumber}`);
-      case "merge": {
-        const into = idSchema.safeParse(form.get("into"));
-        if (!into.success || ticket.sessionId === null) return json<ActionResult>({ intent, error: "conversation.badInput" }, { status: 400 });
-        await livechat.mergeSessions(user, ticket.sessionId, into.data);
+      case "merge":
+        if (ticket.sessionId === null) return refused("conversation.badInput");
+        await livechat.mergeSessions(user, ticket.sessionId, input.into);
         return redirect(here);
-      }
       case "remove": {
         const keys = await livechat.removeLiveChat(user, ticket);
         await Promise.all(keys.map((k) => fileStorage().remove(k)));
         return redirect("/");
       }
-      default:
-        return conversationAction(request, opened, parts);
     }
   } catch (error) {
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
-    if (error instanceof livechat.VisitConflict || error instanceof NotFound)
-      return json<ActionResult>({ intent, error: "livechat.notPossible" }, { status: 409 });
+    if (error instanceof livechat.VisitConflict || error instanceof NotFound) return refused("livechat.notPossible", 409);
     throw error;
   }
 }
 
+/** The visitor's page: send, end, rate (each refusal keeps what was typed). */
 async function visitorAction(request: Request, context: object, token: string | undefined) {
   await guardPluginRoute(request, context);
   const visit = await livechat.findVisit(token);
   if (!visit) throw new Response("Not Found", { status: 404 });
   const form = await request.formData();
-  const fail = (status: number, errors: FieldErrors, errorValues?: Record<string, string>, values?: Record<string, string>) =>
-    json<VisitorActionResult>({ errors, errorValues, values }, { status });
-  if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return fail(403, { form: "livechat.expired" });
+  if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return refuse(formResult({ message: "livechat.expired" }), 403);
   const here = new URL(request.url).pathname;
   switch (String(form.get("intent") ?? "")) {
     case "send": {
-      const message = String(form.get("message") ?? "");
-      const sent = await sendVisitorMessage(visit, message);
-      // a refused message is kept in the box
-      return sent.ok ? redirect(here) : fail(sent.status, sent.errors, sent.errorValues, { message });
+      const sent = await sendVisitorMessage(visit, formValues(form, ["message"]).message);
+      return sent.ok ? redirect(here) : refuse(sent.result, sent.status);
     }
     case "end":
       if (visit.ticket) await livechat.endLiveChat(visit.ticket);
       return redirect(here);
     case "rate": {
-      const values = { rating: String(form.get("rating") ?? ""), reason: String(form.get("reason") ?? "") };
-      const rated = await rateVisit(visit, values);
-      return rated.ok ? redirect(here) : fail(rated.status, rated.errors, undefined, values);
+      const rated = await rateVisit(visit, formValues(form, ["rating", "reason"]));
+      return rated.ok ? redirect(here) : refuse(rated.result, rated.status);
     }
     default:
-      return fail(400, { form: "conversation.badInput" });
+      return refuse(formResult({ message: "conversation.badInput" }));
   }
 }
 

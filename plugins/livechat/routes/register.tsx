@@ -2,13 +2,16 @@
 // then Connect (joins the queue). Nobody online: only Message, then Submit (left for later).
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import * as livechat from "../livechat.server";
 import { MAX_VISITOR_MESSAGE } from "../limits";
 import { getSettings } from "~/models/settings.server";
-import { clientIpOf, registerVisitor, type FieldErrors, type RegistrationField } from "../visitor.server";
+import { clientIpOf, registerVisitor } from "../visitor.server";
+import { REGISTRATION_FIELDS, type RegistrationField } from "../forms";
+import { formResult, formValues, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
 import { fieldProps, PublicField } from "~/components/PublicForm";
 
@@ -29,29 +32,27 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "" }];
 
-type ActionData = { errors: FieldErrors; errorValues?: Record<string, string>; values: Record<RegistrationField, string> };
-
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
   const visit = await livechat.findVisit(params.token);
   if (!visit) throw new Response("Not Found", { status: 404 });
   const form = await request.formData();
-  const values = Object.fromEntries((["name", "phone", "email", "message"] as const).map((k) => [k, String(form.get(k) ?? "")])) as Record<RegistrationField, string>;
-  if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return json<ActionData>({ errors: { form: "livechat.expired" }, values }, { status: 403 });
+  const values = formValues(form, REGISTRATION_FIELDS);
+  if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return refuse(formResult({ message: "livechat.expired", values }), 403);
   const outcome = await registerVisitor(visit, values, clientIpOf(context));
-  if (!outcome.ok) return json<ActionData>({ errors: outcome.errors, errorValues: outcome.errorValues, values }, { status: outcome.status });
+  if (!outcome.ok) return refuse(outcome.result, outcome.status);
   return redirect(`/livechat/${visit.token}`);
 }
 
 export default function RegisterLiveChat() {
   const data = useLoaderData<typeof loader>();
-  const result = useActionData<ActionData>();
+  const result = useFormResult();
   const busy = useNavigation().state !== "idle";
   const { t } = useTranslation();
   if (!data.valid) return <VisitorInvalid />;
   const errors = result?.errors ?? {};
   const field = (name: RegistrationField, label: string, input: JSX.Element) => (
-    <PublicField name={name} label={label} error={errors[name]} errorValues={result?.errorValues}>
+    <PublicField name={name} label={label} error={errors[name]} errorValues={result?.messageValues}>
       {input}
     </PublicField>
   );
@@ -62,9 +63,9 @@ export default function RegisterLiveChat() {
       {data.online ? null : <p className="notice">{t("livechat.offline")}</p>}
       <Form method="post" className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
-        {errors.form ? (
+        {result?.message ? (
           <p className="form-error" role="alert">
-            {t(errors.form, result?.errorValues)}
+            {t(result.message, result.messageValues)}
           </p>
         ) : null}
         {data.online ? (
