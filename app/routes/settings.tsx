@@ -1,7 +1,7 @@
 // Personal settings: language, theme, rich links and two-factor sign-in.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import QRCode from "qrcode";
 import { requestContext, requireUser } from "~/context.server";
@@ -9,6 +9,8 @@ import { disableTotp, enableTotp, newTotpSecret, totpUri } from "~/models/auth.s
 import { verifyPassword } from "~/models/password.server";
 import { LanguageDialog } from "~/components/LanguageDialog";
 import { THEMES } from "~/theme";
+import { formError, formResult, formValues, tfaDisableSchema, tfaEnableSchema, useFormResult, type FormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request);
@@ -32,31 +34,38 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 async function totpSetup(username: string, issuer: string, secret: string) {
   return { secret, qr: await QRCode.toString(totpUri(username, issuer, secret), { type: "svg", margin: 1 }) };
 }
+/** A refused wrong code also brings back the setup it was for (the QR is drawn on the server). */
+type EnableResult = FormResult & { setup?: Awaited<ReturnType<typeof totpSetup>> };
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
   const ctx = await requestContext(request, context);
   const form = await request.formData();
   if (form.get("intent") === "tfa_disable") {
+    const { password } = tfaDisableSchema.parse(formValues(form, ["password"]));
     // turning the second factor off asks for the password, so a borrowed session cannot do it
-    if (!(await verifyPassword(String(form.get("password") ?? ""), user.passwordHash)))
-      return json({ intent: "tfa_disable", error: "settings.passwordInvalid", setup: null }, { status: 400 });
+    if (!(await verifyPassword(password, user.passwordHash))) return refuse(formResult({ intent: "tfa_disable", errors: { password: "settings.passwordInvalid" } }));
     await disableTotp(user.id);
     return redirect("/settings?saved=1");
   }
-  if (user.totpEnabled) return json({ intent: "tfa_enable", error: "settings.tfaAlreadyOn", setup: null }, { status: 400 });
-  const secret = String(form.get("secret") ?? "");
-  if (!/^[A-Z2-7]{16,64}$/.test(secret)) return json({ intent: "tfa_enable", error: "settings.tfaInvalid", setup: null }, { status: 400 });
-  if (!(await enableTotp(user.id, secret, String(form.get("code") ?? ""))))
-    return json({ intent: "tfa_enable", error: "login.codeInvalid", setup: await totpSetup(user.username, ctx.edition.title, secret) }, { status: 400 });
+  if (user.totpEnabled) return refuse(formResult({ intent: "tfa_enable", message: "settings.tfaAlreadyOn" }));
+  const parsed = tfaEnableSchema.safeParse(formValues(form, ["secret", "code"]));
+  if (!parsed.success) return refuse(formError(parsed.error, {}, "tfa_enable"));
+  const { secret, code } = parsed.data;
+  if (!(await enableTotp(user.id, secret, code)))
+    return refuse<EnableResult>({ ...formResult({ intent: "tfa_enable", errors: { code: "login.codeInvalid" } }), setup: await totpSetup(user.username, ctx.edition.title, secret) });
   return redirect("/settings?saved=1");
 }
 
 export default function Settings() {
   const data = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const disable = useFormResult("tfa_disable");
+  const enable = useFormResult<EnableResult>("tfa_enable");
   // after a wrong code the same secret is shown again (it is already in the user's app)
-  const setup = actionData?.setup ?? data.setup;
+  const setup = enable?.setup ?? data.setup;
+  // each form has one error line, under its last input
+  const disableError = disable && (disable.message ?? Object.values(disable.errors)[0]);
+  const enableError = enable && (enable.message ?? Object.values(enable.errors)[0]);
   const { t } = useTranslation();
   return (
     <section className="settings stack">
@@ -105,9 +114,9 @@ export default function Settings() {
               {t("settings.currentPassword")}
               <input name="password" type="password" autoComplete="current-password" required />
             </label>
-            {actionData?.intent === "tfa_disable" ? (
+            {disableError ? (
               <p className="field-error" role="alert">
-                {t(actionData.error)}
+                {t(disableError)}
               </p>
             ) : null}
             <button type="submit" name="intent" value="tfa_disable" className="button">
@@ -126,9 +135,9 @@ export default function Settings() {
               {t("login.code")}
               <input name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required />
             </label>
-            {actionData?.intent === "tfa_enable" ? (
+            {enableError ? (
               <p className="field-error" role="alert">
-                {t(actionData.error)}
+                {t(enableError)}
               </p>
             ) : null}
             <button type="submit" name="intent" value="tfa_enable" className="button primary">
