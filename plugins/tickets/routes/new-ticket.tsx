@@ -1,7 +1,7 @@
 // /new_ticket/{token}: a public form that opens a ticket (name, email, subject, message, file).
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
@@ -12,17 +12,22 @@ import { isValidToken } from "~/models/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
 import { readReplyForm, storeFiles } from "~/conversation/upload.server";
-import { checkAddresses } from "~/conversation/forms";
+import { oneAddress } from "~/conversation/forms";
+import { formError, formResult, formValues, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
 
 const EMPTY = "newTicket.empty";
-const schema = z.object({
-  name: z.string().trim().min(1, EMPTY).max(120),
-  email: z.string().trim().min(1, EMPTY).max(200),
-  subject: z.string().trim().min(1, EMPTY).max(200),
-  message: z.string().trim().min(1, EMPTY).max(20_000),
-});
-type Fields = keyof z.infer<typeof schema>;
+const schema = z
+  .object({
+    name: z.string().trim().min(1, EMPTY).max(120),
+    email: z.string().trim().min(1, EMPTY).max(200),
+    subject: z.string().trim().min(1, EMPTY).max(200),
+    message: z.string().trim().min(1, EMPTY).max(20_000),
+  })
+  .transform(oneAddress);
+const FIELDS = ["name", "email", "subject", "message"] as const;
+type Fields = (typeof FIELDS)[number];
 
 /** A visitor opens at most 5 tickets in 10 minutes (refused attempts do not count; the browser tests raise it). */
 const TICKETS_PER_VISITOR = Number(process.env.NEW_TICKETS_PER_VISITOR || 5);
@@ -38,30 +43,20 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "" }];
 
-type ActionData = { errors: Partial<Record<Fields | "form", string>>; errorValues?: Record<string, string>; values: Record<string, string> };
-
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
   if (!(await isValidToken("new_ticket", params.token))) throw new Response("Not Found", { status: 404 });
   const { form, files, fileErrors } = await readReplyForm(request);
-  const values = Object.fromEntries((["name", "email", "subject", "message"] as const).map((k) => [k, String(form.get(k) ?? "")]));
-  const fail = (errors: ActionData["errors"], status = 400, errorValues?: Record<string, string>) => json<ActionData>({ errors, values, errorValues }, { status });
-  if (!(await validCsrf(request, form.get("_token")))) return fail({ form: "newTicket.expired" }, 403);
-
+  const values = formValues(form, FIELDS);
+  if (!(await validCsrf(request, form.get("_token")))) return refuse(formResult({ message: "newTicket.expired", values }), 403);
   const parsed = schema.safeParse(values);
-  if (!parsed.success) {
-    const errors: ActionData["errors"] = {};
-    for (const issue of parsed.error.issues) errors[issue.path[0] as Fields] ??= issue.message;
-    return fail(errors);
-  }
-  const { bad } = checkAddresses(parsed.data.email);
-  if (bad || checkAddresses(parsed.data.email).addresses.length !== 1) return fail({ email: "conversation.badEmail" }, 400, { address: parsed.data.email });
-  if (fileErrors.length) return fail({ form: "conversation.uploadFailed" }, 400, { error: fileErrors.join(" ") });
+  if (!parsed.success) return refuse(formError(parsed.error, values));
+  if (fileErrors.length) return refuse(formResult({ message: "conversation.uploadFailed", messageValues: { error: fileErrors.join(" ") }, values }));
   // counted before creating (parallel posts cannot slip past the limit); given back on failure
   try {
     await limiter.consume(context.clientIp);
   } catch {
-    return fail({ form: "newTicket.tooMany" }, 429);
+    return refuse(formResult({ message: "newTicket.tooMany", values }), 429);
   }
   const stored = await storeFiles(files);
   try {
@@ -84,14 +79,14 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 
 export default function NewTicket() {
   const data = useLoaderData<typeof loader>();
-  const result = useActionData<ActionData>();
+  const result = useFormResult();
   const busy = useNavigation().state !== "idle";
   const { t } = useTranslation();
   if (!data.valid) return <MessagePage title={t("newTicket.invalidTitle")} body={t("newTicket.invalidBody")} />;
   if (data.sent) return <MessagePage title={t("newTicket.sentTitle")} body={t("newTicket.sentBody")} status />;
   const errors = result?.errors ?? {};
   const field = (name: Fields, label: string, input: JSX.Element) => (
-    <PublicField name={name} label={label} error={errors[name]} errorValues={result?.errorValues}>
+    <PublicField name={name} label={label} error={errors[name]} errorValues={result?.messageValues}>
       {input}
     </PublicField>
   );
@@ -103,9 +98,9 @@ export default function NewTicket() {
         <p className="muted">{data.productTitle}</p>
         <Form method="post" encType="multipart/form-data" className="stack" noValidate>
           <input type="hidden" name="_token" value={data.csrf} />
-          {errors.form ? (
+          {result?.message ? (
             <p className="form-error" role="alert">
-              {t(errors.form, result?.errorValues)}
+              {t(result.message, result.messageValues)}
             </p>
           ) : null}
           {field("name", t("newTicket.name"), <input {...common("name")} autoComplete="name" maxLength={120} />)}
