@@ -2,13 +2,15 @@
 // JavaScript), csrf token, a per-visitor limit, errors beside each field with the answers kept.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, validCsrf } from "~/csrf.server";
 import { MessagePage } from "~/components/PublicForm";
-import { getSurveyByToken, optionsOf, submitSurvey, type FieldError, type SurveyField } from "../forms.server";
+import { formResult, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
+import { getSurveyByToken, optionsOf, submitSurvey, type SurveyField } from "../forms.server";
 
 /**
  * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not
@@ -34,35 +36,33 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.valid ? `${data.title} · ${data.productTitle}` : data?.productTitle ?? "" }];
 
-type ActionData = { errors: Record<string, FieldError>; form?: string; values: Record<string, string> };
-
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
   const survey = await getSurveyByToken(params.token);
   if (!survey) throw new Response("Not Found", { status: 404 });
   const form = await request.formData();
   const values = Object.fromEntries(survey.fields.map((f) => [f.id, String(form.get(inputName(f)) ?? "")]));
-  const fail = (status: number, errors: ActionData["errors"], formError?: string) => json<ActionData>({ errors, form: formError, values }, { status });
-  if (!(await validCsrf(request, form.get("_token")))) return fail(403, {}, "forms.expired");
+  if (!(await validCsrf(request, form.get("_token")))) return refuse(formResult({ message: "forms.expired", values }), 403);
   const visitor = `${(context as { clientIp?: string }).clientIp ?? "unknown"} ${survey.id}`;
   // counted before saving (parallel posts cannot slip past the limit); a refused answer is given back
   try {
     await limiter.consume(visitor);
   } catch {
-    return fail(429, {}, "forms.tooMany");
+    return refuse(formResult({ message: "forms.tooMany", values }), 429);
   }
   const result = await submitSurvey(survey.token, values);
   if (!result.ok) {
     await limiter.reward(visitor, 1);
     if ("invalidLink" in result) throw new Response("Not Found", { status: 404 });
-    return fail(400, result.errors);
+    // the error of each field; the address a badEmail names is that field's own answer (SurveyInput)
+    return refuse(formResult({ errors: Object.fromEntries(Object.entries(result.errors).map(([id, e]) => [id, e.key])), values }));
   }
   return redirect(`${new URL(request.url).pathname}?sent=1`);
 }
 
 export default function SurveyPage() {
   const data = useLoaderData<typeof loader>();
-  const result = useActionData<ActionData>();
+  const result = useFormResult();
   const busy = useNavigation().state !== "idle";
   const { t } = useTranslation();
   if (!data.valid) return <MessagePage title={t("forms.invalidTitle")} body={t("forms.invalidBody")} />;
@@ -75,9 +75,9 @@ export default function SurveyPage() {
         <p className="muted">{data.productTitle}</p>
         <Form method="post" className="stack survey-form" noValidate>
           <input type="hidden" name="_token" value={data.csrf} />
-          {result?.form ? (
+          {result?.message ? (
             <p className="form-error" role="alert">
-              {t(result.form)}
+              {t(result.message, result.messageValues)}
             </p>
           ) : null}
           {data.fields.map((field) => (
@@ -92,7 +92,7 @@ export default function SurveyPage() {
   );
 }
 
-function SurveyInput({ field, value, error }: { field: SurveyField; value: string; error?: FieldError }) {
+function SurveyInput({ field, value, error }: { field: SurveyField; value: string; error?: string }) {
   const { t } = useTranslation();
   const id = `survey-${field.id}`;
   const errorId = `${id}-error`;
@@ -110,7 +110,8 @@ function SurveyInput({ field, value, error }: { field: SurveyField; value: strin
   );
   const message = error ? (
     <p className="field-error" id={errorId}>
-      {t(error.key, error.values)}
+      {/* a survey may have several email fields: each error names its own answer */}
+      {t(error, { address: value.trim() })}
     </p>
   ) : null;
   if (field.type === "rating")
