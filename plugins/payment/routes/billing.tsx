@@ -2,10 +2,12 @@
 // expiry; who invoices are made out to (a purchase needs it); the payments and invoices.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
 import { AdminOnlyBoundary } from "~/components/AdminOnly";
+import { formResult, formValues, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 import { formatDate } from "~/time";
 import { SubscriptionSummary } from "../components/SubscriptionSummary";
 import { PLAN_KEYS, exponentOf, formatMoney, formatPercent } from "../money";
@@ -30,16 +32,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   await requireAdmin(request);
   const form = await request.formData();
-  const name = String(form.get("billing_name") ?? "");
-  const email = String(form.get("billing_email") ?? "");
-  const result = await saveBilling(name, email);
-  if (!result.ok) return json({ field: result.field, name, email }, { status: 400 });
+  const values = formValues(form, ["billing_name", "billing_email"]);
+  const result = await saveBilling(values.billing_name, values.billing_email);
+  if (!result.ok)
+    return refuse(
+      result.field === "name"
+        ? formResult({ errors: { billing_name: "payment.errors.empty" }, values })
+        : formResult({ errors: { billing_email: "payment.errors.email" }, messageValues: { address: values.billing_email }, values }),
+    );
   return redirect("/settings/billing?saved=1");
 }
 
 export default function Billing() {
   const data = useLoaderData<typeof loader>();
-  const failed = useActionData<typeof action>();
+  const failed = useFormResult();
+  const errors = failed?.errors ?? {};
   const { t } = useTranslation();
   const money = (minor: number, currency: string) => formatMoney(minor, currency, exponentOf(currency));
   const date = (at: number) => formatDate(at, data.sub.timeZone);
@@ -62,20 +69,20 @@ export default function Billing() {
         <Form method="post" className="stack narrow" noValidate>
           <label>
             {t("payment.billingName")}
-            <input name="billing_name" defaultValue={failed?.name ?? data.sub.billingName} maxLength={200} aria-invalid={failed?.field === "name"} />
+            <input name="billing_name" defaultValue={failed?.values.billing_name ?? data.sub.billingName} maxLength={200} aria-invalid={!!errors.billing_name} />
           </label>
-          {failed?.field === "name" ? (
+          {errors.billing_name ? (
             <p className="field-error" role="alert">
-              {t("payment.errors.empty")}
+              {t(errors.billing_name, failed?.messageValues)}
             </p>
           ) : null}
           <label>
             {t("payment.billingEmail")}
-            <input name="billing_email" type="email" defaultValue={failed?.email ?? data.sub.billingEmail} maxLength={200} aria-invalid={failed?.field === "email"} />
+            <input name="billing_email" type="email" defaultValue={failed?.values.billing_email ?? data.sub.billingEmail} maxLength={200} aria-invalid={!!errors.billing_email} />
           </label>
-          {failed?.field === "email" ? (
+          {errors.billing_email ? (
             <p className="field-error" role="alert">
-              {t("payment.errors.email", { address: failed.email })}
+              {t(errors.billing_email, failed?.messageValues)}
             </p>
           ) : null}
           <button type="submit" className="button primary">

@@ -3,11 +3,13 @@
 // creates the payment and redirects to the provider's checkout; GET ?ref=... shows the outcome.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
 import { AdminOnlyBoundary } from "~/components/AdminOnly";
+import { formResult, formValues, useFormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 import { Amounts } from "../components/PaymentModal";
 import { originOf, visitorCountry } from "../http.server";
 import { PLAN_KEYS, exponentOf, formatMoney, formatPercent, isPurchasable, parseQuantity, pricingFor } from "../money";
@@ -49,17 +51,20 @@ export const meta: MetaFunction<typeof loader> = ({ data }) =>
 export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);
   const form = await request.formData();
-  const quantity = String(form.get("quantity") ?? "");
+  const values = formValues(form, ["quantity"]);
+  // the model checks plan, quantity and key (its JSON twin shares it)
   const result = await createPayment({
     userId: user.id,
     plan: form.get("plan") ?? undefined,
-    quantity,
+    quantity: values.quantity,
     idempotencyKey: form.get("idempotency_key"),
     country: visitorCountry(context),
     origin: originOf(request),
   });
   if (result.ok) return redirect(result.checkoutUrl);
-  return json({ error: result.error, description: result.description, quantity }, { status: 400 });
+  if (result.error === "quantity") return refuse(formResult({ errors: { quantity: "payment.errors.empty" }, values }));
+  // a provider's refusal is in its own words
+  return refuse(formResult({ message: `payment.errors.${result.error}`, messageValues: { description: result.description }, values }));
 }
 
 export default function PaymentPage() {
@@ -102,14 +107,13 @@ export default function PaymentPage() {
 
 function PaymentForm() {
   const data = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const refused = useFormResult();
   const navigation = useNavigation();
   const { t } = useTranslation();
-  const [quantity, setQuantity] = useState(actionData?.quantity ?? "");
+  const [quantity, setQuantity] = useState(refused?.values.quantity ?? "");
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   if (data.view !== "form") return null;
-  const failure = actionData && actionData.error !== "quantity" ? actionData : null;
   if (data.blocked || !data.buys || !isPurchasable(data.buys)) {
     return (
       <section className="payment-page stack">
@@ -123,7 +127,7 @@ function PaymentForm() {
   }
   const planName = t(`payment.plans.${PLAN_KEYS[data.buys]}`);
   const invalid = parseQuantity(quantity) === null;
-  const showEmpty = actionData?.error === "quantity" || (hydrated && invalid);
+  const showEmpty = !!refused?.errors.quantity || (hydrated && invalid);
   return (
     <section className="payment-page stack narrow-wide">
       <h1>{t("payment.buyTitle", { plan: planName })}</h1>
@@ -149,11 +153,11 @@ function PaymentForm() {
         <p id="quantity-error" className="field-error" hidden={!showEmpty}>
           {t("payment.errors.empty")}
         </p>
-        {failure ? (
+        {refused?.message ? (
           <div role="alert" className="stack">
             <p className="form-error">{t("payment.failed")}</p>
-            <p data-testid="payment-desc">{failure.error === "billing" ? t("payment.errors.billing") : failure.error === "failed" ? failure.description : t(`payment.errors.${failure.error}`)}</p>
-            {failure.error === "billing" ? (
+            <p data-testid="payment-desc">{t(refused.message, refused.messageValues)}</p>
+            {refused.message === "payment.errors.billing" ? (
               <Link className="button primary" to="/settings/billing">
                 {t("payment.addNow")}
               </Link>
