@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { formError, formResult, formValues, readFormResult, safeRedirect, valueList } from "./forms";
+import { formError, formResult, formValues, readFormResult, refusalKey, safeRedirect, valueList } from "./forms";
 import { refuse } from "./forms.server";
 
 describe("safeRedirect", () => {
@@ -65,6 +65,14 @@ describe("FormResult", () => {
     expect(readFormResult(result, "note")).toBeUndefined();
     expect(readFormResult({ page: "agent" })).toBeUndefined();
     expect(readFormResult(undefined)).toBeUndefined();
+  });
+
+  it("keys each refusal anew, two alike in a row too", () => {
+    const first = formResult({ message: "x.form" });
+    const second = formResult({ message: "x.form" });
+    expect(refusalKey(undefined, "loaded")).toBe("loaded");
+    expect(refusalKey(first, "loaded")).toBe(refusalKey(first, "other"));
+    expect(refusalKey(second, "loaded")).not.toBe(refusalKey(first, "loaded"));
   });
 
   it("answers a refusal as JSON, 400 unless told", async () => {

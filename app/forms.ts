@@ -81,6 +81,19 @@ export function useFormResult<T extends FormResult = FormResult>(intent?: string
   return readFormResult<T>(useActionData(), intent);
 }
 
+const refusalKeys = new WeakMap<FormResult, string>();
+let refusals = 0;
+/**
+ * A key that is new with each refusal, two in a row too (`fallback` before any): a form of
+ * uncontrolled inputs keyed by it re-renders from the refusal's values (the row editors).
+ */
+export function refusalKey(result: FormResult | undefined, fallback: string) {
+  if (!result) return fallback;
+  let key = refusalKeys.get(result);
+  if (!key) refusalKeys.set(result, (key = `refused-${++refusals}`));
+  return key;
+}
+
 export const loginSchema = z.object({
   username: z.string().trim().min(1, "login.usernameRequired"),
   password: z.string().min(1, "login.passwordRequired"),

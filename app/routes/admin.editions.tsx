@@ -8,7 +8,7 @@ import { requestContext, requireAdmin } from "~/context.server";
 import { HOST_PATTERN, listEditions, parseHostPatterns, saveEdition } from "~/models/editions.server";
 import { plugins } from "~/plugins/registry.server";
 import { translatorFor } from "~/i18n.server";
-import { formError, formValues, readFormResult, useFormResult, valueList } from "~/forms";
+import { formError, formValues, readFormResult, refusalKey, useFormResult, valueList } from "~/forms";
 import { refuse } from "~/forms.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -63,7 +63,7 @@ export default function AdminEditions() {
         const failed = readFormResult(result, edition.id);
         return (
           <Form
-            key={`${edition.id}-${failed ? failed.values.hosts : ""}`}
+            key={`${edition.id}-${refusalKey(failed, "")}`}
             method="post"
             className="card stack"
             id={`edition-${edition.id}`}
