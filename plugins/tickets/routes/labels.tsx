@@ -3,10 +3,12 @@
 // with it, "Add another row" adds more new rows.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
+import { formResult, refusalKey, useFormResult, valueList, type FormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 import { LABEL_DEFAULTS, LABEL_FIELDS, listLabels, saveLabels, type LabelErrorCode, type LabelField } from "../labels.server";
 
 const PATH = "/settings/labels";
@@ -29,6 +31,21 @@ const NEW_ROW: RowValues = {
   level: String(LABEL_DEFAULTS.level),
   sla: String(LABEL_DEFAULTS.sla),
 };
+
+const COLUMNS = ["id", ...LABEL_FIELDS] as const;
+
+/**
+ * A refusal keeps the table as typed: each cell as `${column}.${row}`, the ticked deletes one id
+ * per line; a bad cell has its error under the same name.
+ */
+function rowsOf(values: Record<string, string>): RowValues[] {
+  const rows: RowValues[] = [];
+  for (let i = 0; `id.${i}` in values; i++) {
+    const cell = (column: (typeof COLUMNS)[number]) => values[`${column}.${i}`] ?? "";
+    rows.push({ id: cell("id"), name: cell("name"), color: cell("color"), colorDark: cell("colorDark"), level: cell("level"), sla: cell("sla") });
+  }
+  return rows;
+}
 
 /** A new row nobody typed into (blank or default values, no name) is not a label to create. */
 function untouched(row: RowValues) {
@@ -60,9 +77,9 @@ export async function action({ request }: ActionFunctionArgs) {
     sla: columns.sla[i] ?? "",
   }));
   const deleted = column("delete");
-  // `attempt` tells two refusals in a row apart, so the form re-renders from each one's values
-  const attempt = crypto.randomUUID();
-  const failed = (code: LabelErrorCode, invalid: string[] = []) => json({ code, rows, deleted, invalid, attempt }, { status: 400 });
+  const values = Object.fromEntries([...rows.flatMap((row, i) => COLUMNS.map((c) => [`${c}.${i}`, row[c]])), ["delete", deleted.join("\n")]]);
+  const failed = (code: LabelErrorCode, invalid: string[] = []) =>
+    refuse(formResult({ message: `labels.errors.${code}`, errors: Object.fromEntries(invalid.map((cell) => [cell, `labels.errors.${code}`])), values }));
   // every row has every input; anything else was not sent by this form
   if (LABEL_FIELDS.some((f) => columns[f].length !== ids.length)) return failed("input");
 
@@ -73,9 +90,12 @@ export async function action({ request }: ActionFunctionArgs) {
   );
   if (!result.ok) {
     const invalid = result.issues.flatMap((issue) => {
-      if (issue.row === undefined) return issue.deleteId !== undefined ? [`delete:${issue.deleteId}`] : [];
+      if (issue.row === undefined) {
+        const index = rows.findIndex((row) => issue.deleteId !== undefined && row.id === String(issue.deleteId));
+        return index < 0 ? [] : [`delete.${index}`];
+      }
       const index = sent[issue.row]?.index;
-      return index === undefined ? [] : [`${index}:${issue.field ?? "id"}`];
+      return index === undefined ? [] : [`${issue.field ?? "id"}.${index}`];
     });
     return failed(result.code, invalid);
   }
@@ -84,13 +104,13 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function LabelsAdmin() {
   const data = useLoaderData<typeof loader>();
-  const failed = useActionData<typeof action>();
+  const failed = useFormResult();
   const location = useLocation();
   const navigation = useNavigation();
   const { t } = useTranslation();
-  const rows = failed ? failed.rows : [...data.rows, NEW_ROW];
+  const rows = failed ? rowsOf(failed.values) : [...data.rows, NEW_ROW];
   // after a failed save there is still one blank new row to fill in
-  const withBlank = failed && !failed.rows.some(untouched) ? [...rows, NEW_ROW] : rows;
+  const withBlank = failed && !rows.some(untouched) ? [...rows, NEW_ROW] : rows;
   const busy = navigation.state === "submitting" && navigation.formAction === PATH;
   return (
     <section className="labels-admin stack">
@@ -101,24 +121,18 @@ export default function LabelsAdmin() {
           {t("labels.saved")}
         </p>
       ) : null}
-      {failed ? (
+      {failed?.message ? (
         <p className="form-error" role="alert">
-          {t(`labels.errors.${failed.code}`)}
+          {t(failed.message, failed.messageValues)}
         </p>
       ) : null}
       {/* keyed per load and per refused post, so the inputs re-render from the right values */}
-      <LabelForm
-        key={failed?.attempt ?? location.key}
-        rows={withBlank}
-        deleted={failed?.deleted ?? []}
-        invalid={failed?.invalid ?? []}
-        busy={busy}
-      />
+      <LabelForm key={refusalKey(failed, location.key)} rows={withBlank} deleted={valueList(failed?.values.delete)} errors={failed?.errors ?? {}} busy={busy} />
     </section>
   );
 }
 
-function LabelForm({ rows, deleted, invalid, busy }: { rows: RowValues[]; deleted: string[]; invalid: string[]; busy: boolean }) {
+function LabelForm({ rows, deleted, errors, busy }: { rows: RowValues[]; deleted: string[]; errors: FormResult["errors"]; busy: boolean }) {
   const { t } = useTranslation();
   const base = useId();
   const [added, setAdded] = useState(0);
@@ -158,7 +172,7 @@ function LabelForm({ rows, deleted, invalid, busy }: { rows: RowValues[]; delete
           <tbody>
             {all.map((row, index) => {
               const rowId = `${base}-row-${index}`;
-              const bad = (field: string) => invalid.includes(`${index}:${field}`) || (field === "delete" && invalid.includes(`delete:${row.id}`));
+              const bad = (field: string) => `${field}.${index}` in errors;
               return (
                 <tr key={index} className={row.id ? "label-row" : "label-row label-new"} data-label-id={row.id || undefined}>
                   <th scope="row" id={rowId} className={bad("id") ? "invalid" : undefined}>
