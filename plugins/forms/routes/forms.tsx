@@ -4,11 +4,13 @@
 // empty rows) and renew a survey's public link.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, Link, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute, requireAdmin } from "~/context.server";
 import { deniedBoundary } from "~/components/AdminOnly";
+import { formResult, formValues, refusalKey, useFormResult, type FormResult } from "~/forms";
+import { refuse } from "~/forms.server";
 import {
   FIELD_TYPES,
   createSurvey,
@@ -16,7 +18,7 @@ import {
   listSurveys,
   renewSurveyLink,
   saveSurvey,
-  type EditorErrorCode,
+  type EditorResult,
   type EditorRow,
   type SurveyField,
 } from "../forms.server";
@@ -61,7 +63,29 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
 }
 
-type Failure = { intent: string; code: EditorErrorCode; title: string; rows: EditorRow[]; invalidRows: number[]; invalidTitle: boolean; attempt: string };
+/**
+ * A refused create or save: the model's error as the message, the title and the bad rows' inputs
+ * (`label_${i}`, `options_${i}`) as field errors, and every input as sent (the editor's own names).
+ */
+function refused(intent: string, result: EditorResult<unknown> & { ok: false }, values: Record<string, string>) {
+  const message = `forms.editorErrors.${result.code}`;
+  const errors: Record<string, string> = result.title ? { title: message } : {};
+  for (const i of result.rows) errors[`label_${i}`] = errors[`options_${i}`] = message;
+  return refuse(formResult({ intent, message, errors, values }));
+}
+
+/** The editor's rows as a refusal kept them. */
+function rowsOf(values: Record<string, string>): EditorRow[] {
+  const count = Math.min(Number(values.rows) || 0, ROWS_MAX);
+  return Array.from({ length: count }, (_, i) => ({
+    id: values[`id_${i}`] ?? "",
+    label: values[`label_${i}`] ?? "",
+    type: values[`type_${i}`] ?? "",
+    required: `required_${i}` in values,
+    options: values[`options_${i}`] ?? "",
+    remove: `remove_${i}` in values,
+  }));
+}
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -72,10 +96,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return typeof v === "string" ? v : "";
   };
   const intent = text("intent");
-  const attempt = crypto.randomUUID();
   if (intent === "create") {
     const result = await createSurvey(text("title"));
-    if (!result.ok) return json<Failure>({ intent, code: result.code, title: text("title"), rows: [], invalidRows: [], invalidTitle: true, attempt }, { status: 400 });
+    if (!result.ok) return refused(intent, result, formValues(form, ["title"]));
     return redirect(`${PATH}?tab=${result.value.id}&saved=created`);
   }
   const surveyId = Number(text("survey"));
@@ -84,25 +107,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return redirect(`${PATH}?tab=${surveyId}&saved=link`);
   }
   if (intent !== "save") throw new Response("Bad Request", { status: 400 });
-  const count = Math.min(Number(text("rows")) || 0, ROWS_MAX);
-  const rows: EditorRow[] = Array.from({ length: count }, (_, i) => ({
-    id: text(`id_${i}`),
-    label: text(`label_${i}`),
-    type: text(`type_${i}`),
-    required: form.has(`required_${i}`),
-    options: text(`options_${i}`),
-    remove: form.has(`remove_${i}`),
-  }));
-  const result = await saveSurvey(surveyId, text("title"), rows);
+  const values = formValues(form);
+  const result = await saveSurvey(surveyId, text("title"), rowsOf(values));
   if (!result) throw new Response("Not Found", { status: 404 });
-  if (!result.ok)
-    return json<Failure>({ intent, code: result.code, title: text("title"), rows, invalidRows: result.rows, invalidTitle: !!result.title, attempt }, { status: 400 });
+  if (!result.ok) return refused(intent, result, values);
   return redirect(`${PATH}?tab=${surveyId}&saved=fields`);
 }
 
 export default function FormsPage() {
   const data = useLoaderData<typeof loader>();
-  const failed = useActionData<typeof action>();
+  const failed = useFormResult();
   const { t } = useTranslation();
   const current = data.current;
   const tabHref = (id: number, page?: number) => `${PATH}?tab=${id}${page && page > 1 ? `&page=${page}` : ""}`;
@@ -170,20 +184,20 @@ export default function FormsPage() {
           ) : null}
         </div>
       ) : null}
-      {data.isAdmin && current ? <SurveyAdmin key={`${current.id}-${failed?.attempt ?? ""}`} failed={failed?.intent === "save" ? failed : undefined} /> : null}
+      {data.isAdmin && current ? <SurveyAdmin key={`${current.id}-${refusalKey(failed, "")}`} failed={failed?.intent === "save" ? failed : undefined} /> : null}
       {data.isAdmin ? <CreateSurvey failed={failed?.intent === "create" ? failed : undefined} /> : null}
     </section>
   );
 }
 
-function SurveyAdmin({ failed }: { failed?: Failure }) {
+function SurveyAdmin({ failed }: { failed?: FormResult }) {
   const data = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const base = useId();
   const location = useLocation();
   const navigation = useNavigation();
   const current = data.current!;
-  const rows = failed ? failed.rows : [...current.rows, ...Array.from({ length: EMPTY_ROWS }, () => NEW_ROW)];
+  const rows = failed ? rowsOf(failed.values) : [...current.rows, ...Array.from({ length: EMPTY_ROWS }, () => NEW_ROW)];
   const link = `/survey/${current.token}`;
   const col = (name: string) => `${base}-col-${name}`;
   const busy = navigation.state === "submitting" && navigation.formAction?.startsWith(PATH);
@@ -205,14 +219,14 @@ function SurveyAdmin({ failed }: { failed?: Failure }) {
       <Form method="post" action={`${PATH}?tab=${current.id}`} className="stack" aria-label={t("forms.editTitle")}>
         <input type="hidden" name="survey" value={current.id} />
         <input type="hidden" name="rows" value={rows.length} />
-        {failed ? (
+        {failed?.message ? (
           <p className="form-error" role="alert">
-            {t(`forms.editorErrors.${failed.code}`)}
+            {t(failed.message, failed.messageValues)}
           </p>
         ) : null}
         <label>
           {t("forms.surveyTitle")}
-          <input name="title" defaultValue={failed ? failed.title : current.title} maxLength={200} aria-invalid={failed?.invalidTitle || undefined} />
+          <input name="title" defaultValue={failed ? failed.values.title : current.title} maxLength={200} aria-invalid={!!failed?.errors.title || undefined} />
         </label>
         <div className="labels-table-wrap">
           <table className="labels-table survey-fields">
@@ -241,7 +255,7 @@ function SurveyAdmin({ failed }: { failed?: Failure }) {
             <tbody>
               {rows.map((row, i) => {
                 const rowId = `${base}-row-${i}`;
-                const invalid = failed?.invalidRows.includes(i) || undefined;
+                const invalid = !!failed?.errors[`label_${i}`] || undefined;
                 const by = (name: string) => `${col(name)} ${rowId}`;
                 return (
                   <tr key={i} className={row.id ? "field-row" : "field-row field-new"}>
@@ -285,20 +299,20 @@ function SurveyAdmin({ failed }: { failed?: Failure }) {
   );
 }
 
-function CreateSurvey({ failed }: { failed?: Failure }) {
+function CreateSurvey({ failed }: { failed?: FormResult }) {
   const { t } = useTranslation();
   return (
     <section className="stack">
       <h2>{t("forms.createTitle")}</h2>
-      <Form method="post" action={PATH} className="inline-form" key={failed?.attempt}>
-        {failed ? (
+      <Form method="post" action={PATH} className="inline-form" key={refusalKey(failed, "create")}>
+        {failed?.message ? (
           <p className="form-error" role="alert">
-            {t(`forms.editorErrors.${failed.code}`)}
+            {t(failed.message, failed.messageValues)}
           </p>
         ) : null}
         <label>
           {t("forms.newSurveyTitle")}
-          <input name="title" defaultValue={failed?.title ?? ""} maxLength={200} aria-invalid={failed ? true : undefined} />
+          <input name="title" defaultValue={failed?.values.title ?? ""} maxLength={200} aria-invalid={failed?.errors.title ? true : undefined} />
         </label>
         <button type="submit" name="intent" value="create" className="button">
           {t("forms.create")}
