@@ -23,7 +23,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
 }
 
-/** One edition's form: its host patterns (one bad one is named in the error) and its plugins. */
+/**
+ * One edition's form: its host patterns (one bad one is named in the error) and its plugins. A
+ * function, so the browser bundle drops it with the action and its server imports.
+ */
 function editionSchema() {
   return z.object({
     edition: z.string(),

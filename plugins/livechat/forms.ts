@@ -4,7 +4,7 @@ import { z } from "zod";
 import { idSchema, oneAddress } from "~/conversation/forms";
 import { MAX_VISITOR_MESSAGE } from "./limits";
 
-export const EMPTY = "livechat.empty";
+const EMPTY = "livechat.empty";
 export const TOO_LONG = "livechat.tooLong";
 const field = (max: number) => z.string().trim().min(1, EMPTY).max(max);
 
