@@ -2,7 +2,18 @@
 import type { RequestContext } from "~/context.server";
 import { conversationPath } from "~/conversation/channels";
 import { formatDate, formatTime } from "~/time";
-import { defaultRange, groupByDay, isReportType, parseRange, REPORT_PAGE, summary, toDmy, type RangeError, type ReportType, type SummaryRow } from "./reports.server";
+import {
+  defaultRange,
+  groupByDay,
+  isReportType,
+  parseRange,
+  REPORT_PAGE,
+  summary,
+  toDmy,
+  type RangeError,
+  type ReportType,
+  type SummaryRow,
+} from "./reports.server";
 
 import { MAX_SHOWN } from "./constants";
 
@@ -30,10 +41,29 @@ export async function loadSummaryPage(ctx: RequestContext, url: URL, type: Repor
   const parsed = asked ? parseRange(params.get("start"), params.get("end"), now, timeZone) : { ok: true as const, range: defaultRange(now, timeZone, 7) };
   const shownAsked = Number(params.get("shown"));
   const shown = Number.isInteger(shownAsked) && shownAsked >= REPORT_PAGE ? Math.min(MAX_SHOWN, shownAsked) : REPORT_PAGE;
-  if (!parsed.ok) return { type, status, values: { start: params.get("start") ?? "", end: params.get("end") ?? "" }, error: parsed.error, items: [], count: 0, shown, range: null };
+  if (!parsed.ok)
+    return {
+      type,
+      status,
+      values: { start: params.get("start") ?? "", end: params.get("end") ?? "" },
+      error: parsed.error,
+      items: [],
+      count: 0,
+      shown,
+      range: null,
+    };
   const { range } = parsed;
   const { items, count } = await summary(type, status, range, 0, shown, now);
-  return { type, status, values: { start: toDmy(range.start), end: toDmy(range.end) }, error: null, items, count, shown, range: { start: range.start, end: range.end } };
+  return {
+    type,
+    status,
+    values: { start: toDmy(range.start), end: toDmy(range.end) },
+    error: null,
+    items,
+    count,
+    shown,
+    range: { start: range.start, end: range.end },
+  };
 }
 
 /** The page's tables: rows by creation day, with their link and times in the workspace zone. */

@@ -8,12 +8,23 @@ const DAY = 24 * 60 * 60 * 1000;
 /** DD-MM-YYYY of now + days in the workspace zone. */
 const dmy = (days: number) => {
   const p = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", { timeZone: TZ, day: "2-digit", month: "2-digit", year: "numeric" }).formatToParts(Date.now() + days * DAY).map((x) => [x.type, x.value]),
+    new Intl.DateTimeFormat("en-GB", { timeZone: TZ, day: "2-digit", month: "2-digit", year: "numeric" })
+      .formatToParts(Date.now() + days * DAY)
+      .map((x) => [x.type, x.value]),
   );
   return `${p.day}-${p.month}-${p.year}`;
 };
 
-const WIDGETS = ["Volume by interval", "Volume by channel group", "Status breakdown", "SLA met and breached", "First response time", "Resolution time", "Customer satisfaction (CSAT)", "Agent status time"];
+const WIDGETS = [
+  "Volume by interval",
+  "Volume by channel group",
+  "Status breakdown",
+  "SLA met and breached",
+  "First response time",
+  "Resolution time",
+  "Customer satisfaction (CSAT)",
+  "Agent status time",
+];
 
 const range = (page: Page) => page.locator(".report-range");
 
@@ -125,7 +136,10 @@ test.describe("reports with JavaScript off", () => {
   });
 
   test("an agent without view_report is sent home; one with it sees the reports", async ({ browser, baseURL }) => {
-    for (const [username, allowed] of [["agent", false], ["agent2", true]] as const) {
+    for (const [username, allowed] of [
+      ["agent", false],
+      ["agent2", true],
+    ] as const) {
       const context = await browser.newContext({ javaScriptEnabled: false });
       await chooseLanguage(context, baseURL!);
       const page = await context.newPage();

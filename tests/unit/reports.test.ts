@@ -6,7 +6,15 @@ import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { refreshFacts } from "@plugins/reports/facts.server";
 import {
-  channelGroup, DASHBOARDS, DAY, DURATION_BUCKETS, exportRows, EXPORT_HEADER, parseRange, summary, type DateRange,
+  channelGroup,
+  DASHBOARDS,
+  DAY,
+  DURATION_BUCKETS,
+  exportRows,
+  EXPORT_HEADER,
+  parseRange,
+  summary,
+  type DateRange,
 } from "@plugins/reports/reports.server";
 import { csvLine, dashboardData, renderDashboard, renderSvg } from "@plugins/reports/widgets.server";
 
@@ -23,7 +31,13 @@ describe("report date ranges", () => {
   });
 
   it("refuses malformed dates, a range ending in the future and a start after the end", () => {
-    for (const [s, e] of [["", "21-11-2026"], ["31-02-2026", "21-11-2026"], ["2026/11/01", "21-11-2026"], ["1-11-2026", "21-11-2026"], ["01-11-2026", "tomorrow"]])
+    for (const [s, e] of [
+      ["", "21-11-2026"],
+      ["31-02-2026", "21-11-2026"],
+      ["2026/11/01", "21-11-2026"],
+      ["1-11-2026", "21-11-2026"],
+      ["01-11-2026", "tomorrow"],
+    ])
       expect(parseRange(s, e, NOW, TZ), `${s}..${e}`).toEqual({ ok: false, error: "format" });
     // NOW is 20:00 on 21-11 in Kuala Lumpur: the 22nd is tomorrow there
     expect(parseRange("01-11-2026", "22-11-2026", NOW, TZ)).toEqual({ ok: false, error: "future" });
@@ -45,7 +59,17 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   let t: TestDb;
   let range: DateRange;
   // the seeded conversations, computed the slow way from the source tables
-  let truth: { id: number; ticketNumber: number; kind: string; channel: string; status: number; createdAt: number; updatedAt: number; firstResponse: number | null; sla: number | null }[];
+  let truth: {
+    id: number;
+    ticketNumber: number;
+    kind: string;
+    channel: string;
+    status: number;
+    createdAt: number;
+    updatedAt: number;
+    firstResponse: number | null;
+    sla: number | null;
+  }[];
   const omni = DASHBOARDS.omnichannel.kinds as readonly string[];
 
   beforeAll(async () => {
@@ -66,7 +90,13 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
       const staff = messages.filter((m) => m.ticketId === x.id && m.senderUserId != null && m.type !== "system").map((m) => m.createdAt);
       const slas = links.filter((l) => l.ticketId === x.id).map((l) => slaOf.get(l.labelId)!);
       return {
-        id: x.id, ticketNumber: x.ticketNumber, kind: x.kind, channel: x.channel, status: x.status, createdAt: x.createdAt, updatedAt: x.updatedAt,
+        id: x.id,
+        ticketNumber: x.ticketNumber,
+        kind: x.kind,
+        channel: x.channel,
+        status: x.status,
+        createdAt: x.createdAt,
+        updatedAt: x.updatedAt,
         firstResponse: staff.length ? Math.min(...staff) : null,
         sla: slas.length ? Math.min(...slas) : null,
       };
@@ -76,7 +106,14 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
 
   const inOmni = () => truth.filter((x) => omni.includes(x.kind) && x.createdAt >= range.from && x.createdAt < range.to);
   const options = (extra: Partial<Parameters<typeof dashboardData>[0]> = {}) => ({
-    dashboard: "omnichannel" as const, enabledPlugins: ALL_PLUGINS, range, interval: "day" as const, now: NOW, timeZone: TZ, language: "en" as const, ...extra,
+    dashboard: "omnichannel" as const,
+    enabledPlugins: ALL_PLUGINS,
+    range,
+    interval: "day" as const,
+    now: NOW,
+    timeZone: TZ,
+    language: "en" as const,
+    ...extra,
   });
   const widget = async (id: string, extra = {}) => (await dashboardData(options(extra))).find((w) => w.def.id === id)!.data;
 
@@ -170,7 +207,10 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     const stars = [5, 4, 4, 2, 5];
     // rating moves the activity time (livechat.server.ts), which is how the facts notice it
     for (const [i, x] of rated.entries())
-      await db.update(schema.tickets).set({ rating: stars[i], ratingReason: "r", updatedAt: NOW + i }).where(eq(schema.tickets.id, x.id));
+      await db
+        .update(schema.tickets)
+        .set({ rating: stars[i], ratingReason: "r", updatedAt: NOW + i })
+        .where(eq(schema.tickets.id, x.id));
     expect(await refreshFacts()).toBe(5);
     const csat = await widget("csat");
     expect(csat.rows).toEqual([1, 2, 3, 4, 5].map((s) => ({ rating: `${s} stars`, count: stars.filter((x) => x === s).length })));
@@ -179,7 +219,8 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   });
 
   it("adds the call-centre and trading editions' own widgets, with counts from the tickets", async () => {
-    const ids = async (dashboard: "call" | "omnichannel", enabledPlugins: string[]) => (await dashboardData(options({ dashboard, enabledPlugins }))).map((w) => w.def.id);
+    const ids = async (dashboard: "call" | "omnichannel", enabledPlugins: string[]) =>
+      (await dashboardData(options({ dashboard, enabledPlugins }))).map((w) => w.def.id);
     expect(await ids("call", ALL_PLUGINS)).not.toContain("call_hours");
     expect(await ids("call", [...ALL_PLUGINS, "calls"])).toContain("call_hours");
     expect(await ids("omnichannel", ALL_PLUGINS)).not.toContain("emotions");
@@ -199,7 +240,10 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     expect(drawn.find((w) => w.id === "call_hours")!.svg).toMatch(/^<svg[^>]*viewBox/);
     const emotions = await widget("emotions", { enabledPlugins: [...ALL_PLUGINS, "analyst"] });
     expect(emotions.rows).toEqual(
-      ["anger", "fear", "happy", "love", "sad", "surprise", "curious"].map((e) => ({ emotion: e[0].toUpperCase() + e.slice(1), count: inRange.filter((x) => x.emotion === e).length })),
+      ["anger", "fear", "happy", "love", "sad", "surprise", "curious"].map((e) => ({
+        emotion: e[0].toUpperCase() + e.slice(1),
+        count: inRange.filter((x) => x.emotion === e).length,
+      })),
     );
   });
 
@@ -216,13 +260,19 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   });
 
   it("escapes text drawn into the SVG", async () => {
-    const svg = await renderSvg({ data: { values: [{ a: "<script>alert(1)</script>", b: 1 }] }, mark: "bar", encoding: { x: { field: "a", type: "nominal" }, y: { field: "b", type: "quantitative" } } });
+    const svg = await renderSvg({
+      data: { values: [{ a: "<script>alert(1)</script>", b: 1 }] },
+      mark: "bar",
+      encoding: { x: { field: "a", type: "nominal" }, y: { field: "b", type: "quantitative" } },
+    });
     expect(svg).not.toContain("<script>");
     expect(svg).toContain("&lt;script&gt;");
   });
 
   it("pages the summary report by 30, newest first, with the range's count", async () => {
-    const tickets = truth.filter((x) => x.kind === "ticket" && x.createdAt >= range.from && x.createdAt < range.to).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
+    const tickets = truth
+      .filter((x) => x.kind === "ticket" && x.createdAt >= range.from && x.createdAt < range.to)
+      .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
     const first = await summary("ticket", 4, range, 0, 30, NOW);
     expect(first.count).toBe(tickets.length);
     expect(first.items.map((x) => x.ticketNumber)).toEqual(tickets.slice(0, 30).map((x) => x.ticketNumber));
