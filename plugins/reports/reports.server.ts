@@ -3,6 +3,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { and, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
+import { readableBy, type Reader } from "~/conversation/access.server";
 import { KINDS, type Kind } from "~/conversation/channels";
 import { startOfDay } from "~/time";
 import { formatDate } from "~/time";
@@ -265,11 +266,23 @@ export interface SummaryRow {
   reason: string | null;
 }
 
-const summaryWhere = (type: ReportType, status: number, range: Pick<DateRange, "from" | "to">) =>
+/**
+ * report_facts rows of conversations the reader may read (the list's rule, readableBy), or
+ * undefined for no limit. Written against an unaliased `tickets`, which readableBy refers to.
+ */
+function readableFacts(reader: Reader, column: SQL): SQL | undefined {
+  const readable = readableBy(reader);
+  return readable && sql`${column} in (select tickets.id from tickets where ${readable})`;
+}
+
+const summaryWhere = (reader: Reader, type: ReportType, status: number, range: Pick<DateRange, "from" | "to">) =>
   sql.join(
-    [inRange(range), type === "all" ? undefined : sql`kind = ${type}`, status === STATUS_ALL ? undefined : sql`status = ${status}`].filter(
-      (x): x is SQL => !!x,
-    ),
+    [
+      inRange(range),
+      type === "all" ? undefined : sql`kind = ${type}`,
+      status === STATUS_ALL ? undefined : sql`status = ${status}`,
+      readableFacts(reader, sql`ticket_id`),
+    ].filter((x): x is SQL => !!x),
     sql` and `,
   );
 
@@ -280,11 +293,19 @@ export function slaOutcome(f: { slaMinutes: number | null; createdAt: number; re
   return now - f.createdAt > limit ? "breached" : "pending";
 }
 
-/** One page of the summary report, newest first, and the number of rows in the range. */
-export async function summary(type: ReportType, status: number, range: Pick<DateRange, "from" | "to">, offset: number, limit: number, now: number) {
+/** One page of the summary report, newest first, and the number of rows in the range: only rows the reader may read. */
+export async function summary(
+  reader: Reader,
+  type: ReportType,
+  status: number,
+  range: Pick<DateRange, "from" | "to">,
+  offset: number,
+  limit: number,
+  now: number,
+) {
   await refreshFacts();
   const { db, schema } = getDb();
-  const where = summaryWhere(type, status, range);
+  const where = summaryWhere(reader, type, status, range);
   const [page, [{ n }]] = await Promise.all([
     rows<Record<string, unknown>>(sql`
       select f.ticket_id as id, f.sla_minutes as sla_minutes, f.resolved_at as resolved_at, f.rating as rating,
@@ -375,12 +396,13 @@ const iso = (at: number | null) => (at == null ? "" : new Date(at).toISOString()
 const minutes = (from: number, to: number | null) => (to == null ? "" : ((to - from) / 60000).toFixed(1));
 
 /**
- * Every conversation of the range as CSV rows, in ticket order, read in keyset batches of 1,000
+ * Every conversation of the range that the reader may read as CSV rows, in ticket order, read in keyset batches of 1,000
  * along the primary key so memory stays flat and each batch starts where the last one ended.
  * (`+created_at` keeps the planners off the created_at index, which would sort the whole range
  * for every batch.)
  */
 export async function* exportRows(
+  reader: Reader,
   range: Pick<DateRange, "from" | "to">,
   kinds: readonly string[],
   step: Interval,
@@ -389,6 +411,8 @@ export async function* exportRows(
 ): AsyncGenerator<(string | number)[]> {
   await refreshFacts();
   const size = INTERVALS[step];
+  const readable = readableFacts(reader, sql`f.ticket_id`);
+  const access = readable ? sql`and ${readable}` : sql``;
   let after: number | undefined;
   for (;;) {
     const cursor = after ? sql`and f.ticket_id > ${after}` : sql``;
@@ -400,7 +424,7 @@ export async function* exportRows(
       where +f.created_at >= ${range.from} and +f.created_at < ${range.to} and (f.kind || '') in (${sql.join(
         kinds.map((k) => sql`${k}`),
         sql`, `,
-      )}) ${cursor}
+      )}) ${access} ${cursor}
       order by f.ticket_id
       limit ${batchSize}`);
     for (const r of batch) {

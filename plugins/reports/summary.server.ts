@@ -1,5 +1,4 @@
 // The summary report's input: type and status from the path, range and rows shown from the query.
-import type { RequestContext } from "~/context.server";
 import { conversationPath } from "~/conversation/channels";
 import { formatDate, formatTime } from "~/time";
 import {
@@ -16,6 +15,7 @@ import {
 } from "./reports.server";
 
 import { MAX_SHOWN } from "./constants";
+import type { ReportContext } from "./guard.server";
 
 export function parsePath(params: { type?: string; status?: string }): { type: ReportType; status: number } | undefined {
   const status = Number(params.status);
@@ -34,7 +34,7 @@ export interface SummaryPage {
   range: { start: string; end: string } | null;
 }
 
-export async function loadSummaryPage(ctx: RequestContext, url: URL, type: ReportType, status: number, now = Date.now()): Promise<SummaryPage> {
+export async function loadSummaryPage(ctx: ReportContext, url: URL, type: ReportType, status: number, now = Date.now()): Promise<SummaryPage> {
   const params = url.searchParams;
   const timeZone = ctx.workspace.timeZone;
   const asked = params.has("start") || params.has("end");
@@ -53,7 +53,7 @@ export async function loadSummaryPage(ctx: RequestContext, url: URL, type: Repor
       range: null,
     };
   const { range } = parsed;
-  const { items, count } = await summary(type, status, range, 0, shown, now);
+  const { items, count } = await summary(ctx.user, type, status, range, 0, shown, now);
   return {
     type,
     status,

@@ -16,6 +16,7 @@ import {
   summary,
   type DateRange,
 } from "@plugins/reports/reports.server";
+import type { UserRow } from "~/models/users.server";
 import { csvLine, dashboardData, renderDashboard, renderSvg } from "@plugins/reports/widgets.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -65,11 +66,14 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     kind: string;
     channel: string;
     status: number;
+    departmentId: number | null;
     createdAt: number;
     updatedAt: number;
     firstResponse: number | null;
     sla: number | null;
   }[];
+  let users: Map<string, UserRow>;
+  let participants: { ticketId: number; userId: number }[];
   const omni = DASHBOARDS.omnichannel.kinds as readonly string[];
 
   beforeAll(async () => {
@@ -79,12 +83,16 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     if (!parsed.ok) throw new Error("range");
     range = parsed.range;
     const { db, schema } = t.handle;
-    const [tickets, messages, links, labels] = await Promise.all([
+    const [tickets, messages, links, labels, people, staff] = await Promise.all([
       db.select().from(schema.tickets),
       db.select().from(schema.messages),
       db.select().from(schema.ticketLabels),
       db.select().from(schema.labels),
+      db.select().from(schema.participants),
+      db.select().from(schema.users),
     ]);
+    participants = people;
+    users = new Map(staff.map((u) => [u.username, u]));
     const slaOf = new Map(labels.map((l) => [l.id, l.sla]));
     truth = tickets.map((x) => {
       const staff = messages.filter((m) => m.ticketId === x.id && m.senderUserId != null && m.type !== "system").map((m) => m.createdAt);
@@ -95,6 +103,7 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
         kind: x.kind,
         channel: x.channel,
         status: x.status,
+        departmentId: x.departmentId,
         createdAt: x.createdAt,
         updatedAt: x.updatedAt,
         firstResponse: staff.length ? Math.min(...staff) : null,
@@ -104,6 +113,13 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   });
   afterAll(async () => t?.cleanup());
 
+  const admin = () => users.get("admin")!;
+  // docs/decisions/009, computed from the source tables: a participant, or the department's
+  // conversations that are not workspace chats
+  const reads = (reader: UserRow, x: (typeof truth)[number]) =>
+    reader.type === "admin" ||
+    participants.some((p) => p.ticketId === x.id && p.userId === reader.id) ||
+    (x.departmentId === reader.departmentId && x.channel !== "chat");
   const inOmni = () => truth.filter((x) => omni.includes(x.kind) && x.createdAt >= range.from && x.createdAt < range.to);
   const options = (extra: Partial<Parameters<typeof dashboardData>[0]> = {}) => ({
     dashboard: "omnichannel" as const,
@@ -273,12 +289,12 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     const tickets = truth
       .filter((x) => x.kind === "ticket" && x.createdAt >= range.from && x.createdAt < range.to)
       .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
-    const first = await summary("ticket", 4, range, 0, 30, NOW);
+    const first = await summary(admin(), "ticket", 4, range, 0, 30, NOW);
     expect(first.count).toBe(tickets.length);
     expect(first.items.map((x) => x.ticketNumber)).toEqual(tickets.slice(0, 30).map((x) => x.ticketNumber));
-    const second = await summary("ticket", 4, range, 30, 30, NOW);
+    const second = await summary(admin(), "ticket", 4, range, 30, 30, NOW);
     expect(second.items.map((x) => x.ticketNumber)).toEqual(tickets.slice(30, 60).map((x) => x.ticketNumber));
-    const open = await summary("ticket", 0, range, 0, 1000, NOW);
+    const open = await summary(admin(), "ticket", 0, range, 0, 1000, NOW);
     expect(open.count).toBe(tickets.filter((x) => x.status === 0).length);
     expect(open.items.every((x) => x.status === 0)).toBe(true);
     const withLabel = first.items.find((x) => x.labels.length)!;
@@ -288,7 +304,7 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   it("exports every conversation of the range as CSV rows, in batches", async () => {
     const rows = inOmni();
     const exported: (string | number)[][] = [];
-    for await (const row of exportRows(range, omni, "day", NOW, 7)) exported.push(row);
+    for await (const row of exportRows(admin(), range, omni, "day", NOW, 7)) exported.push(row);
     expect(exported).toHaveLength(rows.length);
     expect(new Set(exported.map((r) => r[0])).size).toBe(rows.length);
     expect(new Set(exported.map((r) => r[0]))).toEqual(new Set(rows.map((x) => x.ticketNumber)));
@@ -296,5 +312,46 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     const one = rows.find((x) => x.firstResponse != null)!;
     const line = exported.find((r) => r[0] === one.ticketNumber)!;
     expect(line[8]).toBe(((one.firstResponse! - one.createdAt) / 60000).toFixed(1));
+  });
+
+  it("shows in the summary report and the CSV export only conversations the reader may read", async () => {
+    const agent = users.get("agent2")!;
+    const inRange = truth.filter((x) => x.createdAt >= range.from && x.createdAt < range.to);
+    // the seed has workspace chats of the agent's department and conversations of others they may not read
+    expect(inRange.some((x) => x.kind === "chat" && x.departmentId === agent.departmentId && !reads(agent, x))).toBe(true);
+    const readable = inRange.filter((x) => reads(agent, x));
+    expect(readable.length).toBeGreaterThan(0);
+    expect(readable.length).toBeLessThan(inRange.length);
+
+    const mine = await summary(agent, "all", 4, range, 0, 10_000, NOW);
+    expect(mine.count).toBe(readable.length);
+    expect(new Set(mine.items.map((x) => x.ticketNumber))).toEqual(new Set(readable.map((x) => x.ticketNumber)));
+    const chats = await summary(agent, "chat", 4, range, 0, 10_000, NOW);
+    expect(chats.items.map((x) => x.ticketNumber).sort()).toEqual(
+      readable
+        .filter((x) => x.kind === "chat")
+        .map((x) => x.ticketNumber)
+        .sort(),
+    );
+    // pages are cut after the filter: the first page is full of readable rows
+    const page = await summary(agent, "all", 4, range, 0, 30, NOW);
+    expect(page.items.map((x) => x.id)).toEqual(
+      [...readable]
+        .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+        .slice(0, 30)
+        .map((x) => x.id),
+    );
+    expect((await summary(admin(), "all", 4, range, 0, 10_000, NOW)).count).toBe(inRange.length);
+
+    const exported: (string | number)[][] = [];
+    for await (const row of exportRows(agent, range, omni, "day", NOW, 7)) exported.push(row);
+    expect(new Set(exported.map((r) => r[0]))).toEqual(
+      new Set(
+        inOmni()
+          .filter((x) => reads(agent, x))
+          .map((x) => x.ticketNumber),
+      ),
+    );
+    expect(exported).toHaveLength(inOmni().filter((x) => reads(agent, x)).length);
   });
 });

@@ -48,7 +48,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     return new Response(body, { headers: headers(`${name}-${widget}`) });
   }
 
-  const rows = exportRows(range, DASHBOARDS[dashboard].kinds, step, now);
+  const rows = exportRows(ctx.user, range, DASHBOARDS[dashboard].kinds, step, now);
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
