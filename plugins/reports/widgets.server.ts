@@ -312,13 +312,17 @@ export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidg
   );
 }
 
-/** CSV text of rows (cells that a spreadsheet would run as formulas are quoted with '). */
+// OWASP's CSV injection rule: spreadsheets skip leading spaces and quotes before deciding that a
+// cell is a formula, so the first character after them counts (tab and CR themselves included)
+const FORMULA = /^[\s"']*[=+\-@\t\r]/;
+
+/** CSV text of rows (text cells that a spreadsheet would run as formulas get a leading '; numbers stay values). */
 export function csvLine(cells: (string | number | null | undefined)[]) {
   return (
     cells
       .map((c) => {
         let s = c == null ? "" : String(c);
-        if (/^[=+\-@\t\r]/.test(s) && typeof c === "string") s = `'${s}`;
+        if (typeof c === "string" && FORMULA.test(s)) s = `'${s}`;
         return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
       })
       .join(",") + "\r\n"

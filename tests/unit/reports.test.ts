@@ -54,6 +54,16 @@ describe("CSV cells", () => {
   it("quotes separators and defuses formulas", () => {
     expect(csvLine([1, 'say "hi", ok', "=cmd()", null])).toBe(`1,"say ""hi"", ok",'=cmd(),\r\n`);
   });
+
+  it("defuses a formula after leading spaces or quotes, in every cell (OWASP)", () => {
+    for (const cell of ["=1+1", "+1", "-1+2", "@SUM(A1)", "\t=1", "\r=1", " =1", "   +cmd", '"=HYPERLINK(1)', "'=1", ` "' @x`, "\n-1"])
+      expect(csvLine(["ok", cell]), JSON.stringify(cell)).toMatch(/^ok,"?'/);
+    // quoted as CSV where the text needs it, the prefix inside the quotes
+    expect(csvLine([' "=1'])).toBe(`"' ""=1"\r\n`);
+    expect(csvLine(["=1,2"])).toBe(`"'=1,2"\r\n`);
+    // harmless text and numbers stay as they are; negative numbers are values, not formulas
+    expect(csvLine(["a=1", "x-1", " hi", "", -3, -0.5, 0])).toBe("a=1,x-1, hi,,-3,-0.5,0\r\n");
+  });
 });
 
 describe.each(DIALECTS)("reports on %s", (dialect) => {
