@@ -34,7 +34,9 @@ export const isVisitToken = (value: string | undefined): value is string => !!va
 
 /** The form token of a visit: bound to it by HMAC, so it works in third-party iframes without cookies. */
 export function visitCsrf(token: string) {
-  return createHmac("sha256", process.env.SESSION_SECRET || "dev-only-secret").update(`livechat:${token}`).digest("base64url");
+  return createHmac("sha256", process.env.SESSION_SECRET || "dev-only-secret")
+    .update(`livechat:${token}`)
+    .digest("base64url");
 }
 export function validVisitCsrf(token: string, submitted: unknown) {
   if (typeof submitted !== "string") return false;
@@ -78,7 +80,11 @@ export async function agentsOnline() {
   const u = schema.users;
   const departmentId = Number(await getSetting("livechat_department")) || null;
   const canAnswer = departmentId ? or(eq(u.type, "admin"), eq(u.departmentId, departmentId)) : eq(u.type, "admin");
-  const rows = await db.select({ id: u.id }).from(u).where(and(inArray(u.id, ids), eq(u.status, "ONLINE"), canAnswer)).limit(1);
+  const rows = await db
+    .select({ id: u.id })
+    .from(u)
+    .where(and(inArray(u.id, ids), eq(u.status, "ONLINE"), canAnswer))
+    .limit(1);
   return rows.length > 0;
 }
 
@@ -151,7 +157,12 @@ export async function register(visit: Visit, input: Registration, online: boolea
   const departmentId = Number(await getSetting("livechat_department")) || null;
   const name = input.name || input.email || "Visitor";
   const [known] = input.email
-    ? await handle.db.select({ id: schema.livechatSessions.id }).from(schema.livechatSessions).where(eq(schema.livechatSessions.email, input.email.toLowerCase())).orderBy(desc(schema.livechatSessions.id)).limit(1)
+    ? await handle.db
+        .select({ id: schema.livechatSessions.id })
+        .from(schema.livechatSessions)
+        .where(eq(schema.livechatSessions.email, input.email.toLowerCase()))
+        .orderBy(desc(schema.livechatSessions.id))
+        .limit(1)
     : [];
   const create = () =>
     handle.transaction(async (tx) => {
@@ -191,7 +202,11 @@ export async function acceptLiveChat(actor: Actor, ticketId: number) {
   const now = Date.now();
   const accepted = await handle.transaction(async (tx) => {
     const v = schema.livechatVisits;
-    const won = await tx.update(v).set({ state: "active" }).where(and(eq(v.ticketId, ticketId), eq(v.state, "queued"))).returning({ token: v.token });
+    const won = await tx
+      .update(v)
+      .set({ state: "active" })
+      .where(and(eq(v.ticketId, ticketId), eq(v.state, "queued")))
+      .returning({ token: v.token });
     if (!won.length) return false;
     const [ticket] = await tx.select().from(schema.tickets).where(eq(schema.tickets.id, ticketId));
     const p = schema.participants;
@@ -256,7 +271,11 @@ export async function rateLiveChat(visit: Visit, rating: number, reason: string)
   const { db, schema } = getDb();
   const t = schema.tickets;
   // (the activity time moves too: lists and reports pick the rating up)
-  const rated = await db.update(t).set({ rating, ratingReason: reason, updatedAt: Date.now() }).where(and(eq(t.id, visit.ticket.id), isNull(t.rating))).returning({ id: t.id });
+  const rated = await db
+    .update(t)
+    .set({ rating, ratingReason: reason, updatedAt: Date.now() })
+    .where(and(eq(t.id, visit.ticket.id), isNull(t.rating)))
+    .returning({ id: t.id });
   if (!rated.length) throw new VisitConflict();
   await announce(visit.ticket, SERVER_EVENTS.updateTicket);
 }
@@ -268,7 +287,11 @@ export async function convertToTicket(actor: Actor, ticket: TicketRow) {
   const now = Date.now();
   const converted = await handle.transaction(async (tx) => {
     const v = schema.livechatVisits;
-    const done = await tx.update(v).set({ state: "converted" }).where(and(eq(v.ticketId, ticket.id), inArray(v.state, ["queued", "active", "ended"]))).returning({ token: v.token });
+    const done = await tx
+      .update(v)
+      .set({ state: "converted" })
+      .where(and(eq(v.ticketId, ticket.id), inArray(v.state, ["queued", "active", "ended"])))
+      .returning({ token: v.token });
     if (!done.length) return false;
     await tx.update(schema.participants).set({ kind: "ticket" }).where(eq(schema.participants.ticketId, ticket.id));
     await systemMessage(tx, ticket.id, { event: "livechat", by: actor.name, action: "converted" }, now);
@@ -313,7 +336,10 @@ export async function removeLiveChat(actor: Actor, ticket: TicketRow) {
   const { db, schema } = getDb();
   if (actor.type !== "admin") {
     const p = schema.participants;
-    const mine = await db.select({ a: p.assignee }).from(p).where(and(eq(p.ticketId, ticket.id), eq(p.userId, actor.id), eq(p.assignee, true)));
+    const mine = await db
+      .select({ a: p.assignee })
+      .from(p)
+      .where(and(eq(p.ticketId, ticket.id), eq(p.userId, actor.id), eq(p.assignee, true)));
     if (!mine.length) throw new AccessDenied();
   }
   const files = await db.select({ key: schema.messages.fileKey }).from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
@@ -343,7 +369,16 @@ export async function visitorMessages(visit: Visit) {
   const { db, schema } = getDb();
   const m = schema.messages;
   const rows = await db
-    .select({ id: m.id, type: m.type, body: m.body, senderName: m.senderName, senderUserId: m.senderUserId, agentName: schema.users.name, fileName: m.fileName, createdAt: m.createdAt })
+    .select({
+      id: m.id,
+      type: m.type,
+      body: m.body,
+      senderName: m.senderName,
+      senderUserId: m.senderUserId,
+      agentName: schema.users.name,
+      fileName: m.fileName,
+      createdAt: m.createdAt,
+    })
     .from(m)
     .leftJoin(schema.users, eq(schema.users.id, m.senderUserId))
     .where(and(eq(m.ticketId, visit.ticket.id), ne(m.type, "system")))
@@ -358,7 +393,7 @@ export async function visitorMessages(visit: Visit) {
       type: r.type,
       body: r.type === "text/html" ? sanitizeHtml(r.body, { allowedTags: [], allowedAttributes: {} }) : r.body,
       mine,
-      sender: mine ? r.senderName : r.agentName ?? "",
+      sender: mine ? r.senderName : (r.agentName ?? ""),
       fileName: r.fileName,
       createdAt: r.createdAt,
     };
@@ -431,7 +466,16 @@ export async function liveChatDesk(reader: Reader, limit = 100) {
     const key = r.sessionId === null ? `t${r.id}` : `s${r.sessionId}`;
     let group = sessions.get(key);
     if (!group) sessions.set(key, (group = { id: r.sessionId, name: r.sessionName ?? r.title, updatedAt: r.updatedAt, chats: [] }));
-    group.chats.push({ id: r.id, ticketNumber: r.ticketNumber, title: r.title, lastMessage: r.lastMessage, updatedAt: r.updatedAt, unread: !!r.unread, state: (r.state as VisitState | null) ?? null, rating: r.rating });
+    group.chats.push({
+      id: r.id,
+      ticketNumber: r.ticketNumber,
+      title: r.title,
+      lastMessage: r.lastMessage,
+      updatedAt: r.updatedAt,
+      unread: !!r.unread,
+      state: (r.state as VisitState | null) ?? null,
+      rating: r.rating,
+    });
   }
   return { queue, sessions: [...sessions.values()] };
 }

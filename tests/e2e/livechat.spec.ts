@@ -220,7 +220,9 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
   expect((await empty.json()).errors).toMatchObject({ name: "livechat.empty", message: "livechat.empty" });
 
   const name = `Api ${Date.now()}`;
-  const ok = await request.post("/api/livechat/register", { data: { _token: info.csrf, token, title: "t", name, phone: "1", email: "api@example.com", des: "via the API", ic: "" } });
+  const ok = await request.post("/api/livechat/register", {
+    data: { _token: info.csrf, token, title: "t", name, phone: "1", email: "api@example.com", des: "via the API", ic: "" },
+  });
   expect(ok.status()).toBe(200);
   const registered = await ok.json();
   expect(registered).toMatchObject({ result: "success", state: "queued" });
@@ -287,7 +289,10 @@ test("sockets: a visitor needs a live visit token, hears only their own chat; ag
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(new Set(heard)).toEqual(new Set(["queueNumber"]));
   const accepted = new Promise((resolve) => visitor.on("queueAccepted", resolve));
-  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toMatchObject({ ok: true, ticketNumber: expect.any(Number) });
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toMatchObject({
+    ok: true,
+    ticketNumber: expect.any(Number),
+  });
   // a second accept of the same chat loses
   expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toEqual({ ok: false });
   await accepted;
