@@ -72,6 +72,14 @@ export async function findVisit(token: string | undefined) {
 }
 export type Visit = NonNullable<Awaited<ReturnType<typeof findVisit>>>;
 
+/**
+ * The chat a visitor's socket may listen to: only while it waits or runs. An ended, converted or
+ * left ("sent") chat goes on without the visitor (agents' replies, a ticket's notes).
+ */
+export function liveChatOf(visit: Pick<Visit, "state" | "ticketId">) {
+  return (visit.state === "queued" || visit.state === "active") && visit.ticketId ? visit.ticketId : undefined;
+}
+
 /** Someone could answer now: an admin or an agent of the live chat department, connected and ONLINE. */
 export async function agentsOnline() {
   const ids = [...(await onlineUserIds())];

@@ -119,6 +119,16 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(livechat.infoResult(rated, true)).toBe("closed");
   });
 
+  it("lets a visitor's socket listen to its chat only while it waits or runs", async () => {
+    const v = await queued("listen");
+    expect(livechat.liveChatOf(v)).toBe(v.ticketId);
+    await livechat.acceptLiveChat(agent, v.ticketId!);
+    expect(livechat.liveChatOf(await reload(v))).toBe(v.ticketId);
+    await livechat.endLiveChat(v.ticket!);
+    expect(livechat.liveChatOf(await reload(v))).toBeUndefined();
+    expect(livechat.liveChatOf(await visit())).toBeUndefined();
+  });
+
   it("converts a chat to a ticket", async () => {
     const v = await queued("convert");
     await livechat.acceptLiveChat(agent, v.ticketId!);
