@@ -4,7 +4,7 @@
 // left while no agent was online). The chat itself is a conversation of kind "livechat", so agents
 // reply to it with every message feature of tickets.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, asc, desc, eq, exists, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, inArray, isNull, lt, ne, notExists, or, sql } from "drizzle-orm";
 import sanitizeHtml from "sanitize-html";
 import { getDb } from "@db/client";
 import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
@@ -314,27 +314,39 @@ export async function convertToTicket(actor: Actor, ticket: TicketRow) {
   await queueChanged();
 }
 
-/** Moves every chat of one session into another (the same visitor came back under a new name). */
+/**
+ * Moves every chat of one session into another (the same visitor came back under a new name).
+ * The actor must be able to read every chat of both sessions: a merge moves whole sessions, and
+ * must not carry (or pull in) chats of departments and people the actor does not see.
+ */
 export async function mergeSessions(actor: Actor, fromId: number, intoId: number) {
   if (fromId === intoId) throw new VisitConflict();
   const handle = getDb();
   const { schema } = handle;
-  const readable = readableBy(actor);
+  const t = schema.tickets;
   const [from, into] = await Promise.all(
     [fromId, intoId].map(async (id) => {
-      const [row] = await handle.db
-        .select({ id: schema.tickets.id })
-        .from(schema.tickets)
-        .where(and(eq(schema.tickets.sessionId, id), readable))
-        .limit(1);
-      return row;
+      const [all, readable] = await Promise.all([
+        handle.db.select({ id: t.id }).from(t).where(eq(t.sessionId, id)),
+        handle.db
+          .select({ id: t.id })
+          .from(t)
+          .where(and(eq(t.sessionId, id), readableBy(actor))),
+      ]);
+      return { all: all.map((r) => r.id), readable: readable.length };
     }),
   );
-  // both sessions must hold a chat the actor may read
-  if (!from || !into) throw new NotFound();
+  // a session with nothing the actor reads is not theirs to see at all
+  if (!from.readable || !into.readable) throw new NotFound();
+  if (from.readable < from.all.length || into.readable < into.all.length) throw new AccessDenied();
   await handle.transaction(async (tx) => {
-    await tx.update(schema.tickets).set({ sessionId: intoId }).where(eq(schema.tickets.sessionId, fromId));
-    await tx.delete(schema.livechatSessions).where(eq(schema.livechatSessions.id, fromId));
+    // only the chats checked above: one that joined the session meanwhile stays where it is
+    await tx
+      .update(t)
+      .set({ sessionId: intoId })
+      .where(and(eq(t.sessionId, fromId), inArray(t.id, from.all)));
+    const [left] = await tx.select({ id: t.id }).from(t).where(eq(t.sessionId, fromId)).limit(1);
+    if (!left) await tx.delete(schema.livechatSessions).where(eq(schema.livechatSessions.id, fromId));
   });
   publish(STAFF_ROOM, SERVER_EVENTS.liveChatMergeChanged, { from: fromId, into: intoId });
 }
@@ -489,19 +501,27 @@ export async function liveChatDesk(reader: Reader, limit = 100) {
 }
 export type LiveChatDesk = Awaited<ReturnType<typeof liveChatDesk>>;
 
-/** Sessions a chat's session may be merged into: others with a chat the reader may read. */
+/** Sessions a chat's session may be merged into: others whose every chat the reader may read (as mergeSessions asks). */
 export async function mergeTargets(reader: Reader, sessionId: number) {
   const { db, schema } = getDb();
   const t = schema.tickets;
   const s = schema.livechatSessions;
+  const rule = readableBy(reader);
   const readable = db
     .select({ one: sql`1` })
     .from(t)
-    .where(and(eq(t.sessionId, s.id), readableBy(reader)));
+    .where(and(eq(t.sessionId, s.id), rule));
+  // (coalesce: a NULL department makes the rule NULL, which is "not readable" too)
+  const hidden =
+    rule &&
+    db
+      .select({ one: sql`1` })
+      .from(t)
+      .where(and(eq(t.sessionId, s.id), sql`not coalesce(${rule}, false)`));
   return db
     .select({ id: s.id, name: s.name })
     .from(s)
-    .where(and(ne(s.id, sessionId), exists(readable)))
+    .where(and(ne(s.id, sessionId), exists(readable), hidden && notExists(hidden)))
     .orderBy(desc(s.id))
     .limit(100);
 }
