@@ -181,4 +181,3 @@ export async function conversationAction(
     throw error;
   }
 }
-

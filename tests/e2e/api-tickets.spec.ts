@@ -39,7 +39,9 @@ test("list, info, messages, reply, upload, priority, delete, unread", async ({ r
   expect(texts).toContain("from the API");
   expect(texts).toContain("a.txt");
 
-  expect(await (await request.post("/api/ticket/priority", { data: { _token: admin, id: ticket.id, priority: "H", type: "ticket" } })).json()).toEqual({ result: "success" });
+  expect(await (await request.post("/api/ticket/priority", { data: { _token: admin, id: ticket.id, priority: "H", type: "ticket" } })).json()).toEqual({
+    result: "success",
+  });
   expect((await (await request.get(`/ticket/info/${admin}/${ticket.id}`)).json()).severity).toBe("H");
 
   const deleted = await request.post("/api/ticket/message/delete", { data: { _token: admin, ticket_id: ticket.id, message_id: sent.id } });

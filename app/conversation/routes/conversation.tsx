@@ -14,7 +14,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   const shell = matches.find((m) => m.id === "shell")?.data as { tabTitle?: string } | undefined;
-  return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : shell?.tabTitle ?? "" }];
+  return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : (shell?.tabTitle ?? "") }];
 };
 
 export async function action({ request, params, context }: ActionFunctionArgs) {

@@ -66,7 +66,6 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   return [{ title: data && "productTitle" in data ? data.productTitle : "" }];
 };
 
-
 export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!isTicketNumber(params.id)) return visitorAction(request, context, params.id);
   const opened = await open(request, context, params.id);

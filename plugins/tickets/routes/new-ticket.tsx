@@ -45,7 +45,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!(await isValidToken("new_ticket", params.token))) throw new Response("Not Found", { status: 404 });
   const { form, files, fileErrors } = await readReplyForm(request);
   const values = Object.fromEntries((["name", "email", "subject", "message"] as const).map((k) => [k, String(form.get(k) ?? "")]));
-  const fail = (errors: ActionData["errors"], status = 400, errorValues?: Record<string, string>) => json<ActionData>({ errors, values, errorValues }, { status });
+  const fail = (errors: ActionData["errors"], status = 400, errorValues?: Record<string, string>) =>
+    json<ActionData>({ errors, values, errorValues }, { status });
   if (!(await validCsrf(request, form.get("_token")))) return fail({ form: "newTicket.expired" }, 403);
 
   const parsed = schema.safeParse(values);
