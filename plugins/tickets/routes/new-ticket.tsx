@@ -6,12 +6,12 @@ import { useTranslation } from "react-i18next";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
-import { csrfToken, validCsrf } from "~/csrf.server";
+import { csrfToken, hasCsrfCookie, validCsrf } from "~/csrf.server";
 import { createInboundTicket } from "~/conversation/model.server";
 import { isValidToken } from "~/models/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
-import { readReplyForm, storeFiles } from "~/conversation/upload.server";
+import { BodyTooLarge, FormRefused, readReplyForm, storeFiles, type ParsedForm } from "~/conversation/upload.server";
 import { checkAddresses } from "~/conversation/forms";
 import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
 
@@ -43,7 +43,20 @@ type ActionData = { errors: Partial<Record<Fields | "form", string>>; errorValue
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
   if (!(await isValidToken("new_ticket", params.token))) throw new Response("Not Found", { status: 404 });
-  const { form, files, fileErrors } = await readReplyForm(request);
+  // refused before the body is read: no form token cookie, a body over the limit, a wrong form
+  // token before the first file (the page puts it first)
+  const refuse = (errors: ActionData["errors"], status: number, errorValues?: Record<string, string>) =>
+    json<ActionData>({ errors, values: {}, errorValues }, { status });
+  if (!(await hasCsrfCookie(request))) return refuse({ form: "newTicket.expired" }, 403);
+  let parts: ParsedForm;
+  try {
+    parts = await readReplyForm(request, { beforeFiles: (fields) => validCsrf(request, fields.get("_token")) });
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return refuse({ form: "conversation.bodyTooLarge" }, 413, { size: String(error.limit / 1024 / 1024) });
+    if (error instanceof FormRefused) return refuse({ form: "newTicket.expired" }, 403);
+    throw error;
+  }
+  const { form, files, fileErrors } = parts;
   const values = Object.fromEntries((["name", "email", "subject", "message"] as const).map((k) => [k, String(form.get(k) ?? "")]));
   const fail = (errors: ActionData["errors"], status = 400, errorValues?: Record<string, string>) =>
     json<ActionData>({ errors, values, errorValues }, { status });
