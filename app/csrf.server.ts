@@ -21,6 +21,12 @@ export async function csrfToken(request: Request): Promise<{ token: string; setC
   return { token, setCookie: await csrfCookie().serialize(token) };
 }
 
+/** Whether the request carries the form token's cookie at all: checked before a body is read. */
+export async function hasCsrfCookie(request: Request) {
+  const expected = await csrfCookie().parse(request.headers.get("Cookie"));
+  return typeof expected === "string" && expected.length === 43;
+}
+
 export async function validCsrf(request: Request, submitted: unknown) {
   const expected = await csrfCookie().parse(request.headers.get("Cookie"));
   if (typeof expected !== "string" || typeof submitted !== "string" || expected.length !== submitted.length) return false;

@@ -9,7 +9,7 @@ import * as conversation from "~/conversation/model.server";
 import { listLabelChoices, listDepartmentChoices } from "~/conversation/choices.server";
 import { formatDate, formatTime } from "~/time";
 import { fileStorage } from "~/storage.server";
-import type { readReplyForm } from "~/conversation/upload.server";
+import { BodyTooLarge, readReplyForm, type ParsedForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
 import { conversationFormSchema } from "~/conversation/forms";
 import { formResult, formValues } from "~/forms";
@@ -94,12 +94,21 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
 /** What the conversation view gets, as its page serialises it. */
 export type ConversationData = SerializeFrom<typeof conversationData>;
 
+/**
+ * The conversation's form with its files (after `open` checked the reader), or the reply form's
+ * 413 answer when the body is over the limit: refused before it is read, the typed text is lost.
+ */
+export async function readConversationForm(request: Request): Promise<ParsedForm | Response> {
+  try {
+    return await readReplyForm(request);
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    return refuse(formResult({ intent: "reply", message: "conversation.bodyTooLarge", messageValues: { size: String(error.limit / 1024 / 1024) } }), 413);
+  }
+}
+
 /** The conversation's forms (reply, status, labels, ...), for this route and the live chat desk's. */
-export async function conversationAction(
-  request: Request,
-  { user, ticket }: Awaited<ReturnType<typeof open>>,
-  { form, files, fileErrors }: Awaited<ReturnType<typeof readReplyForm>>,
-) {
+export async function conversationAction(request: Request, { user, ticket }: Awaited<ReturnType<typeof open>>, { form, files, fileErrors }: ParsedForm) {
   const intent = String(form.get("intent") ?? "");
   const here = new URL(request.url);
   // back to the conversation, keeping the list's filters

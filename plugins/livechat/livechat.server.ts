@@ -4,7 +4,7 @@
 // left while no agent was online). The chat itself is a conversation of kind "livechat", so agents
 // reply to it with every message feature of tickets.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, asc, desc, eq, exists, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, inArray, isNull, lt, ne, notExists, or, sql } from "drizzle-orm";
 import sanitizeHtml from "sanitize-html";
 import { getDb } from "@db/client";
 import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
@@ -34,7 +34,9 @@ export const isVisitToken = (value: string | undefined): value is string => !!va
 
 /** The form token of a visit: bound to it by HMAC, so it works in third-party iframes without cookies. */
 export function visitCsrf(token: string) {
-  return createHmac("sha256", process.env.SESSION_SECRET || "dev-only-secret").update(`livechat:${token}`).digest("base64url");
+  return createHmac("sha256", process.env.SESSION_SECRET || "dev-only-secret")
+    .update(`livechat:${token}`)
+    .digest("base64url");
 }
 export function validVisitCsrf(token: string, submitted: unknown) {
   if (typeof submitted !== "string") return false;
@@ -70,6 +72,14 @@ export async function findVisit(token: string | undefined) {
 }
 export type Visit = NonNullable<Awaited<ReturnType<typeof findVisit>>>;
 
+/**
+ * The chat a visitor's socket may listen to: only while it waits or runs. An ended, converted or
+ * left ("sent") chat goes on without the visitor (agents' replies, a ticket's notes).
+ */
+export function liveChatOf(visit: Pick<Visit, "state" | "ticketId">) {
+  return (visit.state === "queued" || visit.state === "active") && visit.ticketId ? visit.ticketId : undefined;
+}
+
 /** Someone could answer now: an admin or an agent of the live chat department, connected and ONLINE. */
 export async function agentsOnline() {
   const ids = [...(await onlineUserIds())];
@@ -78,7 +88,11 @@ export async function agentsOnline() {
   const u = schema.users;
   const departmentId = Number(await getSetting("livechat_department")) || null;
   const canAnswer = departmentId ? or(eq(u.type, "admin"), eq(u.departmentId, departmentId)) : eq(u.type, "admin");
-  const rows = await db.select({ id: u.id }).from(u).where(and(inArray(u.id, ids), eq(u.status, "ONLINE"), canAnswer)).limit(1);
+  const rows = await db
+    .select({ id: u.id })
+    .from(u)
+    .where(and(inArray(u.id, ids), eq(u.status, "ONLINE"), canAnswer))
+    .limit(1);
   return rows.length > 0;
 }
 
@@ -151,7 +165,12 @@ export async function register(visit: Visit, input: Registration, online: boolea
   const departmentId = Number(await getSetting("livechat_department")) || null;
   const name = input.name || input.email || "Visitor";
   const [known] = input.email
-    ? await handle.db.select({ id: schema.livechatSessions.id }).from(schema.livechatSessions).where(eq(schema.livechatSessions.email, input.email.toLowerCase())).orderBy(desc(schema.livechatSessions.id)).limit(1)
+    ? await handle.db
+        .select({ id: schema.livechatSessions.id })
+        .from(schema.livechatSessions)
+        .where(eq(schema.livechatSessions.email, input.email.toLowerCase()))
+        .orderBy(desc(schema.livechatSessions.id))
+        .limit(1)
     : [];
   const create = () =>
     handle.transaction(async (tx) => {
@@ -191,7 +210,11 @@ export async function acceptLiveChat(actor: Actor, ticketId: number) {
   const now = Date.now();
   const accepted = await handle.transaction(async (tx) => {
     const v = schema.livechatVisits;
-    const won = await tx.update(v).set({ state: "active" }).where(and(eq(v.ticketId, ticketId), eq(v.state, "queued"))).returning({ token: v.token });
+    const won = await tx
+      .update(v)
+      .set({ state: "active" })
+      .where(and(eq(v.ticketId, ticketId), eq(v.state, "queued")))
+      .returning({ token: v.token });
     if (!won.length) return false;
     const [ticket] = await tx.select().from(schema.tickets).where(eq(schema.tickets.id, ticketId));
     const p = schema.participants;
@@ -256,7 +279,11 @@ export async function rateLiveChat(visit: Visit, rating: number, reason: string)
   const { db, schema } = getDb();
   const t = schema.tickets;
   // (the activity time moves too: lists and reports pick the rating up)
-  const rated = await db.update(t).set({ rating, ratingReason: reason, updatedAt: Date.now() }).where(and(eq(t.id, visit.ticket.id), isNull(t.rating))).returning({ id: t.id });
+  const rated = await db
+    .update(t)
+    .set({ rating, ratingReason: reason, updatedAt: Date.now() })
+    .where(and(eq(t.id, visit.ticket.id), isNull(t.rating)))
+    .returning({ id: t.id });
   if (!rated.length) throw new VisitConflict();
   await announce(visit.ticket, SERVER_EVENTS.updateTicket);
 }
@@ -268,7 +295,11 @@ export async function convertToTicket(actor: Actor, ticket: TicketRow) {
   const now = Date.now();
   const converted = await handle.transaction(async (tx) => {
     const v = schema.livechatVisits;
-    const done = await tx.update(v).set({ state: "converted" }).where(and(eq(v.ticketId, ticket.id), inArray(v.state, ["queued", "active", "ended"]))).returning({ token: v.token });
+    const done = await tx
+      .update(v)
+      .set({ state: "converted" })
+      .where(and(eq(v.ticketId, ticket.id), inArray(v.state, ["queued", "active", "ended"])))
+      .returning({ token: v.token });
     if (!done.length) return false;
     await tx.update(schema.participants).set({ kind: "ticket" }).where(eq(schema.participants.ticketId, ticket.id));
     await systemMessage(tx, ticket.id, { event: "livechat", by: actor.name, action: "converted" }, now);
@@ -283,27 +314,39 @@ export async function convertToTicket(actor: Actor, ticket: TicketRow) {
   await queueChanged();
 }
 
-/** Moves every chat of one session into another (the same visitor came back under a new name). */
+/**
+ * Moves every chat of one session into another (the same visitor came back under a new name).
+ * The actor must be able to read every chat of both sessions: a merge moves whole sessions, and
+ * must not carry (or pull in) chats of departments and people the actor does not see.
+ */
 export async function mergeSessions(actor: Actor, fromId: number, intoId: number) {
   if (fromId === intoId) throw new VisitConflict();
   const handle = getDb();
   const { schema } = handle;
-  const readable = readableBy(actor);
+  const t = schema.tickets;
   const [from, into] = await Promise.all(
     [fromId, intoId].map(async (id) => {
-      const [row] = await handle.db
-        .select({ id: schema.tickets.id })
-        .from(schema.tickets)
-        .where(and(eq(schema.tickets.sessionId, id), readable))
-        .limit(1);
-      return row;
+      const [all, readable] = await Promise.all([
+        handle.db.select({ id: t.id }).from(t).where(eq(t.sessionId, id)),
+        handle.db
+          .select({ id: t.id })
+          .from(t)
+          .where(and(eq(t.sessionId, id), readableBy(actor))),
+      ]);
+      return { all: all.map((r) => r.id), readable: readable.length };
     }),
   );
-  // both sessions must hold a chat the actor may read
-  if (!from || !into) throw new NotFound();
+  // a session with nothing the actor reads is not theirs to see at all
+  if (!from.readable || !into.readable) throw new NotFound();
+  if (from.readable < from.all.length || into.readable < into.all.length) throw new AccessDenied();
   await handle.transaction(async (tx) => {
-    await tx.update(schema.tickets).set({ sessionId: intoId }).where(eq(schema.tickets.sessionId, fromId));
-    await tx.delete(schema.livechatSessions).where(eq(schema.livechatSessions.id, fromId));
+    // only the chats checked above: one that joined the session meanwhile stays where it is
+    await tx
+      .update(t)
+      .set({ sessionId: intoId })
+      .where(and(eq(t.sessionId, fromId), inArray(t.id, from.all)));
+    const [left] = await tx.select({ id: t.id }).from(t).where(eq(t.sessionId, fromId)).limit(1);
+    if (!left) await tx.delete(schema.livechatSessions).where(eq(schema.livechatSessions.id, fromId));
   });
   publish(STAFF_ROOM, SERVER_EVENTS.liveChatMergeChanged, { from: fromId, into: intoId });
 }
@@ -313,7 +356,10 @@ export async function removeLiveChat(actor: Actor, ticket: TicketRow) {
   const { db, schema } = getDb();
   if (actor.type !== "admin") {
     const p = schema.participants;
-    const mine = await db.select({ a: p.assignee }).from(p).where(and(eq(p.ticketId, ticket.id), eq(p.userId, actor.id), eq(p.assignee, true)));
+    const mine = await db
+      .select({ a: p.assignee })
+      .from(p)
+      .where(and(eq(p.ticketId, ticket.id), eq(p.userId, actor.id), eq(p.assignee, true)));
     if (!mine.length) throw new AccessDenied();
   }
   const files = await db.select({ key: schema.messages.fileKey }).from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
@@ -343,7 +389,16 @@ export async function visitorMessages(visit: Visit) {
   const { db, schema } = getDb();
   const m = schema.messages;
   const rows = await db
-    .select({ id: m.id, type: m.type, body: m.body, senderName: m.senderName, senderUserId: m.senderUserId, agentName: schema.users.name, fileName: m.fileName, createdAt: m.createdAt })
+    .select({
+      id: m.id,
+      type: m.type,
+      body: m.body,
+      senderName: m.senderName,
+      senderUserId: m.senderUserId,
+      agentName: schema.users.name,
+      fileName: m.fileName,
+      createdAt: m.createdAt,
+    })
     .from(m)
     .leftJoin(schema.users, eq(schema.users.id, m.senderUserId))
     .where(and(eq(m.ticketId, visit.ticket.id), ne(m.type, "system")))
@@ -358,7 +413,7 @@ export async function visitorMessages(visit: Visit) {
       type: r.type,
       body: r.type === "text/html" ? sanitizeHtml(r.body, { allowedTags: [], allowedAttributes: {} }) : r.body,
       mine,
-      sender: mine ? r.senderName : r.agentName ?? "",
+      sender: mine ? r.senderName : (r.agentName ?? ""),
       fileName: r.fileName,
       createdAt: r.createdAt,
     };
@@ -431,25 +486,42 @@ export async function liveChatDesk(reader: Reader, limit = 100) {
     const key = r.sessionId === null ? `t${r.id}` : `s${r.sessionId}`;
     let group = sessions.get(key);
     if (!group) sessions.set(key, (group = { id: r.sessionId, name: r.sessionName ?? r.title, updatedAt: r.updatedAt, chats: [] }));
-    group.chats.push({ id: r.id, ticketNumber: r.ticketNumber, title: r.title, lastMessage: r.lastMessage, updatedAt: r.updatedAt, unread: !!r.unread, state: (r.state as VisitState | null) ?? null, rating: r.rating });
+    group.chats.push({
+      id: r.id,
+      ticketNumber: r.ticketNumber,
+      title: r.title,
+      lastMessage: r.lastMessage,
+      updatedAt: r.updatedAt,
+      unread: !!r.unread,
+      state: (r.state as VisitState | null) ?? null,
+      rating: r.rating,
+    });
   }
   return { queue, sessions: [...sessions.values()] };
 }
 export type LiveChatDesk = Awaited<ReturnType<typeof liveChatDesk>>;
 
-/** Sessions a chat's session may be merged into: others with a chat the reader may read. */
+/** Sessions a chat's session may be merged into: others whose every chat the reader may read (as mergeSessions asks). */
 export async function mergeTargets(reader: Reader, sessionId: number) {
   const { db, schema } = getDb();
   const t = schema.tickets;
   const s = schema.livechatSessions;
+  const rule = readableBy(reader);
   const readable = db
     .select({ one: sql`1` })
     .from(t)
-    .where(and(eq(t.sessionId, s.id), readableBy(reader)));
+    .where(and(eq(t.sessionId, s.id), rule));
+  // (coalesce: a NULL department makes the rule NULL, which is "not readable" too)
+  const hidden =
+    rule &&
+    db
+      .select({ one: sql`1` })
+      .from(t)
+      .where(and(eq(t.sessionId, s.id), sql`not coalesce(${rule}, false)`));
   return db
     .select({ id: s.id, name: s.name })
     .from(s)
-    .where(and(ne(s.id, sessionId), exists(readable)))
+    .where(and(ne(s.id, sessionId), exists(readable), hidden && notExists(hidden)))
     .orderBy(desc(s.id))
     .limit(100);
 }

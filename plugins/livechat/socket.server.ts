@@ -4,7 +4,7 @@ import type { Server, Socket } from "socket.io";
 import { findUserById } from "~/models/users.server";
 import { VISITOR_NAMESPACE, visitorRoom } from "~/realtime.server";
 import { rateLimited, safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
-import { acceptLiveChat, findVisit, queueNumber, validVisitCsrf, waitingChats } from "./livechat.server";
+import { acceptLiveChat, findVisit, liveChatOf, queueNumber, validVisitCsrf, waitingChats } from "./livechat.server";
 import { CLIENT_EVENTS, SERVER_EVENTS } from "~/realtime-events";
 
 /** Every agent's socket. */
@@ -43,7 +43,9 @@ export function attachNamespaces(io: Server) {
       const visit = await findVisit(String((socket.handshake.auth as { token?: unknown })?.token ?? ""));
       if (!visit) return next(new Error("unauthorized"));
       socket.data.visitToken = visit.token;
-      if (visit.ticketId) socket.join(visitorRoom(visit.ticketId));
+      // a token outlives its chat: the room only while the chat waits or runs
+      const ticketId = liveChatOf(visit);
+      if (ticketId) socket.join(visitorRoom(ticketId));
       next();
     } catch (error) {
       next(error as Error);
@@ -60,8 +62,9 @@ export function attachNamespaces(io: Server) {
       safely(socket, async (payload: unknown, ack?: (answer: { ok: boolean; number?: number }) => void) => {
         const { csrf } = (payload ?? {}) as { csrf?: unknown };
         const visit = validVisitCsrf(token, csrf) ? await findVisit(token) : undefined;
-        if (!visit?.ticketId) return void (typeof ack === "function" && ack({ ok: false }));
-        await socket.join(visitorRoom(visit.ticketId));
+        const ticketId = visit && liveChatOf(visit);
+        if (!ticketId) return void (typeof ack === "function" && ack({ ok: false }));
+        await socket.join(visitorRoom(ticketId));
         const number = visit.state === "queued" ? await queueNumber(visit) : 0;
         if (number) socket.emit(SERVER_EVENTS.queueNumber, { number });
         if (typeof ack === "function") ack({ ok: true, number });

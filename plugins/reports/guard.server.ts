@@ -9,12 +9,15 @@ import type { Viewer } from "~/permissions";
 
 const canReadReports = (viewer: Viewer) => menuItemAllows("reports", "report", viewer);
 
+/** A report request's context: always signed in, so report rows can be limited to what the user may read. */
+export type ReportContext = RequestContext & { user: NonNullable<RequestContext["user"]> };
+
 /** Report pages: the plugin gate, then the report rule; anyone else goes home. */
-export async function requireReportViewer(request: Request, loadContext?: object) {
+export async function requireReportViewer(request: Request, loadContext?: object): Promise<ReportContext> {
   const { ctx } = await guardPluginRoute(request, loadContext);
   const viewer = viewerOf(ctx);
-  if (!viewer || !canReadReports(viewer)) throw redirect("/");
-  return ctx;
+  if (!viewer || !ctx.user || !canReadReports(viewer)) throw redirect("/");
+  return { ...ctx, user: ctx.user };
 }
 
 export const apiFailure = (status: number, description: string) =>
@@ -24,7 +27,7 @@ export const apiFailure = (status: number, description: string) =>
  * Report JSON twins and exports: a session token (token or _token in the query, or a Bearer
  * header) or the session cookie; the reports plugin must be on for the edition.
  */
-export async function reportApiAuth(request: Request, loadContext?: object): Promise<RequestContext> {
+export async function reportApiAuth(request: Request, loadContext?: object): Promise<ReportContext> {
   const ctx = await requestContext(request, loadContext);
   if (!ctx.edition.enabled.includes("reports")) throw new Response("Not Found", { status: 404 });
   const url = new URL(request.url);

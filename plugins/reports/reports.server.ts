@@ -3,6 +3,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { and, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
+import { readableBy, type Reader } from "~/conversation/access.server";
 import { KINDS, type Kind } from "~/conversation/channels";
 import { startOfDay } from "~/time";
 import { formatDate } from "~/time";
@@ -57,7 +58,12 @@ export const MAX_RANGE_DAYS = 366;
  * A report range from two dates (DD-MM-YYYY from the form or YYYY-MM-DD from the API). Refused,
  * before any query, when a date is malformed, the range ends in the future, or starts after it ends.
  */
-export function parseRange(start: string | null | undefined, end: string | null | undefined, now: number, timeZone: string): { ok: true; range: DateRange } | { ok: false; error: RangeError } {
+export function parseRange(
+  start: string | null | undefined,
+  end: string | null | undefined,
+  now: number,
+  timeZone: string,
+): { ok: true; range: DateRange } | { ok: false; error: RangeError } {
   const s = toYmd(start);
   const e = toYmd(end);
   if (!s || !e) return { ok: false, error: "format" };
@@ -105,14 +111,25 @@ export function channelGroup(channel: string) {
 }
 
 /** Buckets of first-response and resolution times (DURATION_BOUNDS, then open-ended). */
-export const DURATION_BUCKETS = [...DURATION_BOUNDS.map((below, i) => ({ key: ["lt5m", "lt15m", "lt1h", "lt4h", "lt24h"][i], below })), { key: "gt24h", below: Infinity }];
+export const DURATION_BUCKETS = [
+  ...DURATION_BOUNDS.map((below, i) => ({ key: ["lt5m", "lt15m", "lt1h", "lt4h", "lt24h"][i], below })),
+  { key: "gt24h", below: Infinity },
+];
 
 export type SlaOutcome = "none" | "met" | "breached" | "pending";
 
 // kind filters on report_facts are written as an expression so SQLite's planner keeps to the
 // created_at index (with kind IN it walks the (kind, updated_at) index and visits every row)
-const inKinds = (kinds: readonly string[]) => sql`(kind || '') in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`;
-const kindIn = (kinds: readonly string[]) => sql`kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`;
+const inKinds = (kinds: readonly string[]) =>
+  sql`(kind || '') in (${sql.join(
+    kinds.map((k) => sql`${k}`),
+    sql`, `,
+  )})`;
+const kindIn = (kinds: readonly string[]) =>
+  sql`kind in (${sql.join(
+    kinds.map((k) => sql`${k}`),
+    sql`, `,
+  )})`;
 const inRange = (range: Pick<DateRange, "from" | "to">) => sql`created_at >= ${range.from} and created_at < ${range.to}`;
 
 /** Counts per dimension value: cs "CHANNEL|status", fr/res bucket, sla outcome, rating. */
@@ -137,8 +154,19 @@ async function maxSlaMinutes() {
 export async function breakdown(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], now: number): Promise<DimRow[]> {
   const midFrom = Math.ceil(range.from / DAY) * DAY;
   const midTo = Math.max(midFrom, Math.floor(range.to / DAY) * DAY);
-  const edges = midFrom >= midTo ? [range] : [{ from: range.from, to: midFrom }, { from: midTo, to: range.to }].filter((e) => e.from < e.to);
-  const edgeWhere = edges.length ? sql.join(edges.map((e) => sql`(${inRange(e)})`), sql` or `) : sql`1 = 0`;
+  const edges =
+    midFrom >= midTo
+      ? [range]
+      : [
+          { from: range.from, to: midFrom },
+          { from: midTo, to: range.to },
+        ].filter((e) => e.from < e.to);
+  const edgeWhere = edges.length
+    ? sql.join(
+        edges.map((e) => sql`(${inRange(e)})`),
+        sql` or `,
+      )
+    : sql`1 = 0`;
   const maxSla = await maxSlaMinutes();
   const [whole, partial, pending] = await Promise.all([
     midFrom < midTo
@@ -207,7 +235,10 @@ export async function emotionCounts(range: Pick<DateRange, "from" | "to">, kinds
 export async function auxTimes(now: number) {
   const { db, schema } = getDb();
   const u = schema.users;
-  const agents = await db.select({ username: u.username, name: u.name, status: u.status, secondStatus: u.secondStatus, statusTime: u.statusTime }).from(u).orderBy(u.name);
+  const agents = await db
+    .select({ username: u.username, name: u.name, status: u.status, secondStatus: u.secondStatus, statusTime: u.statusTime })
+    .from(u)
+    .orderBy(u.name);
   return agents
     .filter((a) => a.statusTime > 0)
     .map((a) => ({ agent: a.name, username: a.username, status: a.secondStatus || a.status, minutes: Math.max(0, Math.round((now - a.statusTime) / 60000)) }));
@@ -235,9 +266,23 @@ export interface SummaryRow {
   reason: string | null;
 }
 
-const summaryWhere = (type: ReportType, status: number, range: Pick<DateRange, "from" | "to">) =>
+/**
+ * report_facts rows of conversations the reader may read (the list's rule, readableBy), or
+ * undefined for no limit. Written against an unaliased `tickets`, which readableBy refers to.
+ */
+function readableFacts(reader: Reader, column: SQL): SQL | undefined {
+  const readable = readableBy(reader);
+  return readable && sql`${column} in (select tickets.id from tickets where ${readable})`;
+}
+
+const summaryWhere = (reader: Reader, type: ReportType, status: number, range: Pick<DateRange, "from" | "to">) =>
   sql.join(
-    [inRange(range), type === "all" ? undefined : sql`kind = ${type}`, status === STATUS_ALL ? undefined : sql`status = ${status}`].filter((x): x is SQL => !!x),
+    [
+      inRange(range),
+      type === "all" ? undefined : sql`kind = ${type}`,
+      status === STATUS_ALL ? undefined : sql`status = ${status}`,
+      readableFacts(reader, sql`ticket_id`),
+    ].filter((x): x is SQL => !!x),
     sql` and `,
   );
 
@@ -248,11 +293,19 @@ export function slaOutcome(f: { slaMinutes: number | null; createdAt: number; re
   return now - f.createdAt > limit ? "breached" : "pending";
 }
 
-/** One page of the summary report, newest first, and the number of rows in the range. */
-export async function summary(type: ReportType, status: number, range: Pick<DateRange, "from" | "to">, offset: number, limit: number, now: number) {
+/** One page of the summary report, newest first, and the number of rows in the range: only rows the reader may read. */
+export async function summary(
+  reader: Reader,
+  type: ReportType,
+  status: number,
+  range: Pick<DateRange, "from" | "to">,
+  offset: number,
+  limit: number,
+  now: number,
+) {
   await refreshFacts();
   const { db, schema } = getDb();
-  const where = summaryWhere(type, status, range);
+  const where = summaryWhere(reader, type, status, range);
   const [page, [{ n }]] = await Promise.all([
     rows<Record<string, unknown>>(sql`
       select f.ticket_id as id, f.sla_minutes as sla_minutes, f.resolved_at as resolved_at, f.rating as rating,
@@ -283,7 +336,11 @@ export async function summary(type: ReportType, status: number, range: Pick<Date
     : [[], []];
   const items: SummaryRow[] = page.map((r) => {
     const id = Number(r.id);
-    const f = { slaMinutes: r.sla_minutes == null ? null : Number(r.sla_minutes), createdAt: Number(r.created_at), resolvedAt: r.resolved_at == null ? null : Number(r.resolved_at) };
+    const f = {
+      slaMinutes: r.sla_minutes == null ? null : Number(r.sla_minutes),
+      createdAt: Number(r.created_at),
+      resolvedAt: r.resolved_at == null ? null : Number(r.resolved_at),
+    };
     return {
       id,
       ticketNumber: Number(r.ticket_number),
@@ -319,20 +376,43 @@ export function groupByDay<T extends { createdAt: number }>(items: T[], timeZone
 // ---------------------------------------------------------------- CSV export
 
 export const EXPORT_BATCH = 1000;
-export const EXPORT_HEADER = ["ticket_number", "title", "channel", "kind", "status", "created_at", "updated_at", "interval_start", "first_response_minutes", "resolution_minutes", "sla_minutes", "sla", "rating"];
+export const EXPORT_HEADER = [
+  "ticket_number",
+  "title",
+  "channel",
+  "kind",
+  "status",
+  "created_at",
+  "updated_at",
+  "interval_start",
+  "first_response_minutes",
+  "resolution_minutes",
+  "sla_minutes",
+  "sla",
+  "rating",
+];
 
 const iso = (at: number | null) => (at == null ? "" : new Date(at).toISOString());
 const minutes = (from: number, to: number | null) => (to == null ? "" : ((to - from) / 60000).toFixed(1));
 
 /**
- * Every conversation of the range as CSV rows, in ticket order, read in keyset batches of 1,000
+ * Every conversation of the range that the reader may read as CSV rows, in ticket order, read in keyset batches of 1,000
  * along the primary key so memory stays flat and each batch starts where the last one ended.
  * (`+created_at` keeps the planners off the created_at index, which would sort the whole range
  * for every batch.)
  */
-export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: readonly string[], step: Interval, now: number, batchSize = EXPORT_BATCH): AsyncGenerator<(string | number)[]> {
+export async function* exportRows(
+  reader: Reader,
+  range: Pick<DateRange, "from" | "to">,
+  kinds: readonly string[],
+  step: Interval,
+  now: number,
+  batchSize = EXPORT_BATCH,
+): AsyncGenerator<(string | number)[]> {
   await refreshFacts();
   const size = INTERVALS[step];
+  const readable = readableFacts(reader, sql`f.ticket_id`);
+  const access = readable ? sql`and ${readable}` : sql``;
   let after: number | undefined;
   for (;;) {
     const cursor = after ? sql`and f.ticket_id > ${after}` : sql``;
@@ -341,7 +421,10 @@ export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: 
         f.sla_minutes as sla_minutes, f.rating as rating, f.kind as kind, f.channel as channel,
         t.ticket_number as ticket_number, t.title as title, t.updated_at as updated_at
       from report_facts f join tickets t on t.id = f.ticket_id
-      where +f.created_at >= ${range.from} and +f.created_at < ${range.to} and (f.kind || '') in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) ${cursor}
+      where +f.created_at >= ${range.from} and +f.created_at < ${range.to} and (f.kind || '') in (${sql.join(
+        kinds.map((k) => sql`${k}`),
+        sql`, `,
+      )}) ${access} ${cursor}
       order by f.ticket_id
       limit ${batchSize}`);
     for (const r of batch) {
@@ -349,10 +432,19 @@ export async function* exportRows(range: Pick<DateRange, "from" | "to">, kinds: 
       const res = r.res == null ? null : Number(r.res);
       const slaMinutes = r.sla_minutes == null ? null : Number(r.sla_minutes);
       yield [
-        Number(r.ticket_number), String(r.title), String(r.channel), String(r.kind), Number(r.status), iso(createdAt), iso(Number(r.updated_at)),
+        Number(r.ticket_number),
+        String(r.title),
+        String(r.channel),
+        String(r.kind),
+        Number(r.status),
+        iso(createdAt),
+        iso(Number(r.updated_at)),
         iso(range.from + Math.floor((createdAt - range.from) / size) * size),
-        minutes(createdAt, r.fr == null ? null : Number(r.fr)), minutes(createdAt, res),
-        slaMinutes ?? "", slaOutcome({ slaMinutes, createdAt, resolvedAt: res }, now), r.rating == null ? "" : Number(r.rating),
+        minutes(createdAt, r.fr == null ? null : Number(r.fr)),
+        minutes(createdAt, res),
+        slaMinutes ?? "",
+        slaOutcome({ slaMinutes, createdAt, resolvedAt: res }, now),
+        r.rating == null ? "" : Number(r.rating),
       ];
     }
     if (batch.length < batchSize) return;

@@ -12,8 +12,19 @@ import { translatorFor } from "~/i18n.server";
 import { formatter } from "~/time";
 import { refreshFacts } from "./facts.server";
 import {
-  auxTimes, breakdown, channelGroup, DASHBOARDS, DURATION_BUCKETS, emotionCounts, EMOTIONS, GROUP_ORDER, intervalVolume,
-  type DimRow, type DashboardId, type DateRange, type Interval,
+  auxTimes,
+  breakdown,
+  channelGroup,
+  DASHBOARDS,
+  DURATION_BUCKETS,
+  emotionCounts,
+  EMOTIONS,
+  GROUP_ORDER,
+  intervalVolume,
+  type DimRow,
+  type DashboardId,
+  type DateRange,
+  type Interval,
 } from "./reports.server";
 
 export type Row = Record<string, string | number | null>;
@@ -64,7 +75,10 @@ function durationWidget(input: WidgetInput, rows: DimRow[], which: "fr" | "res")
   const n = mine.reduce((a, r) => a + r.nMs, 0);
   return {
     rows: keys.map((k) => ({ bucket: t(`reports.buckets.${k < 0 ? "none" : DURATION_BUCKETS[k].key}`), count: counts.get(k) ?? 0 })),
-    columns: [{ key: "bucket", label: t("reports.columns.bucket") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "bucket", label: t("reports.columns.bucket") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
     note: minutesText(t, n ? total / n : null),
   };
 }
@@ -78,7 +92,11 @@ export async function volume(input: WidgetInput): Promise<WidgetData> {
   const time = formatter(timeZone, "time");
   const offset = (at: number) => {
     // the chart's UTC axis shows workspace time: shift each point by the zone's offset
-    const p = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((x) => [x.type, x.value]));
+    const p = Object.fromEntries(
+      formatter(timeZone, "clock")
+        .formatToParts(at)
+        .map((x) => [x.type, x.value]),
+    );
     return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second) - (at - (at % 1000));
   };
   return {
@@ -88,7 +106,10 @@ export async function volume(input: WidgetInput): Promise<WidgetData> {
       label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
       count: p.count,
     })),
-    columns: [{ key: "label", label: t("reports.columns.time") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "label", label: t("reports.columns.time") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
   };
 }
 
@@ -97,7 +118,10 @@ export async function channels(input: WidgetInput): Promise<WidgetData> {
   const counts = sum(await input.breakdown(), "cs", (k) => channelGroup(k.split("|")[0]), GROUP_ORDER);
   return {
     rows: GROUP_ORDER.map((g) => ({ group: t(`reports.groups.${g}`), count: counts.get(g) ?? 0 })),
-    columns: [{ key: "group", label: t("reports.columns.group") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "group", label: t("reports.columns.group") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
   };
 }
 
@@ -106,7 +130,10 @@ export async function status(input: WidgetInput): Promise<WidgetData> {
   const counts = sum(await input.breakdown(), "cs", (k) => Number(k.split("|")[1]), [0, 1, 2, 3]);
   return {
     rows: [0, 1, 2, 3].map((s) => ({ status: t(`reports.statuses.${s}`), count: counts.get(s) ?? 0 })),
-    columns: [{ key: "status", label: t("reports.columns.status") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "status", label: t("reports.columns.status") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
   };
 }
 
@@ -116,7 +143,10 @@ export async function sla(input: WidgetInput): Promise<WidgetData> {
   const counts = sum(await input.breakdown(), "sla", String, outcomes);
   return {
     rows: outcomes.map((o) => ({ outcome: t(`reports.sla.${o}`), count: counts.get(o) ?? 0 })),
-    columns: [{ key: "outcome", label: t("reports.columns.outcome") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "outcome", label: t("reports.columns.outcome") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
   };
 }
 
@@ -135,7 +165,10 @@ export async function csat(input: WidgetInput): Promise<WidgetData> {
   const average = rated ? [1, 2, 3, 4, 5].reduce((a, s) => a + s * (counts.get(s) ?? 0), 0) / rated : null;
   return {
     rows: [1, 2, 3, 4, 5].map((s) => ({ rating: t("reports.stars", { count: s }), count: counts.get(s) ?? 0 })),
-    columns: [{ key: "rating", label: t("reports.columns.rating") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "rating", label: t("reports.columns.rating") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
     note: average == null ? t("reports.noAverage") : t("reports.averageOf", { value: average.toFixed(2) }),
   };
 }
@@ -152,8 +185,6 @@ export async function aux(input: WidgetInput): Promise<WidgetData> {
     ],
   };
 }
-
-
 
 export interface WidgetDef {
   pluginId: string;
@@ -281,13 +312,17 @@ export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidg
   );
 }
 
-/** CSV text of rows (cells that a spreadsheet would run as formulas are quoted with '). */
+// OWASP's CSV injection rule: spreadsheets skip leading spaces and quotes before deciding that a
+// cell is a formula, so the first character after them counts (tab and CR themselves included)
+const FORMULA = /^[\s"']*[=+\-@\t\r]/;
+
+/** CSV text of rows (text cells that a spreadsheet would run as formulas get a leading '; numbers stay values). */
 export function csvLine(cells: (string | number | null | undefined)[]) {
   return (
     cells
       .map((c) => {
         let s = c == null ? "" : String(c);
-        if (/^[=+\-@\t\r]/.test(s) && typeof c === "string") s = `'${s}`;
+        if (typeof c === "string" && FORMULA.test(s)) s = `'${s}`;
         return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
       })
       .join(",") + "\r\n"

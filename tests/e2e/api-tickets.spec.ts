@@ -1,5 +1,6 @@
 // The ticket JSON twins: the same rules as the pages, with tokens.
 import { test, expect, type APIRequestContext } from "@playwright/test";
+import http from "node:http";
 import { PASSWORD } from "./helpers";
 
 async function token(request: APIRequestContext, client: string, type: "admin" | "agent") {
@@ -39,7 +40,9 @@ test("list, info, messages, reply, upload, priority, delete, unread", async ({ r
   expect(texts).toContain("from the API");
   expect(texts).toContain("a.txt");
 
-  expect(await (await request.post("/api/ticket/priority", { data: { _token: admin, id: ticket.id, priority: "H", type: "ticket" } })).json()).toEqual({ result: "success" });
+  expect(await (await request.post("/api/ticket/priority", { data: { _token: admin, id: ticket.id, priority: "H", type: "ticket" } })).json()).toEqual({
+    result: "success",
+  });
   expect((await (await request.get(`/ticket/info/${admin}/${ticket.id}`)).json()).severity).toBe("H");
 
   const deleted = await request.post("/api/ticket/message/delete", { data: { _token: admin, ticket_id: ticket.id, message_id: sent.id } });
@@ -81,4 +84,27 @@ test("an agent gets 403 on tickets outside their reach, and nothing is written",
   expect(mine.data.map((t: { id: number }) => t.id)).not.toContain(target!.id);
   expect((await request.get(`/ticket/info/${admin}/99999999`)).status()).toBe(404);
   expect((await request.get(`/api/unread`)).status()).toBe(403);
+});
+
+test("an upload over the size limit is answered 413 at once, without waiting for its body", async ({ baseURL }) => {
+  // headers only: the server must answer from the declared length, before any byte of the body
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request(`${baseURL}/api/upload`, {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=x", "Content-Length": String(60 * 1024 * 1024) },
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => {
+        resolve({ status: res.statusCode!, body });
+        req.destroy();
+      });
+    });
+    req.on("error", reject);
+    req.setTimeout(5000, () => reject(new Error("no answer before the body")));
+    req.flushHeaders();
+  });
+  expect(answer.status).toBe(413);
+  expect(JSON.parse(answer.body)).toEqual({ result: "failed", description: "The request is too large: at most 51 MB in all." });
 });

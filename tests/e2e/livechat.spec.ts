@@ -220,7 +220,9 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
   expect((await empty.json()).errors).toMatchObject({ name: "livechat.empty", message: "livechat.empty" });
 
   const name = `Api ${Date.now()}`;
-  const ok = await request.post("/api/livechat/register", { data: { _token: info.csrf, token, title: "t", name, phone: "1", email: "api@example.com", des: "via the API", ic: "" } });
+  const ok = await request.post("/api/livechat/register", {
+    data: { _token: info.csrf, token, title: "t", name, phone: "1", email: "api@example.com", des: "via the API", ic: "" },
+  });
   expect(ok.status()).toBe(200);
   const registered = await ok.json();
   expect(registered).toMatchObject({ result: "success", state: "queued" });
@@ -287,10 +289,51 @@ test("sockets: a visitor needs a live visit token, hears only their own chat; ag
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(new Set(heard)).toEqual(new Set(["queueNumber"]));
   const accepted = new Promise((resolve) => visitor.on("queueAccepted", resolve));
-  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toMatchObject({ ok: true, ticketNumber: expect.any(Number) });
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toMatchObject({
+    ok: true,
+    ticketNumber: expect.any(Number),
+  });
   // a second accept of the same chat loses
   expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId: mineInfo.ticket_id })).toEqual({ ok: false });
   await accepted;
+  visitor.close();
+  agent.close();
+  await api.dispose();
+});
+
+test("sockets: a visitor's socket no longer joins its chat once the chat is over", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  const signedIn = await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
+  expect(signedIn.status(), await signedIn.text()).toBe(302);
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const agent = io(baseURL!, { forceNew: true, transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    agent.on("connect", () => resolve());
+    agent.on("connect_error", reject);
+  });
+  const auth = await (await api.post("/api/auth2", { data: { client: "agent", password: PASSWORD, type: "agent" } })).json();
+
+  const info = await (await api.get("/api/livechat/info?token=demo")).json();
+  const name = `over${Date.now()}`;
+  await api.post("/api/livechat/register", { data: { _token: info.csrf, token: info.token, name, phone: "1", email: `${name}@example.com`, des: "hi" } });
+  const ticketId = (await (await api.get(`/api/livechat/info?token=${info.token}`)).json()).ticket_id as number;
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId })).toMatchObject({ ok: true });
+  // the visitor ends the chat from their page
+  expect((await api.post(`/livechat/${info.token}`, { form: { _token: info.csrf, intent: "end" } })).status()).toBe(302);
+
+  // the same token connects again (its page may still ask), but hears nothing of the chat
+  const visitor = io(`${baseURL}/visitor`, { transports: ["websocket"], auth: { token: info.token }, reconnection: false, forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    visitor.on("connect", () => resolve());
+    visitor.on("connect_error", reject);
+  });
+  const heard: string[] = [];
+  visitor.onAny((event) => heard.push(event));
+  expect(await visitor.timeout(4000).emitWithAck("registerQueue", { token: info.token, csrf: info.csrf })).toEqual({ ok: false });
+  const reply = await api.post("/api/ticket/message/reply", { data: { _token: auth.token, ticket_id: ticketId, message: "a note after the end" } });
+  expect((await reply.json()).result).toBe("success");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(heard).toEqual([]);
   visitor.close();
   agent.close();
   await api.dispose();

@@ -8,12 +8,23 @@ const DAY = 24 * 60 * 60 * 1000;
 /** DD-MM-YYYY of now + days in the workspace zone. */
 const dmy = (days: number) => {
   const p = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", { timeZone: TZ, day: "2-digit", month: "2-digit", year: "numeric" }).formatToParts(Date.now() + days * DAY).map((x) => [x.type, x.value]),
+    new Intl.DateTimeFormat("en-GB", { timeZone: TZ, day: "2-digit", month: "2-digit", year: "numeric" })
+      .formatToParts(Date.now() + days * DAY)
+      .map((x) => [x.type, x.value]),
   );
   return `${p.day}-${p.month}-${p.year}`;
 };
 
-const WIDGETS = ["Volume by interval", "Volume by channel group", "Status breakdown", "SLA met and breached", "First response time", "Resolution time", "Customer satisfaction (CSAT)", "Agent status time"];
+const WIDGETS = [
+  "Volume by interval",
+  "Volume by channel group",
+  "Status breakdown",
+  "SLA met and breached",
+  "First response time",
+  "Resolution time",
+  "Customer satisfaction (CSAT)",
+  "Agent status time",
+];
 
 const range = (page: Page) => page.locator(".report-range");
 
@@ -125,7 +136,10 @@ test.describe("reports with JavaScript off", () => {
   });
 
   test("an agent without view_report is sent home; one with it sees the reports", async ({ browser, baseURL }) => {
-    for (const [username, allowed] of [["agent", false], ["agent2", true]] as const) {
+    for (const [username, allowed] of [
+      ["agent", false],
+      ["agent2", true],
+    ] as const) {
       const context = await browser.newContext({ javaScriptEnabled: false });
       await chooseLanguage(context, baseURL!);
       const page = await context.newPage();
@@ -237,4 +251,23 @@ test("JSON twins answer with a session token: generate, interval, csat, aux and 
   expect((await request.get(`/api/report/csat?_token=nope`)).status()).toBe(403);
   expect((await request.get(`/report/export?${range}&step=day`)).status()).toBe(403);
   expect((await request.get(`/report/generate?token=${token}&type=nope&status=4&offset=0&${range}`)).status()).toBe(400);
+});
+
+test("the summary report, its JSON twin and the export show an agent only the conversations they may read", async ({ request }) => {
+  const tokenOf = async (client: string, type: "admin" | "agent") =>
+    (await (await request.post("/api/auth2", { data: { client, password: process.env.SEED_PASSWORD || "demo1234", type } })).json()).token as string;
+  const [admin, agent] = [await tokenOf("admin", "admin"), await tokenOf("agent2", "agent")];
+  const ymd = (days: number) => dmy(days).split("-").reverse().join("-");
+  const range = `startDate=${ymd(-60)}&endDate=${ymd(0)}`;
+  const generate = async (token: string) =>
+    (await (await request.get(`/report/generate?token=${token}&type=chat&status=4&offset=0&${range}`)).json()) as { count: number };
+  const exported = async (token: string) => (await (await request.get(`/report/export?token=${token}&${range}&step=day`)).text()).trim().split("\r\n");
+  // workspace chats are for their participants only: agent2 takes part in some of the seeded ones
+  const [all, mine] = [await generate(admin), await generate(agent)];
+  expect(mine.count).toBeGreaterThan(0);
+  expect(mine.count).toBeLessThan(all.count);
+  const [allRows, myRows] = [await exported(admin), await exported(agent)];
+  expect(myRows[0]).toBe(allRows[0]);
+  expect(myRows.length).toBeLessThan(allRows.length);
+  expect(allRows).toEqual(expect.arrayContaining(myRows));
 });

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import * as livechat from "@plugins/livechat/livechat.server";
-import { canRead } from "~/conversation/access.server";
+import { AccessDenied, canRead } from "~/conversation/access.server";
 import { findUserByUsername, type UserRow } from "~/models/users.server";
 import { rateVisit, registerVisitor, sendVisitorMessage } from "@plugins/livechat/visitor.server";
 
@@ -119,6 +119,16 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(livechat.infoResult(rated, true)).toBe("closed");
   });
 
+  it("lets a visitor's socket listen to its chat only while it waits or runs", async () => {
+    const v = await queued("listen");
+    expect(livechat.liveChatOf(v)).toBe(v.ticketId);
+    await livechat.acceptLiveChat(agent, v.ticketId!);
+    expect(livechat.liveChatOf(await reload(v))).toBe(v.ticketId);
+    await livechat.endLiveChat(v.ticket!);
+    expect(livechat.liveChatOf(await reload(v))).toBeUndefined();
+    expect(livechat.liveChatOf(await visit())).toBeUndefined();
+  });
+
   it("converts a chat to a ticket", async () => {
     const v = await queued("convert");
     await livechat.acceptLiveChat(agent, v.ticketId!);
@@ -159,6 +169,37 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(await canRead(outsider, waiting.ticketId!)).toBe(false);
     await expect(livechat.acceptLiveChat(outsider, waiting.ticketId!)).rejects.toThrow("You cannot read this conversation.");
     expect((await livechat.liveChatDesk(outsider)).queue).toHaveLength(0);
+  });
+
+  it("refuses to merge sessions holding a chat the agent may not read, on either side", async () => {
+    const { db, schema } = t.handle;
+    const mine = await queued("merge-mine");
+    const theirs = await queued("merge-theirs");
+    // the same visitor (email) again, in a chat of another department the agent does not take part in
+    const hidden = await visit();
+    await livechat.register(hidden, person("merge-theirs"), true);
+    const hiddenChat = (await reload(hidden)).ticket!;
+    expect(hiddenChat.sessionId).toBe(theirs.ticket!.sessionId);
+    await db.update(schema.tickets).set({ departmentId: 1 }).where(eq(schema.tickets.id, hiddenChat.id));
+    expect(await canRead(agent, theirs.ticketId!)).toBe(true);
+    expect(await canRead(agent, hiddenChat.id)).toBe(false);
+
+    const sessionOf = async (id: number) => (await db.select({ s: schema.tickets.sessionId }).from(schema.tickets).where(eq(schema.tickets.id, id)))[0].s;
+    for (const [from, into] of [
+      [theirs.ticket!.sessionId!, mine.ticket!.sessionId!],
+      [mine.ticket!.sessionId!, theirs.ticket!.sessionId!],
+    ])
+      await expect(livechat.mergeSessions(agent, from, into), `${from} -> ${into}`).rejects.toBeInstanceOf(AccessDenied);
+    // nothing moved, and the page does not offer the merge
+    expect((await livechat.mergeTargets(agent, mine.ticket!.sessionId!)).map((x) => x.id)).not.toContain(theirs.ticket!.sessionId);
+    expect((await livechat.mergeTargets(admin, mine.ticket!.sessionId!)).map((x) => x.id)).toContain(theirs.ticket!.sessionId);
+    expect(await sessionOf(hiddenChat.id)).toBe(theirs.ticket!.sessionId);
+    expect(await sessionOf(theirs.ticketId!)).toBe(theirs.ticket!.sessionId);
+    expect(await sessionOf(mine.ticketId!)).toBe(mine.ticket!.sessionId);
+
+    // an admin reads everything, so may merge them
+    await livechat.mergeSessions(admin, theirs.ticket!.sessionId!, mine.ticket!.sessionId!);
+    expect(await sessionOf(hiddenChat.id)).toBe(mine.ticket!.sessionId);
   });
 
   it("removes a chat (admins or its assignee) and its visit with it", async () => {

@@ -6,8 +6,17 @@ import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { refreshFacts } from "@plugins/reports/facts.server";
 import {
-  channelGroup, DASHBOARDS, DAY, DURATION_BUCKETS, exportRows, EXPORT_HEADER, parseRange, summary, type DateRange,
+  channelGroup,
+  DASHBOARDS,
+  DAY,
+  DURATION_BUCKETS,
+  exportRows,
+  EXPORT_HEADER,
+  parseRange,
+  summary,
+  type DateRange,
 } from "@plugins/reports/reports.server";
+import type { UserRow } from "~/models/users.server";
 import { csvLine, dashboardData, renderDashboard, renderSvg } from "@plugins/reports/widgets.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -23,7 +32,13 @@ describe("report date ranges", () => {
   });
 
   it("refuses malformed dates, a range ending in the future and a start after the end", () => {
-    for (const [s, e] of [["", "21-11-2026"], ["31-02-2026", "21-11-2026"], ["2026/11/01", "21-11-2026"], ["1-11-2026", "21-11-2026"], ["01-11-2026", "tomorrow"]])
+    for (const [s, e] of [
+      ["", "21-11-2026"],
+      ["31-02-2026", "21-11-2026"],
+      ["2026/11/01", "21-11-2026"],
+      ["1-11-2026", "21-11-2026"],
+      ["01-11-2026", "tomorrow"],
+    ])
       expect(parseRange(s, e, NOW, TZ), `${s}..${e}`).toEqual({ ok: false, error: "format" });
     // NOW is 20:00 on 21-11 in Kuala Lumpur: the 22nd is tomorrow there
     expect(parseRange("01-11-2026", "22-11-2026", NOW, TZ)).toEqual({ ok: false, error: "future" });
@@ -39,13 +54,36 @@ describe("CSV cells", () => {
   it("quotes separators and defuses formulas", () => {
     expect(csvLine([1, 'say "hi", ok', "=cmd()", null])).toBe(`1,"say ""hi"", ok",'=cmd(),\r\n`);
   });
+
+  it("defuses a formula after leading spaces or quotes, in every cell (OWASP)", () => {
+    for (const cell of ["=1+1", "+1", "-1+2", "@SUM(A1)", "\t=1", "\r=1", " =1", "   +cmd", '"=HYPERLINK(1)', "'=1", ` "' @x`, "\n-1"])
+      expect(csvLine(["ok", cell]), JSON.stringify(cell)).toMatch(/^ok,"?'/);
+    // quoted as CSV where the text needs it, the prefix inside the quotes
+    expect(csvLine([' "=1'])).toBe(`"' ""=1"\r\n`);
+    expect(csvLine(["=1,2"])).toBe(`"'=1,2"\r\n`);
+    // harmless text and numbers stay as they are; negative numbers are values, not formulas
+    expect(csvLine(["a=1", "x-1", " hi", "", -3, -0.5, 0])).toBe("a=1,x-1, hi,,-3,-0.5,0\r\n");
+  });
 });
 
 describe.each(DIALECTS)("reports on %s", (dialect) => {
   let t: TestDb;
   let range: DateRange;
   // the seeded conversations, computed the slow way from the source tables
-  let truth: { id: number; ticketNumber: number; kind: string; channel: string; status: number; createdAt: number; updatedAt: number; firstResponse: number | null; sla: number | null }[];
+  let truth: {
+    id: number;
+    ticketNumber: number;
+    kind: string;
+    channel: string;
+    status: number;
+    departmentId: number | null;
+    createdAt: number;
+    updatedAt: number;
+    firstResponse: number | null;
+    sla: number | null;
+  }[];
+  let users: Map<string, UserRow>;
+  let participants: { ticketId: number; userId: number }[];
   const omni = DASHBOARDS.omnichannel.kinds as readonly string[];
 
   beforeAll(async () => {
@@ -55,18 +93,29 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     if (!parsed.ok) throw new Error("range");
     range = parsed.range;
     const { db, schema } = t.handle;
-    const [tickets, messages, links, labels] = await Promise.all([
+    const [tickets, messages, links, labels, people, staff] = await Promise.all([
       db.select().from(schema.tickets),
       db.select().from(schema.messages),
       db.select().from(schema.ticketLabels),
       db.select().from(schema.labels),
+      db.select().from(schema.participants),
+      db.select().from(schema.users),
     ]);
+    participants = people;
+    users = new Map(staff.map((u) => [u.username, u]));
     const slaOf = new Map(labels.map((l) => [l.id, l.sla]));
     truth = tickets.map((x) => {
       const staff = messages.filter((m) => m.ticketId === x.id && m.senderUserId != null && m.type !== "system").map((m) => m.createdAt);
       const slas = links.filter((l) => l.ticketId === x.id).map((l) => slaOf.get(l.labelId)!);
       return {
-        id: x.id, ticketNumber: x.ticketNumber, kind: x.kind, channel: x.channel, status: x.status, createdAt: x.createdAt, updatedAt: x.updatedAt,
+        id: x.id,
+        ticketNumber: x.ticketNumber,
+        kind: x.kind,
+        channel: x.channel,
+        status: x.status,
+        departmentId: x.departmentId,
+        createdAt: x.createdAt,
+        updatedAt: x.updatedAt,
         firstResponse: staff.length ? Math.min(...staff) : null,
         sla: slas.length ? Math.min(...slas) : null,
       };
@@ -74,9 +123,23 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   });
   afterAll(async () => t?.cleanup());
 
+  const admin = () => users.get("admin")!;
+  // docs/decisions/009, computed from the source tables: a participant, or the department's
+  // conversations that are not workspace chats
+  const reads = (reader: UserRow, x: (typeof truth)[number]) =>
+    reader.type === "admin" ||
+    participants.some((p) => p.ticketId === x.id && p.userId === reader.id) ||
+    (x.departmentId === reader.departmentId && x.channel !== "chat");
   const inOmni = () => truth.filter((x) => omni.includes(x.kind) && x.createdAt >= range.from && x.createdAt < range.to);
   const options = (extra: Partial<Parameters<typeof dashboardData>[0]> = {}) => ({
-    dashboard: "omnichannel" as const, enabledPlugins: ALL_PLUGINS, range, interval: "day" as const, now: NOW, timeZone: TZ, language: "en" as const, ...extra,
+    dashboard: "omnichannel" as const,
+    enabledPlugins: ALL_PLUGINS,
+    range,
+    interval: "day" as const,
+    now: NOW,
+    timeZone: TZ,
+    language: "en" as const,
+    ...extra,
   });
   const widget = async (id: string, extra = {}) => (await dashboardData(options(extra))).find((w) => w.def.id === id)!.data;
 
@@ -170,7 +233,10 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     const stars = [5, 4, 4, 2, 5];
     // rating moves the activity time (livechat.server.ts), which is how the facts notice it
     for (const [i, x] of rated.entries())
-      await db.update(schema.tickets).set({ rating: stars[i], ratingReason: "r", updatedAt: NOW + i }).where(eq(schema.tickets.id, x.id));
+      await db
+        .update(schema.tickets)
+        .set({ rating: stars[i], ratingReason: "r", updatedAt: NOW + i })
+        .where(eq(schema.tickets.id, x.id));
     expect(await refreshFacts()).toBe(5);
     const csat = await widget("csat");
     expect(csat.rows).toEqual([1, 2, 3, 4, 5].map((s) => ({ rating: `${s} stars`, count: stars.filter((x) => x === s).length })));
@@ -179,7 +245,8 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   });
 
   it("adds the call-centre and trading editions' own widgets, with counts from the tickets", async () => {
-    const ids = async (dashboard: "call" | "omnichannel", enabledPlugins: string[]) => (await dashboardData(options({ dashboard, enabledPlugins }))).map((w) => w.def.id);
+    const ids = async (dashboard: "call" | "omnichannel", enabledPlugins: string[]) =>
+      (await dashboardData(options({ dashboard, enabledPlugins }))).map((w) => w.def.id);
     expect(await ids("call", ALL_PLUGINS)).not.toContain("call_hours");
     expect(await ids("call", [...ALL_PLUGINS, "calls"])).toContain("call_hours");
     expect(await ids("omnichannel", ALL_PLUGINS)).not.toContain("emotions");
@@ -199,7 +266,10 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     expect(drawn.find((w) => w.id === "call_hours")!.svg).toMatch(/^<svg[^>]*viewBox/);
     const emotions = await widget("emotions", { enabledPlugins: [...ALL_PLUGINS, "analyst"] });
     expect(emotions.rows).toEqual(
-      ["anger", "fear", "happy", "love", "sad", "surprise", "curious"].map((e) => ({ emotion: e[0].toUpperCase() + e.slice(1), count: inRange.filter((x) => x.emotion === e).length })),
+      ["anger", "fear", "happy", "love", "sad", "surprise", "curious"].map((e) => ({
+        emotion: e[0].toUpperCase() + e.slice(1),
+        count: inRange.filter((x) => x.emotion === e).length,
+      })),
     );
   });
 
@@ -216,19 +286,25 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   });
 
   it("escapes text drawn into the SVG", async () => {
-    const svg = await renderSvg({ data: { values: [{ a: "<script>alert(1)</script>", b: 1 }] }, mark: "bar", encoding: { x: { field: "a", type: "nominal" }, y: { field: "b", type: "quantitative" } } });
+    const svg = await renderSvg({
+      data: { values: [{ a: "<script>alert(1)</script>", b: 1 }] },
+      mark: "bar",
+      encoding: { x: { field: "a", type: "nominal" }, y: { field: "b", type: "quantitative" } },
+    });
     expect(svg).not.toContain("<script>");
     expect(svg).toContain("&lt;script&gt;");
   });
 
   it("pages the summary report by 30, newest first, with the range's count", async () => {
-    const tickets = truth.filter((x) => x.kind === "ticket" && x.createdAt >= range.from && x.createdAt < range.to).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
-    const first = await summary("ticket", 4, range, 0, 30, NOW);
+    const tickets = truth
+      .filter((x) => x.kind === "ticket" && x.createdAt >= range.from && x.createdAt < range.to)
+      .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
+    const first = await summary(admin(), "ticket", 4, range, 0, 30, NOW);
     expect(first.count).toBe(tickets.length);
     expect(first.items.map((x) => x.ticketNumber)).toEqual(tickets.slice(0, 30).map((x) => x.ticketNumber));
-    const second = await summary("ticket", 4, range, 30, 30, NOW);
+    const second = await summary(admin(), "ticket", 4, range, 30, 30, NOW);
     expect(second.items.map((x) => x.ticketNumber)).toEqual(tickets.slice(30, 60).map((x) => x.ticketNumber));
-    const open = await summary("ticket", 0, range, 0, 1000, NOW);
+    const open = await summary(admin(), "ticket", 0, range, 0, 1000, NOW);
     expect(open.count).toBe(tickets.filter((x) => x.status === 0).length);
     expect(open.items.every((x) => x.status === 0)).toBe(true);
     const withLabel = first.items.find((x) => x.labels.length)!;
@@ -238,7 +314,7 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
   it("exports every conversation of the range as CSV rows, in batches", async () => {
     const rows = inOmni();
     const exported: (string | number)[][] = [];
-    for await (const row of exportRows(range, omni, "day", NOW, 7)) exported.push(row);
+    for await (const row of exportRows(admin(), range, omni, "day", NOW, 7)) exported.push(row);
     expect(exported).toHaveLength(rows.length);
     expect(new Set(exported.map((r) => r[0])).size).toBe(rows.length);
     expect(new Set(exported.map((r) => r[0]))).toEqual(new Set(rows.map((x) => x.ticketNumber)));
@@ -246,5 +322,46 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     const one = rows.find((x) => x.firstResponse != null)!;
     const line = exported.find((r) => r[0] === one.ticketNumber)!;
     expect(line[8]).toBe(((one.firstResponse! - one.createdAt) / 60000).toFixed(1));
+  });
+
+  it("shows in the summary report and the CSV export only conversations the reader may read", async () => {
+    const agent = users.get("agent2")!;
+    const inRange = truth.filter((x) => x.createdAt >= range.from && x.createdAt < range.to);
+    // the seed has workspace chats of the agent's department and conversations of others they may not read
+    expect(inRange.some((x) => x.kind === "chat" && x.departmentId === agent.departmentId && !reads(agent, x))).toBe(true);
+    const readable = inRange.filter((x) => reads(agent, x));
+    expect(readable.length).toBeGreaterThan(0);
+    expect(readable.length).toBeLessThan(inRange.length);
+
+    const mine = await summary(agent, "all", 4, range, 0, 10_000, NOW);
+    expect(mine.count).toBe(readable.length);
+    expect(new Set(mine.items.map((x) => x.ticketNumber))).toEqual(new Set(readable.map((x) => x.ticketNumber)));
+    const chats = await summary(agent, "chat", 4, range, 0, 10_000, NOW);
+    expect(chats.items.map((x) => x.ticketNumber).sort()).toEqual(
+      readable
+        .filter((x) => x.kind === "chat")
+        .map((x) => x.ticketNumber)
+        .sort(),
+    );
+    // pages are cut after the filter: the first page is full of readable rows
+    const page = await summary(agent, "all", 4, range, 0, 30, NOW);
+    expect(page.items.map((x) => x.id)).toEqual(
+      [...readable]
+        .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+        .slice(0, 30)
+        .map((x) => x.id),
+    );
+    expect((await summary(admin(), "all", 4, range, 0, 10_000, NOW)).count).toBe(inRange.length);
+
+    const exported: (string | number)[][] = [];
+    for await (const row of exportRows(agent, range, omni, "day", NOW, 7)) exported.push(row);
+    expect(new Set(exported.map((r) => r[0]))).toEqual(
+      new Set(
+        inOmni()
+          .filter((x) => reads(agent, x))
+          .map((x) => x.ticketNumber),
+      ),
+    );
+    expect(exported).toHaveLength(inOmni().filter((x) => reads(agent, x)).length);
   });
 });

@@ -3,17 +3,34 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { conversationById } from "~/conversation/model.server";
-import { englishText, requireApiUser } from "~/api.server";
+import { apiAuth, englishText, requireApiUser } from "~/api.server";
 import { jsonErrors } from "~/conversation/api.server";
-import { readReplyForm } from "~/conversation/upload.server";
+import { BodyTooLarge, FormRefused, readJsonBody, readReplyForm, type ParsedForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });
 
+const failed = (status: number, description: string) => json({ result: "failed", description }, { status });
+
 export async function action({ request }: ActionFunctionArgs) {
   const isJson = (request.headers.get("Content-Type") ?? "").includes("application/json");
-  const { form, files, fileErrors } = isJson ? { form: null, files: [], fileErrors: [] } : await readReplyForm(request);
-  const fields: Record<string, unknown> = isJson ? ((await request.json().catch(() => ({}))) as Record<string, unknown>) : Object.fromEntries(form!);
+  // a token in the query or header is checked before the body is read; one in a multipart body
+  // before its first file (readReplyForm's beforeFiles), so strangers cannot have files buffered
+  const url = new URL(request.url);
+  if (url.searchParams.has("_token") || request.headers.has("Authorization")) await requireApiUser(request);
+  let parts: ParsedForm;
+  let fields: Record<string, unknown>;
+  try {
+    parts = isJson
+      ? { form: new FormData(), files: [], fileErrors: [] }
+      : await readReplyForm(request, { beforeFiles: async (sent) => !!(await apiAuth(request, Object.fromEntries(sent))) });
+    fields = isJson ? await readJsonBody(request) : Object.fromEntries(parts.form);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return failed(413, error.message);
+    if (error instanceof FormRefused) return failed(403, "Session expired. Please log in again.");
+    throw error;
+  }
+  const { files, fileErrors } = parts;
   const user = await requireApiUser(request, fields);
   return jsonErrors(async () => {
     const ticket = await conversationById(user, Number(fields.ticket_id));

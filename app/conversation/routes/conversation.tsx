@@ -4,9 +4,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { deniedBoundary } from "~/components/AdminOnly";
-import { readReplyForm } from "~/conversation/upload.server";
 import { ConversationView } from "~/conversation/components/ConversationView";
-import { conversationAction, conversationData, open } from "~/conversation/page.server";
+import { conversationAction, conversationData, open, readConversationForm } from "~/conversation/page.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return json(await conversationData(request, await open(request, context, params.id)));
@@ -14,12 +13,13 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   const shell = matches.find((m) => m.id === "shell")?.data as { tabTitle?: string } | undefined;
-  return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : shell?.tabTitle ?? "" }];
+  return [{ title: data ? `#${data.ticket.number} ${data.ticket.title} - ${shell?.tabTitle ?? data.productTitle}` : (shell?.tabTitle ?? "") }];
 };
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const opened = await open(request, context, params.id);
-  return conversationAction(request, opened, await readReplyForm(request));
+  const parts = await readConversationForm(request);
+  return parts instanceof Response ? parts : conversationAction(request, opened, parts);
 }
 
 export default function Conversation() {

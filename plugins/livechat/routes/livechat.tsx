@@ -11,8 +11,7 @@ import { isValidToken } from "~/models/public-tokens.server";
 import { fileStorage } from "~/storage.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { ConversationView } from "~/conversation/components/ConversationView";
-import { conversationAction, conversationData, open } from "~/conversation/page.server";
-import { readReplyForm } from "~/conversation/upload.server";
+import { conversationAction, conversationData, open, readConversationForm } from "~/conversation/page.server";
 import { formResult, formValues } from "~/forms";
 import { refuse } from "~/forms.server";
 import { CONTROL_INTENTS, controlsSchema } from "../forms";
@@ -68,12 +67,12 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   return [{ title: data && "productTitle" in data ? data.productTitle : "" }];
 };
 
-
 export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!isTicketNumber(params.id)) return visitorAction(request, context, params.id);
   const opened = await open(request, context, params.id);
   const { user, ticket } = opened;
-  const parts = await readReplyForm(request);
+  const parts = await readConversationForm(request);
+  if (parts instanceof Response) return parts;
   const intent = String(parts.form.get("intent") ?? "");
   // the conversation's own forms (reply, status, ...)
   if (!CONTROL_INTENTS.includes(intent)) return conversationAction(request, opened, parts);

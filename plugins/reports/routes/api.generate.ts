@@ -15,7 +15,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const now = Date.now();
   const parsed = parseRange(params.get("startDate"), params.get("endDate"), now, ctx.workspace.timeZone);
   if (!parsed.ok) return apiFailure(400, translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`));
-  const { items, count } = await summary(path.type, path.status, parsed.range, offset, REPORT_PAGE, now);
+  const { items, count } = await summary(ctx.user, path.type, path.status, parsed.range, offset, REPORT_PAGE, now);
   const data = Object.fromEntries(
     groupByDay(items, ctx.workspace.timeZone).map((g) => [
       g.key,

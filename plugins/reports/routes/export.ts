@@ -13,7 +13,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const now = Date.now();
   const timeZone = ctx.workspace.timeZone;
   const parsed = parseRange(params.get("startDate"), params.get("endDate"), now, timeZone);
-  if (!parsed.ok) return new Response(translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!parsed.ok)
+    return new Response(translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`), {
+      status: 400,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   const step = isInterval(params.get("step")) ? params.get("step")! : "day";
   if (!isInterval(step)) throw new Response("Bad Request", { status: 400 });
   const dashboard = isDashboard(params.get("dashboard")) ? (params.get("dashboard") as DashboardId) : "omnichannel";
@@ -28,14 +32,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
   const widget = params.get("widget");
   if (widget) {
-    const [found] = await dashboardData({ dashboard, enabledPlugins: ctx.edition.enabled, range, interval: step, now, timeZone, language: ctx.language, only: widget });
+    const [found] = await dashboardData({
+      dashboard,
+      enabledPlugins: ctx.edition.enabled,
+      range,
+      interval: step,
+      now,
+      timeZone,
+      language: ctx.language,
+      only: widget,
+    });
     if (!found) throw new Response("Not Found", { status: 404 });
     const { columns, rows } = found.data;
     const body = csvLine(columns.map((c) => c.label)) + rows.map((r) => csvLine(columns.map((c) => r[c.key]))).join("");
     return new Response(body, { headers: headers(`${name}-${widget}`) });
   }
 
-  const rows = exportRows(range, DASHBOARDS[dashboard].kinds, step, now);
+  const rows = exportRows(ctx.user, range, DASHBOARDS[dashboard].kinds, step, now);
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {

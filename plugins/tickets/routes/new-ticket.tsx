@@ -6,12 +6,12 @@ import { useTranslation } from "react-i18next";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
-import { csrfToken, validCsrf } from "~/csrf.server";
+import { csrfToken, hasCsrfCookie, validCsrf } from "~/csrf.server";
 import { createInboundTicket } from "~/conversation/model.server";
 import { isValidToken } from "~/models/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
-import { readReplyForm, storeFiles } from "~/conversation/upload.server";
+import { BodyTooLarge, FormRefused, readReplyForm, storeFiles, type ParsedForm } from "~/conversation/upload.server";
 import { oneAddress } from "~/conversation/forms";
 import { formError, formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
@@ -46,7 +46,18 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.p
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
   if (!(await isValidToken("new_ticket", params.token))) throw new Response("Not Found", { status: 404 });
-  const { form, files, fileErrors } = await readReplyForm(request);
+  // refused before the body is read: no form token cookie, a body over the limit, a wrong form
+  // token before the first file (the page puts it first)
+  if (!(await hasCsrfCookie(request))) return refuse(formResult({ message: "newTicket.expired" }), 403);
+  let parts: ParsedForm;
+  try {
+    parts = await readReplyForm(request, { beforeFiles: (fields) => validCsrf(request, fields.get("_token")) });
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return refuse(formResult({ message: "conversation.bodyTooLarge", messageValues: { size: String(error.limit / 1024 / 1024) } }), 413);
+    if (error instanceof FormRefused) return refuse(formResult({ message: "newTicket.expired" }), 403);
+    throw error;
+  }
+  const { form, files, fileErrors } = parts;
   const values = formValues(form, FIELDS);
   if (!(await validCsrf(request, form.get("_token")))) return refuse(formResult({ message: "newTicket.expired", values }), 403);
   const parsed = schema.safeParse(values);
