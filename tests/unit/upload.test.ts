@@ -175,7 +175,7 @@ describe("POST /new_ticket/{token}", () => {
     const bare = parts(csrf);
     const noCookie = await send(bare.body);
     expect(noCookie.status).toBe(403);
-    expect((await noCookie.json()).errors).toEqual({ form: "newTicket.expired" });
+    expect((await noCookie.json()).message).toBe("newTicket.expired");
     expect(bare.read.bytes).toBe(0);
     const forged = parts("x".repeat(43));
     expect((await send(forged.body, { Cookie: cookie })).status).toBe(403);
@@ -186,7 +186,7 @@ describe("POST /new_ticket/{token}", () => {
     const { body, read } = multipart([{ name: "_token", value: csrf }]);
     const response = await send(body, { Cookie: cookie, "Content-Length": String(MAX_BODY_BYTES + 1) });
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ errors: { form: "conversation.bodyTooLarge" }, errorValues: { size: String(MAX_BODY_BYTES / 1024 / 1024) } });
+    expect(await response.json()).toMatchObject({ message: "conversation.bodyTooLarge", messageValues: { size: String(MAX_BODY_BYTES / 1024 / 1024) } });
     expect(read.bytes).toBe(0);
   });
 
