@@ -24,9 +24,7 @@ const pluginFile = (plugin, file) => {
 };
 
 /** The files of a plugin the host loads (twin of moduleFilesOf in app/plugins/modules.server.ts). */
-const moduleFiles = (plugin) => [
-  ...new Set([...(plugin.socket ? [plugin.socket] : []), ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0])]),
-];
+const moduleFiles = (plugin) => [...new Set([...(plugin.socket ? [plugin.socket] : []), ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0])])];
 
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
@@ -59,14 +57,11 @@ export default {
       });
       // Plugin modules the host calls (socket handlers, widget loaders): in the build as routes
       // that never match, handed to the host by server.ts (app/plugins/modules.server.ts)
-      for (const plugin of plugins)
-        for (const file of moduleFiles(plugin)) route(undefined, pluginFile(plugin, file), { id: `module/${plugin.id}/${file}` });
+      for (const plugin of plugins) for (const file of moduleFiles(plugin)) route(undefined, pluginFile(plugin, file), { id: `module/${plugin.id}/${file}` });
       for (const plugin of plugins) {
         if (!plugin.publicRoutes?.length) continue;
         route(undefined, "shell/plugin-gate.tsx", { id: `public/${plugin.id}` }, () => {
-          plugin.publicRoutes.forEach((r, i) =>
-            route(r.path, pluginFile(plugin, r.file), { id: `public/${plugin.id}/${i}` }),
-          );
+          plugin.publicRoutes.forEach((r, i) => route(r.path, pluginFile(plugin, r.file), { id: `public/${plugin.id}/${i}` }));
         });
       }
       route("about", "routes/about.tsx");

@@ -132,8 +132,7 @@ async function main() {
     // providers' webhooks come from their servers; the route checks their signature
     if (!owner?.webhook && !sameOrigin(req.get("Origin"), req.get("Host"))) return res.status(403).type("text").send("Cross-origin request refused");
     // a route of a plugin that is off for this edition has no actions either (loaders: plugin-gate)
-    if (owner && !(await editionForHost(req.get("Host") ?? null)).enabled.includes(owner.plugin.id))
-      return res.status(404).type("text").send("Not Found");
+    if (owner && !(await editionForHost(req.get("Host") ?? null)).enabled.includes(owner.plugin.id)) return res.status(404).type("text").send("Not Found");
     next();
   });
 

@@ -33,13 +33,19 @@ describe("FormResult", () => {
       .refine((v) => v.name !== "no", { message: "x.form" });
     const failed = schema.safeParse({ name: "", age: "0" });
     expect(failed.success).toBe(false);
-    expect(formError(failed.error!, { name: "", age: "0" }, "save")).toEqual({ intent: "save", errors: { name: "x.empty", age: "x.age" }, values: { name: "", age: "0" } });
+    expect(formError(failed.error!, { name: "", age: "0" }, "save")).toEqual({
+      intent: "save",
+      errors: { name: "x.empty", age: "x.age" },
+      values: { name: "", age: "0" },
+    });
     const whole = schema.safeParse({ name: "no", age: "2" });
     expect(formError(whole.error!, {})).toEqual({ errors: {}, values: {}, message: "x.form" });
   });
 
   it("takes a custom issue's params as the interpolation values", () => {
-    const schema = z.object({ host: z.string() }).superRefine((v, ctx) => ctx.addIssue({ code: "custom", message: "x.host", path: ["host"], params: { host: v.host } }));
+    const schema = z
+      .object({ host: z.string() })
+      .superRefine((v, ctx) => ctx.addIssue({ code: "custom", message: "x.host", path: ["host"], params: { host: v.host } }));
     const failed = schema.safeParse({ host: "a b" });
     expect(formError(failed.error!, { host: "a b" })).toEqual({ errors: { host: "x.host" }, values: { host: "a b" }, messageValues: { host: "a b" } });
   });

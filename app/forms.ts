@@ -101,7 +101,10 @@ export const loginSchema = z.object({
 });
 
 export const codeSchema = z.object({
-  code: z.string().trim().regex(/^\d{6}$/, "login.codeFormat"),
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, "login.codeFormat"),
 });
 
 /** Settings, two-factor sign-in: turning it off asks for the password; on, the secret shown and a code it makes. */

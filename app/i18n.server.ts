@@ -39,7 +39,11 @@ export function loadMessages(language: Language): Record<string, unknown> {
   let messages = cache.get(language);
   if (!messages) {
     const dir = path.resolve("public/locales", language);
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(dir, f));
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+      .map((f) => path.join(dir, f));
     messages = {};
     for (const file of [...files, ...pluginLocaleFiles(language)]) Object.assign(messages, JSON.parse(fs.readFileSync(file, "utf8")));
     if (process.env.NODE_ENV === "production") cache.set(language, messages);

@@ -1,6 +1,23 @@
 // The query keys that belong to the list panel. Conversation pages carry them in their links so
 // the list keeps its filters, and drop everything else (toasts, message paging).
-const LIST_KEYS = ["list", "tab", "status", "page", "channel", "label", "department", "priority", "campaign", "assignee", "emotion", "dateField", "preset", "from", "to", "sort"];
+const LIST_KEYS = [
+  "list",
+  "tab",
+  "status",
+  "page",
+  "channel",
+  "label",
+  "department",
+  "priority",
+  "campaign",
+  "assignee",
+  "emotion",
+  "dateField",
+  "preset",
+  "from",
+  "to",
+  "sort",
+];
 const GROUP_KEY = /^g\d+$/; // "Show More" of a department or label group
 
 export const isListKey = (key: string) => LIST_KEYS.includes(key) || GROUP_KEY.test(key);

@@ -4,15 +4,25 @@ import { buildNav, parseVisibility, serializeVisibility, type NavInput } from ".
 import type { PluginManifest } from "./plugins/manifest";
 
 const plugin = (id: string, menu: [string, PluginManifest["menu"][number]["rule"]][], trial = false): PluginManifest => ({
-  id, title: `plugin_${id}.title`, status: "planned", trial,
+  id,
+  title: `plugin_${id}.title`,
+  status: "planned",
+  trial,
   menu: menu.map(([itemId, rule]) => ({ id: itemId, path: `/${itemId}`, icon: "x", rule, label: `plugin_${id}.menu.${itemId}` })),
-  routes: [], publicRoutes: [], widgets: [], requires: [], sharedFiles: [],
+  routes: [],
+  publicRoutes: [],
+  widgets: [],
+  requires: [],
+  sharedFiles: [],
 });
 
 const base: NavInput = {
   plugins: [
     plugin("tickets", [["ticket", "always"]]),
-    plugin("calls", [["call", { notHidden: "hide_call" }], ["voicemail", { anyOf: [{ admin: true }, { permission: "view_voicemail" }] }]]),
+    plugin("calls", [
+      ["call", { notHidden: "hide_call" }],
+      ["voicemail", { anyOf: [{ admin: true }, { permission: "view_voicemail" }] }],
+    ]),
     plugin("payment", [["plan", { admin: true }]], true),
   ],
   enabledPlugins: ["calls", "tickets", "payment"],

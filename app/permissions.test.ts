@@ -97,7 +97,12 @@ const grammar: [Rule, string, Viewer, boolean][] = [
   [{ anyOf: [{ admin: true }, { permission: "x" }] }, "agent", agent, false],
   [{ allOf: [{ admin: true }, { permission: "x" }] }, "admin with x", withPerm(admin, "x"), true],
   [{ allOf: [{ admin: true }, { permission: "x" }] }, "agent with x", withPerm(agent, "x"), false],
-  [{ allOf: [{ admin: true }, { anyOf: [{ clients: [5] }, { not: { variant: "call" } }] }] }, "admin on call, client 5", { ...admin, clientId: 5, variant: "call" }, true],
+  [
+    { allOf: [{ admin: true }, { anyOf: [{ clients: [5] }, { not: { variant: "call" } }] }] },
+    "admin on call, client 5",
+    { ...admin, clientId: 5, variant: "call" },
+    true,
+  ],
   [{ allOf: [{ admin: true }, { anyOf: [{ clients: [5] }, { not: { variant: "call" } }] }] }, "admin on call, client 1", { ...admin, variant: "call" }, false],
 ];
 

@@ -5,8 +5,7 @@ export const STATUSES_NEEDING_REASON = ["AWAY", "BUSY"] as const satisfies reado
 /** The status banner turns red at this many minutes. */
 export const AWAY_RED_MINUTES = 58;
 
-export const isPresenceStatus = (v: unknown): v is PresenceStatus =>
-  typeof v === "string" && (PRESENCE_STATUSES as readonly string[]).includes(v);
+export const isPresenceStatus = (v: unknown): v is PresenceStatus => typeof v === "string" && (PRESENCE_STATUSES as readonly string[]).includes(v);
 
 /** Why a status change is refused, as a translation key, or null when it may go ahead. */
 export function statusChangeError(current: string, chosen: string, reason: string): string | null {

@@ -1,8 +1,6 @@
 import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import {
-  isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData,
-} from "@remix-run/react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { I18nextProvider, useTranslation } from "react-i18next";
 import { i18nFor, DEFAULT_LANGUAGE } from "./i18n";
@@ -48,7 +46,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content={data?.theme === "auto" ? "light dark" : data?.theme ?? "light dark"} />
+        <meta name="color-scheme" content={data?.theme === "auto" ? "light dark" : (data?.theme ?? "light dark")} />
         <Meta />
         <Links />
       </head>
@@ -76,11 +74,7 @@ export function ErrorBoundary() {
 
 function CrashPage({ error }: { error: unknown }) {
   const { t } = useTranslation();
-  const detail = isRouteErrorResponse(error)
-    ? `${error.status} ${error.statusText || error.data}`
-    : error instanceof Error
-      ? error.message
-      : String(error);
+  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText || error.data}` : error instanceof Error ? error.message : String(error);
   return (
     <main className="center-page">
       <title>{t("crash.title")}</title>

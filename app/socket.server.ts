@@ -23,7 +23,11 @@ export interface PluginSocketModule {
 
 export async function attachSocketHandlers(io: Server) {
   // every plugin's module, whether or not an edition enables it: sockets are not per host
-  const modules = await Promise.all(plugins().filter((p) => p.socket).map((p) => pluginModule<PluginSocketModule>(p.id, p.socket!)));
+  const modules = await Promise.all(
+    plugins()
+      .filter((p) => p.socket)
+      .map((p) => pluginModule<PluginSocketModule>(p.id, p.socket!)),
+  );
   io.on("connection", (socket) => {
     const overLimit = rateLimited(socket);
     socket.use((_packet, next) => (overLimit() ? next(new Error("rate limited")) : next()));

@@ -51,9 +51,18 @@ export function fileStorage(): FileStorage {
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 export const MAX_FILES = 5;
 export const ALLOWED_TYPES = [
-  "image/png", "image/jpeg", "image/gif", "image/webp",
-  "application/pdf", "text/plain", "text/csv",
-  "application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  "application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  "application/zip", "audio/mpeg", "audio/wav",
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "application/pdf",
+  "text/plain",
+  "text/csv",
+  "application/msword",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.ms-excel",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "application/zip",
+  "audio/mpeg",
+  "audio/wav",
 ];

@@ -30,7 +30,11 @@ export function formatter(timeZone: string, shape: "date" | "time" | "clock") {
 
 /** DD/MM/YYYY in the given time zone (spec section 9). */
 export function formatDate(at: number, timeZone: string) {
-  const p = Object.fromEntries(formatter(timeZone, "date").formatToParts(at).map((x) => [x.type, x.value]));
+  const p = Object.fromEntries(
+    formatter(timeZone, "date")
+      .formatToParts(at)
+      .map((x) => [x.type, x.value]),
+  );
   return `${p.day}/${p.month}/${p.year}`;
 }
 
@@ -41,7 +45,11 @@ export function formatTime(at: number, timeZone: string) {
 
 /** Start of the local day containing `at`, for the workspace time zone. */
 export function startOfDay(at: number, timeZone: string) {
-  const parts = Object.fromEntries(formatter(timeZone, "clock").formatToParts(at).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone, "clock")
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
   const sinceMidnight = ((+parts.hour * 60 + +parts.minute) * 60 + +parts.second) * 1000 + (at % 1000);
   return at - sinceMidnight;
 }

@@ -23,7 +23,8 @@ const pgUrl = benchPgUrl;
 const password = process.env.SEED_PASSWORD || "demo1234";
 
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
-const rssKb = (pid: number, field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+const rssKb = (pid: number, field: "VmRSS" | "VmHWM") =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 
 async function prepare() {
   const handle = await openBenchDatabase(TICKETS);
@@ -39,7 +40,11 @@ async function prepare() {
   // the model alone: the aggregates of all eight widgets, no drawing
   const { timeZone } = await getWorkspace();
   const range = defaultRange(Date.now(), timeZone, 90);
-  const model = await time(() => dashboardData({ dashboard: "omnichannel", enabledPlugins: ["reports"], range, interval: "day", now: Date.now(), timeZone, language: "en" }), 2, 5);
+  const model = await time(
+    () => dashboardData({ dashboard: "omnichannel", enabledPlugins: ["reports"], range, interval: "day", now: Date.now(), timeZone, language: "en" }),
+    2,
+    5,
+  );
   console.log(`dashboard data (queries, no drawing), 90 days: median ${model.median.toFixed(0)} ms, p95 ${model.p95.toFixed(0)} ms`);
   await handle.close();
   setDb(undefined);
@@ -47,10 +52,21 @@ async function prepare() {
 }
 
 async function withServer<T>(fn: (pid: number, cookie: string) => Promise<T>) {
-  const server = startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: pgUrl ?? "", SESSION_SECRET: "bench", NODE_ENV: "production", SEED_PASSWORD: password });
+  const server = startServer({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: pgUrl ?? "",
+    SESSION_SECRET: "bench",
+    NODE_ENV: "production",
+    SEED_PASSWORD: password,
+  });
   try {
     await waitHealthy(base, 120_000);
-    const login = await fetch(`${base}/?index`, { method: "POST", body: new URLSearchParams({ intent: "login", username: "admin", password, type: "admin" }), redirect: "manual" });
+    const login = await fetch(`${base}/?index`, {
+      method: "POST",
+      body: new URLSearchParams({ intent: "login", username: "admin", password, type: "admin" }),
+      redirect: "manual",
+    });
     if (login.status !== 302) throw new Error(`login failed (${login.status}); set SEED_PASSWORD to the bench database's password`);
     const lng = `lng=${Buffer.from(JSON.stringify("en")).toString("base64")}`;
     return await fn(server.pid!, `${login.headers.get("set-cookie")!.split(";")[0]}; ${lng}`);
@@ -66,24 +82,35 @@ async function main() {
   const range = await prepare();
   const query = `start=${dmy(range.start)}&end=${dmy(range.end)}`;
 
-  if (process.env.BENCH_ONLY !== "export") await withServer(async (pid, cookie) => {
-    const url = `${base}/report/omnichannel?${query}`;
-    let bytes = 0;
-    const page = await time(async () => {
-      const res = await fetch(url, { headers: { cookie } });
-      if (!res.ok) throw new Error(`${url}: ${res.status}`);
-      const html = await res.text();
-      bytes = html.length;
-      if ((html.match(/class="chart-card/g) ?? []).length !== 8) throw new Error("expected 8 charts");
-    }, 3, RUNS);
-    console.log(`omnichannel dashboard page, 90 days, 8 charts as SVG (${(bytes / 1024).toFixed(0)} KB): median ${page.median.toFixed(0)} ms, p95 ${page.p95.toFixed(0)} ms (target < 1000 ms)`);
-    const hourly = await time(async () => {
-      const res = await fetch(`${url}&interval=15m`, { headers: { cookie } });
-      await res.text();
-    }, 1, 3);
-    console.log(`same at 15-minute intervals (8,640 points): median ${hourly.median.toFixed(0)} ms`);
-    console.log(`server peak RSS after the dashboard runs: ${mb(rssKb(pid, "VmHWM"))}`);
-  });
+  if (process.env.BENCH_ONLY !== "export")
+    await withServer(async (pid, cookie) => {
+      const url = `${base}/report/omnichannel?${query}`;
+      let bytes = 0;
+      const page = await time(
+        async () => {
+          const res = await fetch(url, { headers: { cookie } });
+          if (!res.ok) throw new Error(`${url}: ${res.status}`);
+          const html = await res.text();
+          bytes = html.length;
+          if ((html.match(/class="chart-card/g) ?? []).length !== 8) throw new Error("expected 8 charts");
+        },
+        3,
+        RUNS,
+      );
+      console.log(
+        `omnichannel dashboard page, 90 days, 8 charts as SVG (${(bytes / 1024).toFixed(0)} KB): median ${page.median.toFixed(0)} ms, p95 ${page.p95.toFixed(0)} ms (target < 1000 ms)`,
+      );
+      const hourly = await time(
+        async () => {
+          const res = await fetch(`${url}&interval=15m`, { headers: { cookie } });
+          await res.text();
+        },
+        1,
+        3,
+      );
+      console.log(`same at 15-minute intervals (8,640 points): median ${hourly.median.toFixed(0)} ms`);
+      console.log(`server peak RSS after the dashboard runs: ${mb(rssKb(pid, "VmHWM"))}`);
+    });
 
   // a fresh server, so its peak RSS is the export's
   await withServer(async (pid, cookie) => {

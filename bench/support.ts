@@ -17,7 +17,12 @@ export async function openBenchDatabase(tickets: number) {
   if (await isEmpty(handle)) await seedDemo(handle, { tickets, log });
   else {
     const t = handle.schema.tickets;
-    const [nth] = await handle.db.select({ id: t.id }).from(t).orderBy(t.id).limit(1).offset(tickets - 1);
+    const [nth] = await handle.db
+      .select({ id: t.id })
+      .from(t)
+      .orderBy(t.id)
+      .limit(1)
+      .offset(tickets - 1);
     if (!nth) await seedTickets(handle, { count: tickets, now: Date.now(), log });
   }
   return handle;

@@ -31,13 +31,19 @@ const TICKETS_OF_KIND = `kind = 'ticket'`;
 const LABEL_1 = `exists (select 1 from ticket_labels tl where tl.ticket_id = tickets.id and tl.label_id = 1)`;
 
 const bareRows = (bare: Bare, where: string, limit: number, offset: number) =>
-  bare(`select id, ticket_number, title, channel, kind, status, severity, last_message, updated_at, responded from tickets where ${where} order by updated_at desc, id desc limit ${limit} offset ${offset}`);
+  bare(
+    `select id, ticket_number, title, channel, kind, status, severity, last_message, updated_at, responded from tickets where ${where} order by updated_at desc, id desc limit ${limit} offset ${offset}`,
+  );
 
 async function bareDecorate(bare: Bare, rows: Record<string, unknown>[]) {
   if (rows.length === 0) return;
   const ids = rows.map((r) => Number(r.id)).join(",");
-  await bare(`select tl.ticket_id, tl.label_id, l.name, l.color, l.color_dark from ticket_labels tl left join labels l on l.id = tl.label_id where tl.ticket_id in (${ids}) order by tl.label_id`);
-  await bare(`select p.ticket_id, p.user_id, p.assignee, p.unread, u.username, u.name, u.photo from participants p join users u on u.id = p.user_id where p.ticket_id in (${ids}) order by p.added_at, p.user_id`);
+  await bare(
+    `select tl.ticket_id, tl.label_id, l.name, l.color, l.color_dark from ticket_labels tl left join labels l on l.id = tl.label_id where tl.ticket_id in (${ids}) order by tl.label_id`,
+  );
+  await bare(
+    `select p.ticket_id, p.user_id, p.assignee, p.unread, u.username, u.name, u.photo from participants p join users u on u.id = p.user_id where p.ticket_id in (${ids}) order by p.added_at, p.user_id`,
+  );
 }
 
 async function barePage(bare: Bare, where: string, page: number) {
@@ -58,7 +64,8 @@ const FLOOR: Record<string, (bare: Bare) => Promise<unknown>> = {
     await bare(`select id, name, color from labels order by name`);
     await bare(`select id, username, name from users order by name`);
     const rows = [];
-    for (const d of departments) rows.push(...(await bareRows(bare, `${TICKETS_OF_KIND} and status = 0 and department_id = ${Number(d.id)}`, 11, 0)).slice(0, 10));
+    for (const d of departments)
+      rows.push(...(await bareRows(bare, `${TICKETS_OF_KIND} and status = 0 and department_id = ${Number(d.id)}`, 11, 0)).slice(0, 10));
     await bareDecorate(bare, rows);
   },
 };
@@ -73,7 +80,14 @@ const PAGES: Record<string, string> = {
 async function main() {
   console.log(`ticket list bench on ${pgUrl ? "PostgreSQL" : `SQLite in ${dataDir}`}, ${TICKETS.toLocaleString()} tickets, ${RUNS} runs per case`);
   await ensureData();
-  const server = startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: pgUrl ?? "", SESSION_SECRET: "bench", NODE_ENV: "production", SEED_PASSWORD: process.env.SEED_PASSWORD || "bench-password" });
+  const server = startServer({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: pgUrl ?? "",
+    SESSION_SECRET: "bench",
+    NODE_ENV: "production",
+    SEED_PASSWORD: process.env.SEED_PASSWORD || "bench-password",
+  });
   try {
     await waitHealthy(base, 120_000);
     const lng = `lng=${Buffer.from(JSON.stringify("en")).toString("base64")}`;
@@ -98,23 +112,37 @@ async function main() {
     const admin = (await findUserByUsername("admin"))!;
     // page: the whole HTML document (shell, navigation, list, React render); data: the shell
     // loader's JSON alone (Remix data request), i.e. the list's server work without rendering
-    console.log(`${"case".padEnd(18)} ${"page median".padStart(12)} ${"p95".padStart(8)} ${"data median".padStart(12)} ${"model median".padStart(13)} ${"floor median".padStart(13)} ${"page/floor".padStart(10)} ${"model/floor".padStart(11)}`);
+    console.log(
+      `${"case".padEnd(18)} ${"page median".padStart(12)} ${"p95".padStart(8)} ${"data median".padStart(12)} ${"model median".padStart(13)} ${"floor median".padStart(13)} ${"page/floor".padStart(10)} ${"model/floor".padStart(11)}`,
+    );
     for (const [name, url] of Object.entries(PAGES)) {
-      const page = await time(async () => {
-        const res = await fetch(base + url, { headers: { cookie } });
-        if (!res.ok) throw new Error(`${url}: ${res.status}`);
-        await res.text();
-      }, 5, RUNS);
-      const data = await time(async () => {
-        const res = await fetch(`${base}${url}${url.includes("?") ? "&" : "?"}_data=shell`, { headers: { cookie } });
-        if (!res.ok) throw new Error(`${url} data: ${res.status}`);
-        await res.text();
-      }, 5, RUNS);
+      const page = await time(
+        async () => {
+          const res = await fetch(base + url, { headers: { cookie } });
+          if (!res.ok) throw new Error(`${url}: ${res.status}`);
+          await res.text();
+        },
+        5,
+        RUNS,
+      );
+      const data = await time(
+        async () => {
+          const res = await fetch(`${base}${url}${url.includes("?") ? "&" : "?"}_data=shell`, { headers: { cookie } });
+          if (!res.ok) throw new Error(`${url} data: ${res.status}`);
+          await res.text();
+        },
+        5,
+        RUNS,
+      );
       const params = new URL(base + url).searchParams;
-      const model = await time(async () => {
-        if (params.get("tab")) await loadListPanel(admin, new URL(base + url), "UTC");
-        else await listTickets(admin, "ticket", parseListQuery(params), { timeZone: "UTC" });
-      }, 5, RUNS);
+      const model = await time(
+        async () => {
+          if (params.get("tab")) await loadListPanel(admin, new URL(base + url), "UTC");
+          else await listTickets(admin, "ticket", parseListQuery(params), { timeZone: "UTC" });
+        },
+        5,
+        RUNS,
+      );
       const floor = await time(() => FLOOR[name](bare), 5, RUNS);
       const ms = (x: number, w: number) => `${x.toFixed(1).padStart(w)} ms`;
       console.log(

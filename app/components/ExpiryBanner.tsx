@@ -8,13 +8,19 @@ export function ExpiryBanner({ trial }: { trial: boolean }) {
       {trial ? (
         <>
           <span>{t("expiry.trial")}</span>
-          <Link className="button" to="/plan">{t("expiry.upgrade")}</Link>
+          <Link className="button" to="/plan">
+            {t("expiry.upgrade")}
+          </Link>
         </>
       ) : (
         <>
           <span>{t("expiry.subscription")}</span>
-          <Link className="button" to="/plan">{t("expiry.switchPlan")}</Link>
-          <Link className="button" to="/payment">{t("expiry.payNow")}</Link>
+          <Link className="button" to="/plan">
+            {t("expiry.switchPlan")}
+          </Link>
+          <Link className="button" to="/payment">
+            {t("expiry.payNow")}
+          </Link>
         </>
       )}
     </div>

@@ -8,7 +8,6 @@ import { PRESENCE_EVENT } from "~/realtime-store";
 type Agent = { username: string; name: string; status: string; second_status: string; ts: number };
 const REFRESH_MS = 60_000;
 
-
 export function OnlineAgents() {
   const { t } = useTranslation();
   const fetcher = useFetcher<{ agents: Agent[] }>();
@@ -36,9 +35,7 @@ export function OnlineAgents() {
   return (
     <details className="online-agents" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>{t("online.title")}</summary>
-      <div className="menu-panel">
-        {fetcher.data ? <OnlineList agents={fetcher.data.agents} /> : <Link to="/agents/online">{t("online.open")}</Link>}
-      </div>
+      <div className="menu-panel">{fetcher.data ? <OnlineList agents={fetcher.data.agents} /> : <Link to="/agents/online">{t("online.open")}</Link>}</div>
     </details>
   );
 }
@@ -56,7 +53,8 @@ export function OnlineList({ agents, heading = false }: { agents: Agent[]; headi
             const shown = a.second_status || a.status;
             return (
               <li key={a.username} data-agent={a.username}>
-                <span className={`presence presence-${shown.toLowerCase()}`} aria-hidden="true" /> {a.name} <span className="muted">{t(`status.${shown}`)}</span>
+                <span className={`presence presence-${shown.toLowerCase()}`} aria-hidden="true" /> {a.name}{" "}
+                <span className="muted">{t(`status.${shown}`)}</span>
               </li>
             );
           })}

@@ -3,7 +3,19 @@
 import { useTranslation } from "react-i18next";
 
 /** A field: the label around the input, then the error (id `${name}-error`, for aria-describedby). */
-export function PublicField({ name, label, error, errorValues, children }: { name: string; label: string; error?: string; errorValues?: Record<string, string>; children: React.ReactNode }) {
+export function PublicField({
+  name,
+  label,
+  error,
+  errorValues,
+  children,
+}: {
+  name: string;
+  label: string;
+  error?: string;
+  errorValues?: Record<string, string>;
+  children: React.ReactNode;
+}) {
   const { t } = useTranslation();
   return (
     <>

@@ -6,15 +6,44 @@ import { VERSION } from "~/version";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { popupFor } from "~/popups";
-import { AUTH_RECHECK_MS, PRESENCE_EVENT, MAX_FAILURES, MAX_NOTICES, RECONNECT_DELAY_MS, clearTyping, markFresh, realtime, setSocket, setTyping, useRealtime } from "~/realtime-store";
+import {
+  AUTH_RECHECK_MS,
+  PRESENCE_EVENT,
+  MAX_FAILURES,
+  MAX_NOTICES,
+  RECONNECT_DELAY_MS,
+  clearTyping,
+  markFresh,
+  realtime,
+  setSocket,
+  setTyping,
+  useRealtime,
+} from "~/realtime-store";
 import { SERVER_EVENTS, CLIENT_EVENTS } from "~/realtime-events";
 
 /** Events after which the open page and the list reload their data. */
 const E = SERVER_EVENTS;
 const CHANGES = [
-  E.newMessage, E.updateTicket, E.ticketStatusChanged, E.createTicket, E.syncDelete, E.receiveNote, E.deleteNote,
-  E.addPin, E.removePin, E.addReaction, E.removeReaction, E.participantChanged, E.settingsChanged,
-  E.liveChatQueue, E.liveChatEnded, E.liveChatMergeChanged, E.removeLiveChat, E.unreadCount2, E.announcement, E.newNotification,
+  E.newMessage,
+  E.updateTicket,
+  E.ticketStatusChanged,
+  E.createTicket,
+  E.syncDelete,
+  E.receiveNote,
+  E.deleteNote,
+  E.addPin,
+  E.removePin,
+  E.addReaction,
+  E.removeReaction,
+  E.participantChanged,
+  E.settingsChanged,
+  E.liveChatQueue,
+  E.liveChatEnded,
+  E.liveChatMergeChanged,
+  E.removeLiveChat,
+  E.unreadCount2,
+  E.announcement,
+  E.newNotification,
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;

@@ -1,7 +1,23 @@
 // Channels of spec section 1 and the list kind each belongs to. Shared by server and browser.
 export const CHANNELS = [
-  "chat", "LIVECHAT", "LIVECHAT2", "EMAIL", "GRAPH_EMAIL", "WHATSAPP", "WAUCHAT", "FB_PAGE_POST", "FB_PM",
-  "TW_DM", "TW_MENTION", "LINE_DM", "TELEGRAM", "IG_PM", "IG_POST", "IG_MENTION", "MANUAL", "CALL",
+  "chat",
+  "LIVECHAT",
+  "LIVECHAT2",
+  "EMAIL",
+  "GRAPH_EMAIL",
+  "WHATSAPP",
+  "WAUCHAT",
+  "FB_PAGE_POST",
+  "FB_PM",
+  "TW_DM",
+  "TW_MENTION",
+  "LINE_DM",
+  "TELEGRAM",
+  "IG_PM",
+  "IG_POST",
+  "IG_MENTION",
+  "MANUAL",
+  "CALL",
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 
@@ -16,8 +32,7 @@ export const CHANNELS_OF_KIND: Record<Exclude<Kind, "ticket">, Channel[]> = {
 };
 
 export function kindOf(channel: string): Kind {
-  for (const kind of ["chat", "call", "livechat"] as const)
-    if ((CHANNELS_OF_KIND[kind] as string[]).includes(channel)) return kind;
+  for (const kind of ["chat", "call", "livechat"] as const) if ((CHANNELS_OF_KIND[kind] as string[]).includes(channel)) return kind;
   return "ticket";
 }
 

@@ -16,18 +16,55 @@ describe("the conversation page's forms", () => {
 
   it("reads each intent's fields", () => {
     expect(parse([["intent", "labels"]]).data).toEqual({ intent: "labels", label: [] });
-    expect(parse([["intent", "labels"], ["label", "2"], ["label", "5"]]).data).toEqual({ intent: "labels", label: [2, 5] });
-    expect(parse([["intent", "department"], ["department", ""]]).data).toEqual({ intent: "department", department: null });
-    expect(parse([["intent", "add_participant"], ["username", "amy"]]).data).toEqual({ intent: "add_participant", username: "amy", assignee: false });
-    expect(parse([["intent", "note"], ["message_id", "7"], ["note", "  hi "]]).data).toEqual({ intent: "note", message_id: 7, note: "hi" });
-    expect(parse([["intent", "priority"], ["priority", ""]]).data).toEqual({ intent: "priority", priority: "" });
+    expect(
+      parse([
+        ["intent", "labels"],
+        ["label", "2"],
+        ["label", "5"],
+      ]).data,
+    ).toEqual({ intent: "labels", label: [2, 5] });
+    expect(
+      parse([
+        ["intent", "department"],
+        ["department", ""],
+      ]).data,
+    ).toEqual({ intent: "department", department: null });
+    expect(
+      parse([
+        ["intent", "add_participant"],
+        ["username", "amy"],
+      ]).data,
+    ).toEqual({ intent: "add_participant", username: "amy", assignee: false });
+    expect(
+      parse([
+        ["intent", "note"],
+        ["message_id", "7"],
+        ["note", "  hi "],
+      ]).data,
+    ).toEqual({ intent: "note", message_id: 7, note: "hi" });
+    expect(
+      parse([
+        ["intent", "priority"],
+        ["priority", ""],
+      ]).data,
+    ).toEqual({ intent: "priority", priority: "" });
   });
 
   it("refuses unknown intents and bad hidden fields", () => {
     expect(parse([["intent", "nope"]]).success).toBe(false);
     expect(parse([["intent", "pin"]]).success).toBe(false);
-    expect(parse([["intent", "priority"], ["priority", "X"]]).success).toBe(false);
-    expect(parse([["intent", "remove_participant"], ["user_id", "-1"]]).success).toBe(false);
+    expect(
+      parse([
+        ["intent", "priority"],
+        ["priority", "X"],
+      ]).success,
+    ).toBe(false);
+    expect(
+      parse([
+        ["intent", "remove_participant"],
+        ["user_id", "-1"],
+      ]).success,
+    ).toBe(false);
   });
 });
 

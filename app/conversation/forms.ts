@@ -8,7 +8,10 @@ const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
 /** Comma or space separated addresses; returns the first bad one, if any. */
 export function checkAddresses(text: string): { addresses: string[]; bad?: string } {
-  const addresses = text.split(/[\s,;]+/).map((a) => a.trim()).filter(Boolean);
+  const addresses = text
+    .split(/[\s,;]+/)
+    .map((a) => a.trim())
+    .filter(Boolean);
   return { addresses, bad: addresses.find((a) => !EMAIL.test(a)) };
 }
 
@@ -18,7 +21,8 @@ export function checkAddresses(text: string): { addresses: string[]; bad?: strin
  */
 export function oneAddress<T extends { email: string }>(data: T, ctx: z.RefinementCtx): T {
   const { addresses, bad } = checkAddresses(data.email);
-  if (data.email && (bad || addresses.length !== 1)) ctx.addIssue({ code: "custom", message: "conversation.badEmail", path: ["email"], params: { address: data.email } });
+  if (data.email && (bad || addresses.length !== 1))
+    ctx.addIssue({ code: "custom", message: "conversation.badEmail", path: ["email"], params: { address: data.email } });
   return data;
 }
 
@@ -43,9 +47,22 @@ export const conversationFormSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("status"), status: z.coerce.number().int() }),
   z.object({ intent: z.literal("priority"), priority: z.enum(PRIORITIES) }),
   // checkboxes (none ticked: no field); ids of labels that are gone are dropped by the model
-  z.object({ intent: z.literal("labels"), label: z.string().default("").transform((v) => valueList(v).map(Number).filter(Number.isInteger)) }),
+  z.object({
+    intent: z.literal("labels"),
+    label: z
+      .string()
+      .default("")
+      .transform((v) => valueList(v).map(Number).filter(Number.isInteger)),
+  }),
   z.object({ intent: z.literal("department"), department: z.union([z.literal("").transform(() => null), idSchema]) }),
-  z.object({ intent: z.literal("add_participant"), username: z.string().default(""), assignee: z.string().default("").transform((v) => v === "1") }),
+  z.object({
+    intent: z.literal("add_participant"),
+    username: z.string().default(""),
+    assignee: z
+      .string()
+      .default("")
+      .transform((v) => v === "1"),
+  }),
   z.object({ intent: z.literal("remove_participant"), user_id: idSchema }),
   z.object({ intent: z.literal("note"), message_id: idSchema, note: z.string().trim().default("") }),
   z.object({ intent: z.literal("delete_note"), note_id: idSchema }),

@@ -9,7 +9,6 @@ import { AccessDenied, canRead, type Reader } from "~/conversation/access.server
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
 
-
 export class NotFound extends Error {}
 
 type Actor = Reader & { name: string; username: string };
@@ -43,14 +42,18 @@ export async function conversationDetails(ticket: TicketRow) {
       .leftJoin(schema.labels, eq(schema.labels.id, schema.ticketLabels.labelId))
       .where(eq(schema.ticketLabels.ticketId, ticket.id)),
     db
-      .select({ userId: schema.users.id, username: schema.users.username, name: schema.users.name, assignee: schema.participants.assignee, lastReadAt: schema.participants.lastReadAt })
+      .select({
+        userId: schema.users.id,
+        username: schema.users.username,
+        name: schema.users.name,
+        assignee: schema.participants.assignee,
+        lastReadAt: schema.participants.lastReadAt,
+      })
       .from(schema.participants)
       .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
       .where(eq(schema.participants.ticketId, ticket.id))
       .orderBy(asc(schema.participants.addedAt)),
-    ticket.departmentId
-      ? db.select().from(schema.departments).where(eq(schema.departments.id, ticket.departmentId))
-      : Promise.resolve([]),
+    ticket.departmentId ? db.select().from(schema.departments).where(eq(schema.departments.id, ticket.departmentId)) : Promise.resolve([]),
   ]);
   return { labels, participants: people, department: department[0] ?? null };
 }
@@ -79,11 +82,24 @@ export async function loadMessages(ticket: TicketRow, opts: { before?: number; a
   const m = schema.messages;
   let rows: (typeof m.$inferSelect)[];
   if (opts.around) {
-    const [anchor] = await db.select().from(m).where(and(eq(m.id, opts.around), eq(m.ticketId, ticket.id)));
+    const [anchor] = await db
+      .select()
+      .from(m)
+      .where(and(eq(m.id, opts.around), eq(m.ticketId, ticket.id)));
     if (!anchor) return loadMessages(ticket);
     const [older, newer] = await Promise.all([
-      db.select().from(m).where(and(eq(m.ticketId, ticket.id), lte(m.id, anchor.id))).orderBy(desc(m.id)).limit(MESSAGE_PAGE_SIZE / 2),
-      db.select().from(m).where(and(eq(m.ticketId, ticket.id), gt(m.id, anchor.id))).orderBy(asc(m.id)).limit(MESSAGE_PAGE_SIZE / 2),
+      db
+        .select()
+        .from(m)
+        .where(and(eq(m.ticketId, ticket.id), lte(m.id, anchor.id)))
+        .orderBy(desc(m.id))
+        .limit(MESSAGE_PAGE_SIZE / 2),
+      db
+        .select()
+        .from(m)
+        .where(and(eq(m.ticketId, ticket.id), gt(m.id, anchor.id)))
+        .orderBy(asc(m.id))
+        .limit(MESSAGE_PAGE_SIZE / 2),
     ]);
     rows = [...older.reverse(), ...newer];
   } else {
@@ -98,7 +114,10 @@ export async function loadMessages(ticket: TicketRow, opts: { before?: number; a
   }
   const oldest = rows[0]?.id;
   const [{ n: olderCount }] = oldest
-    ? await db.select({ n: sql<number>`count(*)` }).from(m).where(and(eq(m.ticketId, ticket.id), lt(m.id, oldest)))
+    ? await db
+        .select({ n: sql<number>`count(*)` })
+        .from(m)
+        .where(and(eq(m.ticketId, ticket.id), lt(m.id, oldest)))
     : [{ n: 0 }];
   return { messages: await decorateMessages(ticket, rows), hasOlder: Number(olderCount) > 0 };
 }
@@ -112,12 +131,19 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
     db.select({ id: schema.users.id, name: schema.users.name, username: schema.users.username }).from(schema.users),
     db.select().from(schema.messageNotes).where(inArray(schema.messageNotes.messageId, ids)).orderBy(asc(schema.messageNotes.id)),
     db.select().from(schema.messageReactions).where(inArray(schema.messageReactions.messageId, ids)),
-    replyIds.length ? db.select().from(schema.messages).where(and(inArray(schema.messages.id, replyIds), eq(schema.messages.ticketId, ticket.id))) : Promise.resolve([]),
-    db.select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id)),
+    replyIds.length
+      ? db
+          .select()
+          .from(schema.messages)
+          .where(and(inArray(schema.messages.id, replyIds), eq(schema.messages.ticketId, ticket.id)))
+      : Promise.resolve([]),
+    db
+      .select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt })
+      .from(schema.participants)
+      .where(eq(schema.participants.ticketId, ticket.id)),
   ]);
   const userById = new Map(users.map((u) => [u.id, u]));
-  const senderOf = (r: { senderUserId: number | null; senderName: string }) =>
-    r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName;
+  const senderOf = (r: { senderUserId: number | null; senderName: string }) => (r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName);
   return rows.map((r) => {
     const reply = replies.find((x) => x.id === r.replyToId);
     const byReaction = new Map<string, string[]>();
@@ -133,7 +159,9 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
       reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
-      notes: notes.filter((n) => n.messageId === r.id).map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
+      notes: notes
+        .filter((n) => n.messageId === r.id)
+        .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
       reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
       readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
     };
@@ -158,7 +186,15 @@ export async function reply(actor: Actor, ticket: TicketRow, input: { body: stri
   const now = Date.now();
   const created = await handle.transaction(async (tx) => {
     const rows: (typeof schema.messages.$inferInsert)[] = [];
-    if (input.body) rows.push({ ticketId: ticket.id, type: input.html ? "text/html" : "text", body: input.body, senderUserId: actor.id, replyToId: input.replyToId ?? null, createdAt: now });
+    if (input.body)
+      rows.push({
+        ticketId: ticket.id,
+        type: input.html ? "text/html" : "text",
+        body: input.body,
+        senderUserId: actor.id,
+        replyToId: input.replyToId ?? null,
+        createdAt: now,
+      });
     for (const f of input.files) rows.push(fileMessage(ticket.id, f, { senderUserId: actor.id }, now));
     const inserted = await tx.insert(schema.messages).values(rows).returning();
     const last = input.body || input.files.at(-1)?.name || "";
@@ -186,7 +222,10 @@ export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent
 export async function touch(tx: Tx, ticketId: number, actorId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
   const { schema } = getDb();
   const p = schema.participants;
-  await tx.update(schema.tickets).set({ ...set, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
+  await tx
+    .update(schema.tickets)
+    .set({ ...set, updatedAt: at })
+    .where(eq(schema.tickets.id, ticketId));
   // One statement over the rows that change (others not yet unread, and the actor): the
   // unread_counts triggers fire once per change, and on PostgreSQL this transaction takes the
   // counter rows of the conversation's people in one pass instead of others first, then its own,
@@ -257,7 +296,18 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
       await touch(tx, ticket.id, actor.id, now);
     }
     if (user.id !== actor.id)
-      await addNotification(tx, { userId: user.id, type: assignee ? "assigned" : "added", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body: actor.name }, now);
+      await addNotification(
+        tx,
+        {
+          userId: user.id,
+          type: assignee ? "assigned" : "added",
+          channel: ticket.kind,
+          ticketNumber: ticket.ticketNumber,
+          title: ticket.title,
+          body: actor.name,
+        },
+        now,
+      );
   });
   participantChanged(user.id, ticket, { added: true });
   if (user.id !== actor.id) told(user.id);
@@ -290,7 +340,10 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
 /** Only messages of this ticket can be touched through it. */
 async function messageOf(ticket: TicketRow, messageId: number) {
   const { db, schema } = getDb();
-  const [message] = await db.select().from(schema.messages).where(and(eq(schema.messages.id, messageId), eq(schema.messages.ticketId, ticket.id)));
+  const [message] = await db
+    .select()
+    .from(schema.messages)
+    .where(and(eq(schema.messages.id, messageId), eq(schema.messages.ticketId, ticket.id)));
   if (!message) throw new NotFound();
   return message;
 }
@@ -299,7 +352,10 @@ export async function addNote(actor: Actor, ticket: TicketRow, messageId: number
   await messageOf(ticket, messageId);
   const { db, schema } = getDb();
   const now = Date.now();
-  const [note] = await db.insert(schema.messageNotes).values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now }).returning();
+  const [note] = await db
+    .insert(schema.messageNotes)
+    .values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now })
+    .returning();
   toOpenPages(ticket, SERVER_EVENTS.receiveNote, { messageId, noteId: note.id });
 }
 
@@ -385,20 +441,26 @@ export async function createConversation(
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
-  const others = input.usernames?.length
-    ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames))
-    : [];
-  const create = () => handle.transaction(async (tx) => {
-    const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
-    // in user order, so concurrent transactions take the unread_counts rows (PostgreSQL row
-    // locks) in the same order
-    const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)].sort((a, b) => a.id - b.id);
-    await tx.insert(schema.participants).values(
-      people.map((u) => ({ ticketId: created.id, userId: u.id, kind: created.kind, unread: u.id !== actor.id, lastReadAt: u.id === actor.id ? now : 0, addedAt: now })),
-    );
-    if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
-    return created;
-  });
+  const others = input.usernames?.length ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames)) : [];
+  const create = () =>
+    handle.transaction(async (tx) => {
+      const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
+      // in user order, so concurrent transactions take the unread_counts rows (PostgreSQL row
+      // locks) in the same order
+      const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)].sort((a, b) => a.id - b.id);
+      await tx.insert(schema.participants).values(
+        people.map((u) => ({
+          ticketId: created.id,
+          userId: u.id,
+          kind: created.kind,
+          unread: u.id !== actor.id,
+          lastReadAt: u.id === actor.id ? now : 0,
+          addedAt: now,
+        })),
+      );
+      if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
+      return created;
+    });
   const ticket = await withUniqueNumber(create);
   conversationCreated(ticket, { userIds: others.map((u) => u.id) });
   return ticket;
@@ -439,14 +501,23 @@ export async function createInboundTicket(input: {
     handle.transaction(async (tx) => {
       const created = await insertTicket(
         tx,
-        { title: input.title, channel: input.channel, departmentId: input.departmentId, contactName: input.contactName, contactEmail: input.contactEmail, severity },
+        {
+          title: input.title,
+          channel: input.channel,
+          departmentId: input.departmentId,
+          contactName: input.contactName,
+          contactEmail: input.contactEmail,
+          severity,
+        },
         input.body,
         now,
       );
-      await tx.insert(schema.messages).values([
-        { ticketId: created.id, type: "text", body: input.body, senderName: input.contactName, createdAt: now },
-        ...input.files.map((f) => fileMessage(created.id, f, { senderName: input.contactName }, now)),
-      ]);
+      await tx
+        .insert(schema.messages)
+        .values([
+          { ticketId: created.id, type: "text", body: input.body, senderName: input.contactName, createdAt: now },
+          ...input.files.map((f) => fileMessage(created.id, f, { senderName: input.contactName }, now)),
+        ]);
       return created;
     });
   const ticket = await withUniqueNumber(create);
@@ -468,7 +539,10 @@ export async function senderPriority(contactEmail: string) {
   return last?.severity ?? "";
 }
 
-type NewTicket = Pick<typeof import("@db/schema/sqlite").tickets.$inferInsert, "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity">;
+type NewTicket = Pick<
+  typeof import("@db/schema/sqlite").tickets.$inferInsert,
+  "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity"
+>;
 
 /**
  * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber

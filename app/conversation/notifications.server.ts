@@ -34,8 +34,16 @@ export async function listNotifications(userId: number, limit = NOTIFICATION_PAG
   const { db, schema } = getDb();
   const n = schema.notifications;
   const [rows, [{ unseen }]] = await Promise.all([
-    db.select().from(n).where(eq(n.userId, userId)).orderBy(desc(n.createdAt), desc(n.id)).limit(limit + 1),
-    db.select({ unseen: count() }).from(n).where(and(eq(n.userId, userId), eq(n.seen, false))),
+    db
+      .select()
+      .from(n)
+      .where(eq(n.userId, userId))
+      .orderBy(desc(n.createdAt), desc(n.id))
+      .limit(limit + 1),
+    db
+      .select({ unseen: count() })
+      .from(n)
+      .where(and(eq(n.userId, userId), eq(n.seen, false))),
   ]);
   return { items: rows.slice(0, limit), more: rows.length > limit, unseen: Number(unseen) };
 }
@@ -44,6 +52,9 @@ export type NotificationList = Awaited<ReturnType<typeof listNotifications>>;
 export async function markNotificationsSeen(userId: number) {
   const { db, schema } = getDb();
   const n = schema.notifications;
-  await db.update(n).set({ seen: true }).where(and(eq(n.userId, userId), eq(n.seen, false)));
+  await db
+    .update(n)
+    .set({ seen: true })
+    .where(and(eq(n.userId, userId), eq(n.seen, false)));
   told(userId);
 }

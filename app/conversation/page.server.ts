@@ -122,7 +122,10 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
       case "reply": {
         const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors });
         // the typed text stays in the form (and in the failed bubble, with Retry)
-        if (!sent.ok) return refuse(formResult({ intent, message: sent.message, messageValues: sent.messageValues, values: formValues(form, ["message", "cc", "email2"]) }));
+        if (!sent.ok)
+          return refuse(
+            formResult({ intent, message: sent.message, messageValues: sent.messageValues, values: formValues(form, ["message", "cc", "email2"]) }),
+          );
         return back();
       }
       case "status":

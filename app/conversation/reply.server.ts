@@ -7,9 +7,7 @@ import { storeFiles } from "~/conversation/upload.server";
 import { checkAddresses, replySchema } from "~/conversation/forms";
 
 /** A refusal is a form-level message (FormResult's message and messageValues): the page shows it above the reply. */
-export type SendReplyResult =
-  | { ok: true; created: Awaited<ReturnType<typeof reply>> }
-  | { ok: false; message: string; messageValues?: Record<string, string> };
+export type SendReplyResult = { ok: true; created: Awaited<ReturnType<typeof reply>> } | { ok: false; message: string; messageValues?: Record<string, string> };
 
 export async function sendReply(
   actor: Reader & { name: string; username: string },

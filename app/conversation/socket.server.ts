@@ -29,30 +29,39 @@ export function attachConversationSocket(io: Server, socket: Socket) {
   // Access is checked again after joining: a removal that landed in between wins.
   socket.on(
     "joinRoom",
-    safely(socket, inOrder(async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {
-      const ticketId = ticketIdOf(payload);
-      const user = ticketId ? await findUserById(userId) : undefined;
-      let ok = !!user && (await canRead(user, ticketId!));
-      if (ok) {
-        await socket.join(ticketRoom(ticketId!));
-        ok = await canRead(user!, ticketId!);
-        if (!ok) await socket.leave(ticketRoom(ticketId!));
-      }
-      if (typeof ack === "function") ack({ ok });
-    })),
+    safely(
+      socket,
+      inOrder(async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {
+        const ticketId = ticketIdOf(payload);
+        const user = ticketId ? await findUserById(userId) : undefined;
+        let ok = !!user && (await canRead(user, ticketId!));
+        if (ok) {
+          await socket.join(ticketRoom(ticketId!));
+          ok = await canRead(user!, ticketId!);
+          if (!ok) await socket.leave(ticketRoom(ticketId!));
+        }
+        if (typeof ack === "function") ack({ ok });
+      }),
+    ),
   );
 
   socket.on(
     "leaveRoom",
-    safely(socket, inOrder(async (payload: unknown) => {
-      const ticketId = ticketIdOf(payload);
-      if (ticketId) await socket.leave(ticketRoom(ticketId));
-    })),
+    safely(
+      socket,
+      inOrder(async (payload: unknown) => {
+        const ticketId = ticketIdOf(payload);
+        if (ticketId) await socket.leave(ticketRoom(ticketId));
+      }),
+    ),
   );
 
   // refresh*UnreadCount: the counts of this user, answered as unreadCount2 {ticket, livechat, chat}
   for (const event of [CLIENT_EVENTS.refreshTicketUnreadCount, CLIENT_EVENTS.refreshLiveChatUnreadCount, CLIENT_EVENTS.refreshChatUnreadCount]) {
-    socket.on(event, safely(socket, async () => void socket.emit(SERVER_EVENTS.unreadCount2, await unreadCounts(userId))));
+    socket.on(
+      event,
+      safely(socket, async () => void socket.emit(SERVER_EVENTS.unreadCount2, await unreadCounts(userId))),
+    );
   }
 
   // readMessage / readMessage2 {ticketId}: the user looked at the conversation; every tab of

@@ -13,10 +13,7 @@ export const LOGIN_FAILURES_ALLOWED = Number(process.env.LOGIN_FAILURES_ALLOWED 
 const limiter = new RateLimiterMemory({ points: LOGIN_FAILURES_ALLOWED, duration: 15 * 60 });
 
 export type LoginFailure =
-  | { code: "invalid" }
-  | { code: "rate_limited"; retryAfterSeconds: number }
-  | { code: "tfa_required"; user: UserRow }
-  | { code: "tfa_invalid" };
+  { code: "invalid" } | { code: "rate_limited"; retryAfterSeconds: number } | { code: "tfa_required"; user: UserRow } | { code: "tfa_invalid" };
 
 export type LoginResult = { ok: true; user: UserRow } | ({ ok: false } & LoginFailure);
 
@@ -33,13 +30,7 @@ async function fail(key: string) {
 }
 
 /** Checks username, password and type; when the user has two-factor on, also the code if given. */
-export async function authenticate(input: {
-  username: string;
-  password: string;
-  type: UserType;
-  code?: string;
-  ip: string;
-}): Promise<LoginResult> {
+export async function authenticate(input: { username: string; password: string; type: UserType; code?: string; ip: string }): Promise<LoginResult> {
   const key = limiterKey(input.username, input.ip);
   const wait = await rateLimited(key);
   if (wait) return { ok: false, code: "rate_limited", retryAfterSeconds: wait };

@@ -13,7 +13,11 @@ export interface ResolvedEdition extends Edition {
 
 /** "support.*" matches support.example.com; "*.example.com" matches a.example.com; else exact. */
 export function hostMatches(pattern: string, host: string) {
-  const escaped = pattern.trim().toLowerCase().replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^]+");
+  const escaped = pattern
+    .trim()
+    .toLowerCase()
+    .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, "[^]+");
   return new RegExp(`^${escaped}$`).test(host.toLowerCase());
 }
 
@@ -39,10 +43,7 @@ export async function listEditions(): Promise<ResolvedEdition[]> {
 export async function editionForHost(hostHeader: string | null): Promise<ResolvedEdition> {
   const host = hostname(hostHeader);
   const editions = await listEditions();
-  return (
-    editions.find((e) => e.id !== "default" && e.hosts.some((p) => hostMatches(p, host))) ??
-    editions.find((e) => e.id === "default")!
-  );
+  return editions.find((e) => e.id !== "default" && e.hosts.some((p) => hostMatches(p, host))) ?? editions.find((e) => e.id === "default")!;
 }
 
 /** Saves an edition's plugin set and host patterns in one transaction. */
@@ -53,9 +54,7 @@ export async function saveEdition(editionId: string, enabledPlugins: string[], h
   const known = plugins().map((p) => p.id);
   await handle.transaction(async (tx) => {
     await tx.delete(schema.pluginToggles).where(eq(schema.pluginToggles.editionId, editionId));
-    await tx
-      .insert(schema.pluginToggles)
-      .values(known.map((pluginId) => ({ editionId, pluginId, enabled: enabledPlugins.includes(pluginId) })));
+    await tx.insert(schema.pluginToggles).values(known.map((pluginId) => ({ editionId, pluginId, enabled: enabledPlugins.includes(pluginId) })));
     await tx
       .insert(schema.editions)
       .values({ id: editionId, hosts: JSON.stringify(hosts), updatedAt: Date.now() })

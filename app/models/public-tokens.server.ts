@@ -8,6 +8,9 @@ export async function isValidToken(kind: TokenKind, token: string | undefined) {
   if (!token || token.length > 200) return false;
   const { db, schema } = getDb();
   const t = schema.publicTokens;
-  const rows = await db.select({ token: t.token }).from(t).where(and(eq(t.kind, kind), eq(t.token, token), isNull(t.revokedAt)));
+  const rows = await db
+    .select({ token: t.token })
+    .from(t)
+    .where(and(eq(t.kind, kind), eq(t.token, token), isNull(t.revokedAt)));
   return rows.length === 1;
 }

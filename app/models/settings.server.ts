@@ -45,10 +45,7 @@ export async function getSettings(): Promise<Record<SettingKey, string>> {
 
 export async function setSetting(key: SettingKey, value: string) {
   const { db, schema } = getDb();
-  await db
-    .insert(schema.settings)
-    .values({ key, value })
-    .onConflictDoUpdate({ target: schema.settings.key, set: { value } });
+  await db.insert(schema.settings).values({ key, value }).onConflictDoUpdate({ target: schema.settings.key, set: { value } });
 }
 
 export async function getSetting(key: SettingKey) {

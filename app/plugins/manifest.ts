@@ -29,7 +29,6 @@ export type Rule =
   | { anyOf: Rule[] }
   | { allOf: Rule[] };
 
-
 // strict: a rule object with a second key would otherwise pass with the key silently dropped
 export const rule: z.ZodType<Rule> = z.lazy(() =>
   z.union([
@@ -97,7 +96,13 @@ export const pluginManifest = z.object({
    * WidgetInput) and the dashboards that show it (dashboard, omnichannel, call, interactions, public).
    */
   widgets: z.array(
-    z.object({ id: z.string().regex(/^[a-z_]+$/), title: messageKey, spec: z.string(), loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/), dashboards: z.array(z.string()).default([]) }),
+    z.object({
+      id: z.string().regex(/^[a-z_]+$/),
+      title: messageKey,
+      spec: z.string(),
+      loader: z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/),
+      dashboards: z.array(z.string()).default([]),
+    }),
   ),
 });
 

@@ -7,8 +7,7 @@ import { deleteSession, findSession } from "~/models/sessions.server";
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });
 
 export async function action({ request }: ActionFunctionArgs) {
-  if (request.method !== "DELETE" && request.method !== "POST")
-    return json({ result: "failed", description: "Method not allowed" }, { status: 405 });
+  if (request.method !== "DELETE" && request.method !== "POST") return json({ result: "failed", description: "Method not allowed" }, { status: 405 });
   const body = await readBody(request);
   const token = new URL(request.url).searchParams.get("_token") || str(body._token);
   if (!token || !(await findSession(token))) return json({ result: "failed", description: "Not signed in." }, { status: 403 });

@@ -49,8 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!parsed.success) return refuse(formError(parsed.error, values, "login"));
   const result = await authenticate({ ...parsed.data, ip });
   if (result.ok) return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id) } });
-  if (result.code === "tfa_required")
-    return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id, true) } });
+  if (result.code === "tfa_required") return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id, true) } });
   const message = result.code === "rate_limited" ? "login.rateLimited" : "login.invalid";
   return refuse(formResult({ intent: "login", message, values }), result.code === "rate_limited" ? 429 : 400);
 }

@@ -44,7 +44,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (form.get("intent") === "tfa_disable") {
     const { password } = tfaDisableSchema.parse(formValues(form, ["password"]));
     // turning the second factor off asks for the password, so a borrowed session cannot do it
-    if (!(await verifyPassword(password, user.passwordHash))) return refuse(formResult({ intent: "tfa_disable", errors: { password: "settings.passwordInvalid" } }));
+    if (!(await verifyPassword(password, user.passwordHash)))
+      return refuse(formResult({ intent: "tfa_disable", errors: { password: "settings.passwordInvalid" } }));
     await disableTotp(user.id);
     return redirect("/settings?saved=1");
   }
@@ -53,7 +54,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!parsed.success) return refuse(formError(parsed.error, {}, "tfa_enable"));
   const { secret, code } = parsed.data;
   if (!(await enableTotp(user.id, secret, code)))
-    return refuse<EnableResult>({ ...formResult({ intent: "tfa_enable", errors: { code: "login.codeInvalid" } }), setup: await totpSetup(user.username, ctx.edition.title, secret) });
+    return refuse<EnableResult>({
+      ...formResult({ intent: "tfa_enable", errors: { code: "login.codeInvalid" } }),
+      setup: await totpSetup(user.username, ctx.edition.title, secret),
+    });
   return redirect("/settings?saved=1");
 }
 
@@ -90,7 +94,14 @@ export default function Settings() {
           <input type="hidden" name="intent" value="theme" />
           <input type="hidden" name="redirectTo" value="/settings" />
           {THEMES.map((theme) => (
-            <button key={theme} type="submit" name="value" value={theme} className={theme === data.theme ? "button primary" : "button"} aria-pressed={theme === data.theme}>
+            <button
+              key={theme}
+              type="submit"
+              name="value"
+              value={theme}
+              className={theme === data.theme ? "button primary" : "button"}
+              aria-pressed={theme === data.theme}
+            >
               {t(`theme.${theme}`)}
             </button>
           ))}
@@ -99,7 +110,9 @@ export default function Settings() {
           <input type="hidden" name="intent" value="rich_links" />
           <input type="hidden" name="redirectTo" value="/settings" />
           <input type="hidden" name="value" value={data.richLinks ? "0" : "1"} />
-          <span>{t("settings.richLinks")}: {data.richLinks ? t("common.on") : t("common.off")}</span>
+          <span>
+            {t("settings.richLinks")}: {data.richLinks ? t("common.on") : t("common.off")}
+          </span>
           <button type="submit" className="button">
             {data.richLinks ? t("settings.turnOff") : t("settings.turnOn")}
           </button>

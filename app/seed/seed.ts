@@ -7,7 +7,6 @@ import { seedForms } from "~/seed/seed-forms";
 
 export { CHANNELS };
 
-
 export const DEFAULT_SEED_PASSWORD = "demo1234";
 export const DEMO_TOKEN = "demo";
 
@@ -30,11 +29,81 @@ export function prng(seed: number) {
   };
 }
 
-const FIRST = ["Aisha", "Ben", "Chen", "Daniel", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jun", "Kavya", "Liam", "Mei", "Nur", "Omar", "Priya", "Raj", "Sara", "Tan", "Wei"];
-const LAST = ["Abdullah", "Brown", "Chong", "Das", "Evans", "Fernandez", "Goh", "Hassan", "Ito", "Kim", "Lee", "Lim", "Müller", "Ng", "Park", "Rahman", "Singh", "Tan", "Wong", "Yamamoto"];
-const TOPICS = ["Refund for order", "Cannot log in", "Delivery delayed", "Change billing address", "Upgrade my plan", "Invoice copy needed", "Product stopped working", "Warranty claim", "Question about pricing", "Cancel subscription", "Wrong item received", "Password reset not arriving"];
-const CUSTOMER_LINES = ["Hi, I need help with this please.", "It has been three days and nothing has changed.", "Can you check my account?", "Thanks, that worked!", "Still not fixed, sorry.", "Could you send me the invoice again?", "Please call me back when you can."];
-const AGENT_LINES = ["Thanks for reaching out, I'm looking into it now.", "Could you share your order number?", "I've escalated this to our billing team.", "This should be fixed now. Could you try again?", "I've sent the document to your email.", "Happy to help. Anything else?"];
+const FIRST = [
+  "Aisha",
+  "Ben",
+  "Chen",
+  "Daniel",
+  "Elena",
+  "Farid",
+  "Grace",
+  "Hiro",
+  "Ines",
+  "Jun",
+  "Kavya",
+  "Liam",
+  "Mei",
+  "Nur",
+  "Omar",
+  "Priya",
+  "Raj",
+  "Sara",
+  "Tan",
+  "Wei",
+];
+const LAST = [
+  "Abdullah",
+  "Brown",
+  "Chong",
+  "Das",
+  "Evans",
+  "Fernandez",
+  "Goh",
+  "Hassan",
+  "Ito",
+  "Kim",
+  "Lee",
+  "Lim",
+  "Müller",
+  "Ng",
+  "Park",
+  "Rahman",
+  "Singh",
+  "Tan",
+  "Wong",
+  "Yamamoto",
+];
+const TOPICS = [
+  "Refund for order",
+  "Cannot log in",
+  "Delivery delayed",
+  "Change billing address",
+  "Upgrade my plan",
+  "Invoice copy needed",
+  "Product stopped working",
+  "Warranty claim",
+  "Question about pricing",
+  "Cancel subscription",
+  "Wrong item received",
+  "Password reset not arriving",
+];
+const CUSTOMER_LINES = [
+  "Hi, I need help with this please.",
+  "It has been three days and nothing has changed.",
+  "Can you check my account?",
+  "Thanks, that worked!",
+  "Still not fixed, sorry.",
+  "Could you send me the invoice again?",
+  "Please call me back when you can.",
+];
+const AGENT_LINES = [
+  "Thanks for reaching out, I'm looking into it now.",
+  "Could you share your order number?",
+  "I've escalated this to our billing team.",
+  "This should be fixed now. Could you try again?",
+  "I've sent the document to your email.",
+  "Happy to help. Anything else?",
+];
 const EMOTIONS = ["", "anger", "fear", "happy", "love", "sad", "surprise"];
 const SEVERITIES = ["", "", "H", "M", "M", "L"];
 
@@ -66,11 +135,24 @@ export async function seedDemo(handle: DbHandle, opts: { tickets: number; now?: 
   const now = opts.now ?? Date.now();
   const [adminHash, agentHash, agent2Hash] = await Promise.all([hashPassword(password), hashPassword(password), hashPassword(password)]);
   await handle.transaction(async (tx) => {
-    await tx.insert(schema.departments).values([{ id: 1, name: "Sales" }, { id: 2, name: "Support" }, { id: 3, name: "Billing" }]);
+    await tx.insert(schema.departments).values([
+      { id: 1, name: "Sales" },
+      { id: 2, name: "Support" },
+      { id: 3, name: "Billing" },
+    ]);
     await tx.insert(schema.users).values([
       { id: 1, username: "admin", name: "Demo Admin", type: "admin", passwordHash: adminHash, departmentId: null, createdAt: now },
       { id: 2, username: "agent", name: "Alya Agent", type: "agent", passwordHash: agentHash, departmentId: 2, permissions: "[]", createdAt: now },
-      { id: 3, username: "agent2", name: "Brian Agent", type: "agent", passwordHash: agent2Hash, departmentId: 1, permissions: '["view_report"]', createdAt: now },
+      {
+        id: 3,
+        username: "agent2",
+        name: "Brian Agent",
+        type: "agent",
+        passwordHash: agent2Hash,
+        departmentId: 1,
+        permissions: '["view_report"]',
+        createdAt: now,
+      },
     ]);
     await tx.insert(schema.labels).values(DEMO_LABELS.map((l, i) => ({ id: i + 1, ...l })));
     await tx.insert(schema.settings).values([
@@ -79,9 +161,7 @@ export async function seedDemo(handle: DbHandle, opts: { tickets: number; now?: 
       { key: "plan", value: "3" },
       { key: "account_type", value: "1" },
     ]);
-    await tx.insert(schema.publicTokens).values(
-      ["livechat", "survey", "new_ticket"].map((kind) => ({ kind, token: DEMO_TOKEN, createdAt: now })),
-    );
+    await tx.insert(schema.publicTokens).values(["livechat", "survey", "new_ticket"].map((kind) => ({ kind, token: DEMO_TOKEN, createdAt: now })));
   });
   await seedForms(handle, { token: DEMO_TOKEN, now });
   if (handle.dialect === "pg") {
@@ -98,7 +178,7 @@ export async function seedDemo(handle: DbHandle, opts: { tickets: number; now?: 
 export async function seedTickets(handle: DbHandle, opts: { count: number; now: number; seed?: number; log?: (m: string) => void }) {
   const { db, schema } = handle;
   const rand = prng(opts.seed ?? 20261121);
-  const pick = <T,>(list: readonly T[]) => list[Math.floor(rand() * list.length)];
+  const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)];
   const [{ maxTicket }] = await db.select({ maxTicket: sql<number>`coalesce(max(${schema.tickets.id}), 0)` }).from(schema.tickets);
   const [{ maxMessage }] = await db.select({ maxMessage: sql<number>`coalesce(max(${schema.messages.id}), 0)` }).from(schema.messages);
   let ticketId = Number(maxTicket);
@@ -107,7 +187,7 @@ export async function seedTickets(handle: DbHandle, opts: { count: number; now: 
   const staff = [1, 2, 3];
   const BATCH = 500;
 
-  for (let done = 0; done < opts.count; ) {
+  for (let done = 0; done < opts.count;) {
     const size = Math.min(BATCH, opts.count - done);
     const tickets: (typeof schema.tickets.$inferInsert)[] = [];
     const messages: (typeof schema.messages.$inferInsert)[] = [];
@@ -162,7 +242,15 @@ export async function seedTickets(handle: DbHandle, opts: { count: number; now: 
       // most conversations have been read; a third of the open and pending ones have news
       const unread = status < 2 && id % 3 === 0;
       for (const userId of assignees)
-        participants.push({ ticketId: id, userId, assignee: true, unread, kind: kindOf(CHANNELS[id % CHANNELS.length]), lastReadAt: unread ? 0 : at, addedAt: createdAt });
+        participants.push({
+          ticketId: id,
+          userId,
+          assignee: true,
+          unread,
+          kind: kindOf(CHANNELS[id % CHANNELS.length]),
+          lastReadAt: unread ? 0 : at,
+          addedAt: createdAt,
+        });
     }
     await handle.transaction(async (tx) => {
       await tx.insert(schema.tickets).values(tickets);

@@ -65,10 +65,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       popupOnCall: workspace.popupOnCall,
       notifications,
       announcement: await unseenAnnouncement(request, workspace),
-      expiry:
-        workspace.expiresAt !== null && workspace.expiresAt < Date.now()
-          ? { trial: workspace.accountType === 0 }
-          : null,
+      expiry: workspace.expiresAt !== null && workspace.expiresAt < Date.now() ? { trial: workspace.accountType === 0 } : null,
       now: Date.now(),
     } satisfies ShellChrome,
     nav,
@@ -81,9 +78,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, defaultShouldRevalidate }) =>
   defaultShouldRevalidate || currentUrl.pathname !== nextUrl.pathname;
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: data && data.signedIn ? data.tabTitle : data?.productTitle ?? "OmniDesk" },
-];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data && data.signedIn ? data.tabTitle : (data?.productTitle ?? "OmniDesk") }];
 
 export default function Shell() {
   const data = useLoaderData<typeof loader>();

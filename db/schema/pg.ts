@@ -40,7 +40,9 @@ export const sessions = pgTable(
     // sha256 of the id in the cookie: a leaked table does not leak usable sessions
     idHash: text("id_hash").primaryKey(),
     refreshHash: text("refresh_hash"),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     mfaPending: bool("mfa_pending").notNull().default(false),
     createdAt: time("created_at").notNull(),
     expiresAt: time("expires_at").notNull(),
@@ -104,7 +106,9 @@ export const tickets = pgTable(
 export const ticketLabels = pgTable(
   "ticket_labels",
   {
-    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
     labelId: integer("label_id").notNull(), // no FK: a deleted label shows as "Removed" (spec section 3)
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.labelId] }), index("ticket_labels_label_idx").on(t.labelId)],
@@ -113,8 +117,12 @@ export const ticketLabels = pgTable(
 export const participants = pgTable(
   "participants",
   {
-    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     assignee: bool("assignee").notNull().default(false),
     lastReadAt: time("last_read_at").notNull().default(0),
     /** Activity by someone else since this participant last read it (kept by the write path). */
@@ -137,7 +145,9 @@ export const participants = pgTable(
 export const unreadCounts = pgTable(
   "unread_counts",
   {
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(),
     unread: integer("unread").notNull().default(0),
   },
@@ -148,7 +158,9 @@ export const messages = pgTable(
   "messages",
   {
     id: serial("id").primaryKey(),
-    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
     type: text("type").notNull().default("text"),
     body: text("body").notNull(),
     senderUserId: integer("sender_user_id").references(() => users.id, { onDelete: "set null" }),
@@ -170,8 +182,12 @@ export const messageNotes = pgTable(
   "message_notes",
   {
     id: serial("id").primaryKey(),
-    messageId: integer("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     body: text("body").notNull(),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
@@ -182,8 +198,12 @@ export const messageNotes = pgTable(
 export const messageReactions = pgTable(
   "message_reactions",
   {
-    messageId: integer("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     reaction: text("reaction").notNull(),
   },
   (t) => [primaryKey({ columns: [t.messageId, t.userId, t.reaction] })],
@@ -194,7 +214,9 @@ export const filterPresets = pgTable(
   "filter_presets",
   {
     id: serial("id").primaryKey(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     query: text("query").notNull(), // the list's query string
     createdAt: time("created_at").notNull(),
@@ -275,7 +297,9 @@ export const payments = pgTable(
   {
     id: serial("id").primaryKey(),
     ref: text("ref").notNull(), // payment_ref: random, shown to the payer and the provider
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     plan: integer("plan").notNull(),
     quantity: integer("quantity").notNull(),
     currency: text("currency").notNull(),
@@ -308,7 +332,9 @@ export const invoices = pgTable(
   {
     id: serial("id").primaryKey(),
     number: text("number").notNull(),
-    paymentId: integer("payment_id").notNull().references(() => payments.id, { onDelete: "cascade" }),
+    paymentId: integer("payment_id")
+      .notNull()
+      .references(() => payments.id, { onDelete: "cascade" }),
     billingName: text("billing_name").notNull(),
     billingEmail: text("billing_email").notNull(),
     periodStart: time("period_start").notNull(),
@@ -354,7 +380,9 @@ export const notifications = pgTable(
   "notifications",
   {
     id: serial("id").primaryKey(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     /** What happened ("assigned", "added"): the text is localised when shown. */
     type: text("type").notNull(),
     category: text("category").notNull().default("system"), // sla, system or trade
@@ -376,7 +404,9 @@ export const notifications = pgTable(
 export const reportFacts = pgTable(
   "report_facts",
   {
-    ticketId: integer("ticket_id").primaryKey().references(() => tickets.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(),
     channel: text("channel").notNull(),
     status: integer("status").notNull(),

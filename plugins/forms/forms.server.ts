@@ -251,7 +251,14 @@ export async function saveSurvey(id: number, title: string, rows: EditorRow[], n
     if (row.id && !existing.has(row.id)) return issues.push({ code: "input", row: index });
     const label = row.label.trim();
     const type = (FIELD_TYPES as readonly string[]).includes(row.type) ? (row.type as FieldType) : undefined;
-    const options = [...new Set(row.options.split(",").map((o) => o.trim()).filter(Boolean))];
+    const options = [
+      ...new Set(
+        row.options
+          .split(",")
+          .map((o) => o.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (!label) return issues.push({ code: "empty", row: index });
     if (!type || [...label].length > LABEL_MAX || options.length > OPTIONS_MAX || options.some((o) => [...o].length > OPTION_MAX))
       return issues.push({ code: "input", row: index });
@@ -273,7 +280,10 @@ export async function saveSurvey(id: number, title: string, rows: EditorRow[], n
   }
   const handle = getDb();
   await handle.transaction(async (tx) => {
-    await tx.update(handle.schema.surveys).set({ title: title.trim(), fields: JSON.stringify(fields), updatedAt: now }).where(eq(handle.schema.surveys.id, id));
+    await tx
+      .update(handle.schema.surveys)
+      .set({ title: title.trim(), fields: JSON.stringify(fields), updatedAt: now })
+      .where(eq(handle.schema.surveys.id, id));
   });
   return { ok: true, value: { ...survey, title: title.trim(), fields, updatedAt: now } };
 }

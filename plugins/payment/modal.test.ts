@@ -29,7 +29,10 @@ describe("payment modal", () => {
   it("create answered: waits on the checkout; create refused: failed with the server's description", () => {
     expect(run(creating, { type: "CREATED", ref: "PAY1" })).toEqual(checkout);
     expect(run(creating, { type: "CREATE_FAILED", description: "Billing information could not be found.", billingMissing: true })).toEqual({
-      name: "failed", quantity: "3", description: "Billing information could not be found.", billingMissing: true,
+      name: "failed",
+      quantity: "3",
+      description: "Billing information could not be found.",
+      billingMissing: true,
     });
   });
 
@@ -43,7 +46,10 @@ describe("payment modal", () => {
 
   it("checkout closed: PENDING counts as failed, the others as they are", () => {
     expect(run(checkout, { type: "CHECKOUT_CLOSED", status: "PENDING", description: "" })).toMatchObject({ name: "failed", billingMissing: false });
-    expect(run(checkout, { type: "CHECKOUT_CLOSED", status: "FAILED", description: "Bank refused" })).toMatchObject({ name: "failed", description: "Bank refused" });
+    expect(run(checkout, { type: "CHECKOUT_CLOSED", status: "FAILED", description: "Bank refused" })).toMatchObject({
+      name: "failed",
+      description: "Bank refused",
+    });
     expect(run(checkout, { type: "CHECKOUT_CLOSED", status: "SUCCESS", description: "" })).toEqual({ name: "success", ref: "PAY1" });
     expect(run(checkout, { type: "STATUS_ERROR", description: "Not Found" })).toMatchObject({ name: "failed", description: "Not Found" });
   });
@@ -53,7 +59,8 @@ describe("payment modal", () => {
       expect(canClose(s)).toBe(false);
       expect(run(s, { type: "CLOSE" })).toEqual(s);
     }
-    for (const s of [{ name: "starting" } as ModalState, form("2"), { name: "success", ref: "x" } as ModalState]) expect(run(s, { type: "CLOSE" })).toEqual(CLOSED);
+    for (const s of [{ name: "starting" } as ModalState, form("2"), { name: "success", ref: "x" } as ModalState])
+      expect(run(s, { type: "CLOSE" })).toEqual(CLOSED);
   });
 
   it("retry after a failure goes back to the form with the same number", () => {

@@ -45,9 +45,23 @@ describe("amounts in minor units", () => {
 
 describe("Number of Users", () => {
   it.each([
-    ["3", 3], ["1", 1], [" 7 ", 7], [String(MAX_QUANTITY), MAX_QUANTITY], [5, 5],
-    ["0", null], ["-3", null], ["1.5", null], ["2e3", null], ["", null], ["abc", null], ["99999999999999999999", null],
-    [String(MAX_QUANTITY + 1), null], [1.5, null], [-1, null], [null, null], [undefined, null],
+    ["3", 3],
+    ["1", 1],
+    [" 7 ", 7],
+    [String(MAX_QUANTITY), MAX_QUANTITY],
+    [5, 5],
+    ["0", null],
+    ["-3", null],
+    ["1.5", null],
+    ["2e3", null],
+    ["", null],
+    ["abc", null],
+    ["99999999999999999999", null],
+    [String(MAX_QUANTITY + 1), null],
+    [1.5, null],
+    [-1, null],
+    [null, null],
+    [undefined, null],
   ])("%j -> %j", (input, expected) => {
     expect(parseQuantity(input)).toBe(expected);
   });

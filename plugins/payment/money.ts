@@ -10,7 +10,10 @@ export type PurchasablePlan = (typeof PURCHASABLE)[number];
 export const PLAN_KEYS: Record<number, string> = { 0: "trial", 1: "starter", 2: "basic", 3: "pro", 4: "enterprise" };
 
 /** Limits per plan (spec section 9); null = unlimited. */
-export const PLAN_LIMITS: Record<PurchasablePlan | 4, { accounts: number | null; chats: number | null; alerts: number | null; storageGb: number | null; adds: string[] }> = {
+export const PLAN_LIMITS: Record<
+  PurchasablePlan | 4,
+  { accounts: number | null; chats: number | null; alerts: number | null; storageGb: number | null; adds: string[] }
+> = {
   1: { accounts: 5, chats: 5, alerts: 100, storageGb: 1, adds: [] },
   2: { accounts: 10, chats: 10, alerts: 300, storageGb: 3, adds: ["Instagram", "Line"] },
   3: { accounts: 15, chats: 15, alerts: 500, storageGb: 5, adds: ["Telegram"] },
@@ -79,7 +82,16 @@ export function quote(entry: PriceEntry, plan: PurchasablePlan, quantity: number
   const amountMinor = unitMinor * quantity;
   // integer half-up rounding: floor((a * bp + 5000) / 10000)
   const taxMinor = Math.floor((amountMinor * entry.taxBp + 5000) / 10000);
-  return { currency: entry.currency, exponent: entry.exponent, unitMinor, quantity, amountMinor, taxBp: entry.taxBp, taxMinor, totalMinor: amountMinor + taxMinor };
+  return {
+    currency: entry.currency,
+    exponent: entry.exponent,
+    unitMinor,
+    quantity,
+    amountMinor,
+    taxBp: entry.taxBp,
+    taxMinor,
+    totalMinor: amountMinor + taxMinor,
+  };
 }
 
 /** Minor units as a plain decimal string: 12345 (exp 2) -> "123.45"; 1600 (exp 0) -> "1600". */

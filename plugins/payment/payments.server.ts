@@ -67,9 +67,7 @@ export interface CreateInput {
   origin: string;
 }
 
-export type CreateResult =
-  | { ok: true; ref: string; checkoutUrl: string; status: string }
-  | { ok: false; error: CreateError; description: string };
+export type CreateResult = { ok: true; ref: string; checkoutUrl: string; status: string } | { ok: false; error: CreateError; description: string };
 
 const fail = (error: CreateError, description: string = MESSAGES[error]): CreateResult => ({ ok: false, error, description });
 
@@ -85,7 +83,10 @@ export async function createPayment(input: CreateInput, provider: PaymentProvide
   const key = typeof input.idempotencyKey === "string" && /^[\w-]{8,64}$/.test(input.idempotencyKey) ? input.idempotencyKey : null;
   const sameKey = async () => {
     if (!key) return undefined;
-    const [existing] = await db.select().from(schema.payments).where(and(eq(schema.payments.userId, input.userId), eq(schema.payments.idempotencyKey, key)));
+    const [existing] = await db
+      .select()
+      .from(schema.payments)
+      .where(and(eq(schema.payments.userId, input.userId), eq(schema.payments.idempotencyKey, key)));
     return existing ? existingResult(existing) : undefined;
   };
   // a repeated submit of the same form finds its first payment
@@ -146,7 +147,10 @@ export async function createPayment(input: CreateInput, provider: PaymentProvide
   } catch (error) {
     const text = error instanceof ProviderError ? error.message : "The payment provider could not be reached. Please try again later.";
     if (!(error instanceof ProviderError)) console.error("payment provider:", error);
-    await db.update(schema.payments).set({ status: "FAILED", description: text, settledAt: Date.now() }).where(and(eq(schema.payments.ref, ref), eq(schema.payments.status, "PENDING")));
+    await db
+      .update(schema.payments)
+      .set({ status: "FAILED", description: text, settledAt: Date.now() })
+      .where(and(eq(schema.payments.ref, ref), eq(schema.payments.status, "PENDING")));
     return fail("failed", text);
   }
 }
@@ -160,7 +164,10 @@ function existingResult(row: typeof import("@db/schema/sqlite").payments.$inferS
 export async function paymentForUser(ref: string, userId: number) {
   if (!ref) return null;
   const { db, schema } = getDb();
-  const [row] = await db.select().from(schema.payments).where(and(eq(schema.payments.ref, ref), eq(schema.payments.userId, userId)));
+  const [row] = await db
+    .select()
+    .from(schema.payments)
+    .where(and(eq(schema.payments.ref, ref), eq(schema.payments.userId, userId)));
   return row ?? null;
 }
 
@@ -203,7 +210,11 @@ export async function settlePayment(providerId: string, event: ProviderEvent): P
       .returning({ id: schema.payments.id });
     if (updated.length !== 1) return { changed: false, reason: "settled" };
     const settings = await readSettings(tx);
-    const state: SubscriptionState = { plan: Number(settings.plan ?? 99), accountType: Number(settings.account_type ?? 1), expiresAt: settings.account_expires_at ? Number(settings.account_expires_at) : null };
+    const state: SubscriptionState = {
+      plan: Number(settings.plan ?? 99),
+      accountType: Number(settings.account_type ?? 1),
+      expiresAt: settings.account_expires_at ? Number(settings.account_expires_at) : null,
+    };
     const periodStart = Math.max(now, state.plan === payment.plan && !isTrialAccount(state) && state.expiresAt ? state.expiresAt : now);
     const expiresAt = newExpiry(state, payment.plan, now);
     await writeSettings(tx, { plan: String(payment.plan), account_type: "1", seats: String(payment.quantity), account_expires_at: String(expiresAt) });
@@ -239,7 +250,10 @@ async function readSettings(tx: DB) {
 async function writeSettings(tx: DB, values: Partial<Record<SettingKey, string>>) {
   const { schema } = getDb();
   for (const [key, value] of Object.entries(values))
-    await tx.insert(schema.settings).values({ key, value: value! }).onConflictDoUpdate({ target: schema.settings.key, set: { value: value! } });
+    await tx
+      .insert(schema.settings)
+      .values({ key, value: value! })
+      .onConflictDoUpdate({ target: schema.settings.key, set: { value: value! } });
 }
 
 export async function saveBilling(name: unknown, email: unknown) {

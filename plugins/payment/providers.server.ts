@@ -100,7 +100,9 @@ export function billplzProvider(config: BillplzConfig, fetchImpl: typeof fetch =
       const data = (await response.json().catch(() => ({}))) as { id?: string; url?: string; error?: { message?: unknown } };
       if (!response.ok || typeof data.id !== "string" || typeof data.url !== "string") {
         const message = data.error?.message;
-        throw new ProviderError(Array.isArray(message) ? message.join(" ") : typeof message === "string" ? message : `The payment provider answered ${response.status}.`);
+        throw new ProviderError(
+          Array.isArray(message) ? message.join(" ") : typeof message === "string" ? message : `The payment provider answered ${response.status}.`,
+        );
       }
       return { providerRef: data.id, checkoutUrl: data.url };
     },
@@ -112,7 +114,11 @@ export function billplzProvider(config: BillplzConfig, fetchImpl: typeof fetch =
       if (fields.paid === "true") return { providerRef: fields.id, status: "SUCCESS", description: "", paidMinor };
       // with "extra payment completion information" on, a refused attempt says transaction_status=failed
       if (fields.transaction_status === "failed" || fields.state === "deleted")
-        return { providerRef: fields.id, status: "FAILED", description: fields.state === "deleted" ? "The bill was cancelled." : "The bank did not approve the payment." };
+        return {
+          providerRef: fields.id,
+          status: "FAILED",
+          description: fields.state === "deleted" ? "The bill was cancelled." : "The bank did not approve the payment.",
+        };
       return { providerRef: fields.id, status: "PENDING", description: "" };
     },
   };

@@ -13,7 +13,8 @@ export type Refusal = "enterprise" | "active" | "in_progress" | "plan" | "no_pla
 export const isTrialAccount = (s: SubscriptionState) => s.accountType === 0;
 export const isExpired = (s: SubscriptionState, now: number) => s.expiresAt !== null && s.expiresAt <= now;
 /** A paid plan that has not run out. */
-export const isActive = (s: SubscriptionState, now: number) => !isTrialAccount(s) && (isPurchasable(s.plan) || s.plan === PLAN_IDS.ENTERPRISE) && !isExpired(s, now);
+export const isActive = (s: SubscriptionState, now: number) =>
+  !isTrialAccount(s) && (isPurchasable(s.plan) || s.plan === PLAN_IDS.ENTERPRISE) && !isExpired(s, now);
 
 /**
  * Why buying `plan` (or renewing the current plan when plan is null: "Pay Now") is refused, or null.

@@ -129,7 +129,7 @@ export function refreshFacts(handle: DbHandle = getDb()): Promise<number> {
 }
 
 async function doRefresh(handle: DbHandle) {
-  const q = <T,>(query: SQL) => rows<T>(query, handle);
+  const q = <T>(query: SQL) => rows<T>(query, handle);
   let written = 0;
   // where the changed-tickets pass starts: taken before the new tickets' facts move the marks
   const [{ seen }] = await q<{ seen: number | null }>(sql`select max(ticket_id) as "seen" from report_facts`);
@@ -163,7 +163,13 @@ async function doRefresh(handle: DbHandle) {
         order by updated_at, id limit ${BATCH}`);
       if (changed.length === 0) break;
       const ids = changed.map((r) => Number(r.id));
-      await applyFacts(handle, sql`t.id in (${sql.join(ids.map((n) => sql`${n}`), sql`, `)})`);
+      await applyFacts(
+        handle,
+        sql`t.id in (${sql.join(
+          ids.map((n) => sql`${n}`),
+          sql`, `,
+        )})`,
+      );
       written += ids.length;
       const last = changed[changed.length - 1];
       mark = changed.length < BATCH ? undefined : { at: Number(last.at), id: Number(last.id) };

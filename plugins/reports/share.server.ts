@@ -12,8 +12,16 @@ const KIND = "dashboard";
 export async function listDashboardTokens(origin: string, timeZone: string) {
   const { db, schema } = getDb();
   const t = schema.publicTokens;
-  const rows = await db.select({ token: t.token, createdAt: t.createdAt }).from(t).where(and(eq(t.kind, KIND), isNull(t.revokedAt))).orderBy(desc(t.createdAt));
-  return rows.map((r) => ({ token: r.token, url: `${origin}/dashboard/${r.token}`, created: `${formatDate(r.createdAt, timeZone)} ${formatTime(r.createdAt, timeZone)}` }));
+  const rows = await db
+    .select({ token: t.token, createdAt: t.createdAt })
+    .from(t)
+    .where(and(eq(t.kind, KIND), isNull(t.revokedAt)))
+    .orderBy(desc(t.createdAt));
+  return rows.map((r) => ({
+    token: r.token,
+    url: `${origin}/dashboard/${r.token}`,
+    created: `${formatDate(r.createdAt, timeZone)} ${formatTime(r.createdAt, timeZone)}`,
+  }));
 }
 
 /** 192 random bits, URL-safe. */
@@ -27,7 +35,10 @@ export async function createDashboardToken(now = Date.now()) {
 export async function revokeDashboardToken(token: string, now = Date.now()) {
   const { db, schema } = getDb();
   const t = schema.publicTokens;
-  await db.update(t).set({ revokedAt: now }).where(and(eq(t.kind, KIND), eq(t.token, token), isNull(t.revokedAt)));
+  await db
+    .update(t)
+    .set({ revokedAt: now })
+    .where(and(eq(t.kind, KIND), eq(t.token, token), isNull(t.revokedAt)));
 }
 
 export const isDashboardToken = (token: string | undefined) => isValidToken(KIND, token);

@@ -43,9 +43,7 @@ export interface LabelIssue {
   deleteId?: number;
 }
 
-export type SaveLabelsResult =
-  | { ok: true; labels: Label[] }
-  | { ok: false; code: LabelErrorCode; message: string; issues: LabelIssue[] };
+export type SaveLabelsResult = { ok: true; labels: Label[] } | { ok: false; code: LabelErrorCode; message: string; issues: LabelIssue[] };
 
 export async function listLabels(): Promise<Label[]> {
   const { db, schema } = getDb();

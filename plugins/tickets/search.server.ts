@@ -121,7 +121,14 @@ export function tokensFromApi(params: URLSearchParams): SearchToken[] {
 }
 
 /** A 0-based page index from the query string; anything odd is page 0. */
-export const pageIndex = (raw: string | null) => z.coerce.number().int().min(0).max(MAX_PAGE_INDEX).catch(0).parse(raw ?? 0);
+export const pageIndex = (raw: string | null) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PAGE_INDEX)
+    .catch(0)
+    .parse(raw ?? 0);
 
 /** LIKE pattern for "contains value", with % _ and \ matched literally (ESCAPE '\'). */
 export function containsPattern(value: string) {
@@ -150,7 +157,13 @@ function senderMatches(value: string): SQL {
   const u = schema.users;
   const t = schema.tickets;
   return or(
-    inArray(m.senderUserId, db.select({ id: u.id }).from(u).where(or(contains(u.username, value), contains(u.name, value)))),
+    inArray(
+      m.senderUserId,
+      db
+        .select({ id: u.id })
+        .from(u)
+        .where(or(contains(u.username, value), contains(u.name, value))),
+    ),
     and(isNull(m.senderUserId), or(contains(m.senderName, value), and(eq(m.senderName, ""), contains(t.contactName, value)))),
   )!;
 }
@@ -175,7 +188,12 @@ function plan(tokens: SearchToken[]): Plan {
   const out: Plan = { ticket: [], messageTicket: [], message: [], contact: false, terms: [] };
   // system messages hold JSON describing an event, not words anyone wrote
   const anyMessage = (condition: SQL) =>
-    exists(db.select({ one: sql`1` }).from(m).where(and(eq(m.ticketId, t.id), ne(m.type, "system"), condition)));
+    exists(
+      db
+        .select({ one: sql`1` })
+        .from(m)
+        .where(and(eq(m.ticketId, t.id), ne(m.type, "system"), condition)),
+    );
   for (const { key, value } of tokens) {
     if (!value) continue;
     switch (key) {
@@ -302,7 +320,11 @@ export function excerpt(body: string, type: string, terms: string[], length = EX
   text = text.replace(/\s+/g, " ").trim();
   if (text.length <= length) return text;
   const lower = text.toLowerCase();
-  const at = terms.map((term) => lower.indexOf(term.toLowerCase())).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
+  const at =
+    terms
+      .map((term) => lower.indexOf(term.toLowerCase()))
+      .filter((i) => i >= 0)
+      .sort((a, b) => a - b)[0] ?? 0;
   const start = Math.max(0, Math.min(at - Math.floor(length / 3), text.length - length));
   const end = Math.min(text.length, start + length);
   return `${start > 0 ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
@@ -371,7 +393,15 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
     .orderBy(desc(t.updatedAt), desc(t.id))
     .limit(SEARCH_PAGE_SIZE + 1)
     .offset(postIndex * SEARCH_PAGE_SIZE);
-  const postTotal = cappedCount(db.select({ one: sql<number>`1`.as("one") }).from(t).where(ticketWhere).limit(cap + 1).as("hits"), cap);
+  const postTotal = cappedCount(
+    db
+      .select({ one: sql<number>`1`.as("one") })
+      .from(t)
+      .where(ticketWhere)
+      .limit(cap + 1)
+      .as("hits"),
+    cap,
+  );
 
   const messageRows = messageWhere
     ? db
@@ -399,7 +429,13 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
     : Promise.resolve([]);
   const messageTotal = messageWhere
     ? cappedCount(
-        db.select({ one: sql<number>`1`.as("one") }).from(m).innerJoin(t, eq(t.id, m.ticketId)).where(messageWhere).limit(cap + 1).as("hits"),
+        db
+          .select({ one: sql<number>`1`.as("one") })
+          .from(m)
+          .innerJoin(t, eq(t.id, m.ticketId))
+          .where(messageWhere)
+          .limit(cap + 1)
+          .as("hits"),
         cap,
       )
     : Promise.resolve({ count: 0, capped: false });

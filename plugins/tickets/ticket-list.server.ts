@@ -75,13 +75,27 @@ export function listConditions(reader: Reader, kind: Kind, q: ListQuery, now: nu
   // EXISTS probes the primary keys row by row, so the newest-first scan stops after one page
   if (q.label) {
     const tl = schema.ticketLabels;
-    where.push(exists(db.select({ one: sql`1` }).from(tl).where(and(eq(tl.ticketId, t.id), eq(tl.labelId, q.label)))));
+    where.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(tl)
+          .where(and(eq(tl.ticketId, t.id), eq(tl.labelId, q.label))),
+      ),
+    );
   }
   if (q.assignee) {
     const p = schema.participants;
     const u = schema.users;
     const userId = db.select({ id: u.id }).from(u).where(eq(u.username, q.assignee));
-    where.push(exists(db.select({ one: sql`1` }).from(p).where(and(eq(p.ticketId, t.id), eq(p.userId, userId), eq(p.assignee, true)))));
+    where.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(p)
+          .where(and(eq(p.ticketId, t.id), eq(p.userId, userId), eq(p.assignee, true))),
+      ),
+    );
   }
   const range = dateRange(q, now, timeZone);
   if (range) {
@@ -124,7 +138,12 @@ export function countCap(page: number) {
 
 export async function countUpTo(where: SQL | undefined, cap: number) {
   const { db, schema } = getDb();
-  const capped = db.select({ one: sql`1` }).from(schema.tickets).where(where).limit(cap + 1).as("capped");
+  const capped = db
+    .select({ one: sql`1` })
+    .from(schema.tickets)
+    .where(where)
+    .limit(cap + 1)
+    .as("capped");
   const [{ n }] = await db.select({ n: count() }).from(capped);
   return Number(n) > cap ? { total: cap, capped: true } : { total: Number(n), capped: false };
 }
@@ -132,7 +151,18 @@ export async function countUpTo(where: SQL | undefined, cap: number) {
 /** The ticket columns a list item shows (the rest of a ticket stays on disk). */
 export function listColumns() {
   const t = getDb().schema.tickets;
-  return { id: t.id, ticketNumber: t.ticketNumber, title: t.title, channel: t.channel, kind: t.kind, status: t.status, severity: t.severity, lastMessage: t.lastMessage, updatedAt: t.updatedAt, responded: t.responded };
+  return {
+    id: t.id,
+    ticketNumber: t.ticketNumber,
+    title: t.title,
+    channel: t.channel,
+    kind: t.kind,
+    status: t.status,
+    severity: t.severity,
+    lastMessage: t.lastMessage,
+    updatedAt: t.updatedAt,
+    responded: t.responded,
+  };
 }
 /** A row of listColumns(): each column's value type. */
 type ListRow = { [K in keyof ReturnType<typeof listColumns>]: ReturnType<typeof listColumns>[K]["_"]["data"] };
@@ -168,13 +198,27 @@ export async function decorate(reader: Reader, rows: ListRow[]): Promise<ListIte
   const ids = rows.map((r) => r.id);
   const [labels, people] = await Promise.all([
     db
-      .select({ ticketId: schema.ticketLabels.ticketId, id: schema.ticketLabels.labelId, name: schema.labels.name, color: schema.labels.color, colorDark: schema.labels.colorDark })
+      .select({
+        ticketId: schema.ticketLabels.ticketId,
+        id: schema.ticketLabels.labelId,
+        name: schema.labels.name,
+        color: schema.labels.color,
+        colorDark: schema.labels.colorDark,
+      })
       .from(schema.ticketLabels)
       .leftJoin(schema.labels, eq(schema.labels.id, schema.ticketLabels.labelId))
       .where(inArray(schema.ticketLabels.ticketId, ids))
       .orderBy(asc(schema.ticketLabels.labelId)),
     db
-      .select({ ticketId: schema.participants.ticketId, userId: schema.participants.userId, assignee: schema.participants.assignee, unread: schema.participants.unread, username: schema.users.username, name: schema.users.name, photo: schema.users.photo })
+      .select({
+        ticketId: schema.participants.ticketId,
+        userId: schema.participants.userId,
+        assignee: schema.participants.assignee,
+        unread: schema.participants.unread,
+        username: schema.users.username,
+        name: schema.users.name,
+        photo: schema.users.photo,
+      })
       .from(schema.participants)
       .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
       .where(inArray(schema.participants.ticketId, ids))
@@ -218,11 +262,21 @@ export function listParamsFromApi(url: URL, status: string, offset: number) {
   const q = url.searchParams;
   const out = new URLSearchParams({ status, page: String(Math.floor(Math.max(0, offset) / 30) + 1) });
   const map: [string, string][] = [
-    ["channelFilter", "channel"], ["labelFilter", "label"], ["depFilter", "department"], ["priorityFilter", "priority"],
-    ["campaignId", "campaign"], ["assignee", "assignee"], ["agent", "assignee"], ["emotion", "emotion"],
+    ["channelFilter", "channel"],
+    ["labelFilter", "label"],
+    ["depFilter", "department"],
+    ["priorityFilter", "priority"],
+    ["campaignId", "campaign"],
+    ["assignee", "assignee"],
+    ["agent", "assignee"],
+    ["emotion", "emotion"],
   ];
   for (const [from, to] of map) if (q.get(from)) out.set(to, q.get(from)!);
-  const ranges: [string, string, string][] = [["startDate", "endDate", "updated"], ["receivedStartDate", "receivedEndDate", "created"], ["appStartDate", "appEndDateFilter", "appointment"]];
+  const ranges: [string, string, string][] = [
+    ["startDate", "endDate", "updated"],
+    ["receivedStartDate", "receivedEndDate", "created"],
+    ["appStartDate", "appEndDateFilter", "appointment"],
+  ];
   for (const [start, end, field] of ranges) {
     if (q.get(start) || q.get(end)) {
       out.set("dateField", field);

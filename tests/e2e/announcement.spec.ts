@@ -3,7 +3,13 @@ import { test, expect } from "@playwright/test";
 import { chooseLanguage, login, signedInPages } from "./helpers";
 
 test("an announcement shows on open pages without reload; each agent dismisses it, JavaScript on and off", async ({ browser, baseURL }) => {
-  const { pages: [admin, agent], close } = await signedInPages(browser, baseURL!, [["admin", "admin"], ["agent", "agent"]]);
+  const {
+    pages: [admin, agent],
+    close,
+  } = await signedInPages(browser, baseURL!, [
+    ["admin", "admin"],
+    ["agent", "agent"],
+  ]);
   await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
   const text = `Server maintenance at 18:00 <b>${Date.now()}</b>`;
   await admin.goto("/admin/announcement");

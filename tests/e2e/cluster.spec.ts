@@ -29,7 +29,14 @@ function startNode(n: number) {
   const url = new URL(PG_URL);
   url.pathname = `/${database}`;
   servers.push(
-    startServer({ PORT: String(basePort + n), DATABASE_URL: url.toString(), REDIS_URL, SESSION_SECRET: "cluster-secret", DATA_DIR: `/tmp/${database}-${n}`, NODE_ENV: "test" }),
+    startServer({
+      PORT: String(basePort + n),
+      DATABASE_URL: url.toString(),
+      REDIS_URL,
+      SESSION_SECRET: "cluster-secret",
+      DATA_DIR: `/tmp/${database}-${n}`,
+      NODE_ENV: "test",
+    }),
   );
 }
 
@@ -66,14 +73,24 @@ test("a message written through node 1 reaches a socket on node 2", async () => 
     socket.on("connect", () => resolve());
     socket.on("connect_error", reject);
   });
-  const auth = await (await fetch(`${node1}/api/auth2`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ client: "admin", password: PASSWORD, type: "admin" }) })).json();
+  const auth = await (
+    await fetch(`${node1}/api/auth2`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client: "admin", password: PASSWORD, type: "admin" }),
+    })
+  ).json();
   const list = await (await fetch(`${node1}/api/ticket/load/${auth.token}/4/ticket/0`)).json();
   const ticketId = list.data[0].id;
   expect(await new Promise((resolve) => socket.emit("joinRoom", { ticketId }, resolve))).toEqual({ ok: true });
 
   const received = new Promise<{ ticketId: number; messageIds: number[] }>((resolve) => socket.on("newMessage", resolve));
   const sent = await (
-    await fetch(`${node1}/api/ticket/message/reply`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ _token: auth.token, ticket_id: ticketId, message: "across nodes" }) })
+    await fetch(`${node1}/api/ticket/message/reply`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ _token: auth.token, ticket_id: ticketId, message: "across nodes" }),
+    })
   ).json();
   expect(sent.result).toBe("success");
   const event = await received;

@@ -12,7 +12,11 @@ for (const javaScriptEnabled of [true, false]) {
     test.use({ javaScriptEnabled });
     test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
 
-    test("a visitor answers the demo survey; empty answers are refused with the input kept; agents see the answers as text", async ({ page, browser, baseURL }) => {
+    test("a visitor answers the demo survey; empty answers are refused with the input kept; agents see the answers as text", async ({
+      page,
+      browser,
+      baseURL,
+    }) => {
       await page.goto("/survey/demo");
       await expect(page.getByRole("heading", { name: "Customer satisfaction" })).toBeVisible();
       await page.getByRole("button", { name: "Submit" }).click();

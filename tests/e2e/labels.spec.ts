@@ -116,7 +116,10 @@ test("with JavaScript, Add another row adds new rows that survive a refused save
   await expect(page.locator("tr.label-new")).toHaveCount(1);
 
   for (const name of ["E2E first", "E2E second"]) {
-    const id = await savedRows(page).evaluateAll((trs, n) => trs.find((tr) => (tr.querySelector('input[name="name"]') as HTMLInputElement).value === n)?.getAttribute("data-label-id"), name);
+    const id = await savedRows(page).evaluateAll(
+      (trs, n) => trs.find((tr) => (tr.querySelector('input[name="name"]') as HTMLInputElement).value === n)?.getAttribute("data-label-id"),
+      name,
+    );
     await page.locator(`tr[data-label-id="${id}"] input[name="delete"]`).check();
   }
   await save(page);
@@ -131,7 +134,10 @@ test("an agent is refused the labels page", async ({ page, context, baseURL }) =
   expect(response?.status()).toBe(403);
   await expect(page.getByRole("heading", { name: "Access denied" })).toBeVisible();
   await expect(page.locator(".labels-table")).toHaveCount(0);
-  const post = await page.request.post("/settings/labels", { form: { id: "", name: "Sneaky", color: "#000000", colorDark: "#000000", level: "0", sla: "30" }, maxRedirects: 0 });
+  const post = await page.request.post("/settings/labels", {
+    form: { id: "", name: "Sneaky", color: "#000000", colorDark: "#000000", level: "0", sla: "30" },
+    maxRedirects: 0,
+  });
   expect(post.status()).toBe(403);
 });
 
@@ -158,13 +164,19 @@ test("the API lists and updates labels", async ({ request }) => {
   // update needs a token and an admin
   const anonymous = await request.post("/api/label/update", { data: { labelArray: [] } });
   expect(anonymous.status()).toBe(403);
-  const byAgent = await request.post("/api/label/update", { data: { _token: agent, labelArray: JSON.stringify([{ name: "X", color: "#000000", colorDark: "#000000", level: 0, sla: 30 }]) } });
+  const byAgent = await request.post("/api/label/update", {
+    data: { _token: agent, labelArray: JSON.stringify([{ name: "X", color: "#000000", colorDark: "#000000", level: 0, sla: 30 }]) },
+  });
   expect(byAgent.status()).toBe(403);
   expect(await byAgent.json()).toMatchObject({ result: "failed" });
 
   // create with a JSON string, as the spec's clients send it
   const created = await request.post("/api/label/update", {
-    data: { _token: admin, labelArray: JSON.stringify([{ name: "E2E API", color: "#010203", colorDark: "#0a0b0c", level: 1, sla: 20, isNew: true }]), delete: "[]" },
+    data: {
+      _token: admin,
+      labelArray: JSON.stringify([{ name: "E2E API", color: "#010203", colorDark: "#0a0b0c", level: 1, sla: 20, isNew: true }]),
+      delete: "[]",
+    },
   });
   expect(created.status()).toBe(200);
   const afterCreate = await created.json();

@@ -5,8 +5,7 @@ import { chooseLanguage, login, logout } from "./helpers";
 
 type Messages = Record<"login" | "language" | "settings", Record<string, string>>;
 /** The translation file as the app reads it, so the test follows the translators' work. */
-const messages = (language: string): Messages =>
-  JSON.parse(fs.readFileSync(path.resolve("public/locales", language, "common.json"), "utf8"));
+const messages = (language: string): Messages => JSON.parse(fs.readFileSync(path.resolve("public/locales", language, "common.json"), "utf8"));
 
 test.describe("language from Accept-Language", () => {
   test.describe("an unsupported language (fr)", () => {

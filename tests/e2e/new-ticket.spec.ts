@@ -56,7 +56,10 @@ test("a post without the form's token is refused", async ({ request }) => {
 });
 
 test("Support agents with the list open hear about the new ticket at once", async ({ browser, baseURL, page }) => {
-  const { pages: [agent], close } = await signedInPages(browser, baseURL!, [["agent", "agent"]]);
+  const {
+    pages: [agent],
+    close,
+  } = await signedInPages(browser, baseURL!, [["agent", "agent"]]);
   await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
   await chooseLanguage(page.context(), baseURL!);
   await page.goto("/new_ticket/demo");
@@ -73,7 +76,10 @@ test("Support agents with the list open hear about the new ticket at once", asyn
 });
 
 test("a sender marked High priority: their next ticket pops up for Support agents", async ({ browser, baseURL, page }) => {
-  const { pages: [agent], close } = await signedInPages(browser, baseURL!, [["agent", "agent"]]);
+  const {
+    pages: [agent],
+    close,
+  } = await signedInPages(browser, baseURL!, [["agent", "agent"]]);
   await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
   await chooseLanguage(page.context(), baseURL!);
   const email = `vip${Date.now()}@example.com`;

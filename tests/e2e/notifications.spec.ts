@@ -5,7 +5,10 @@ import { chooseLanguage, login, signedInPages } from "./helpers";
 
 for (const javaScriptEnabled of [true, false]) {
   test(`assigning an agent notifies them, JavaScript ${javaScriptEnabled ? "on" : "off"}`, async ({ browser, baseURL }) => {
-    const { pages: [admin], close } = await signedInPages(browser, baseURL!, [["admin", "admin"]]);
+    const {
+      pages: [admin],
+      close,
+    } = await signedInPages(browser, baseURL!, [["admin", "admin"]]);
     const context = await browser.newContext({ javaScriptEnabled });
     await chooseLanguage(context, baseURL!);
     const agent = await context.newPage();

@@ -17,7 +17,15 @@ let server: ChildProcess;
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
-  server = startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", SESSION_SECRET: "payment-secret", NODE_ENV: "test", PAYMENT_PROVIDER: "sandbox" });
+  server = startServer({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: "",
+    REDIS_URL: "",
+    SESSION_SECRET: "payment-secret",
+    NODE_ENV: "test",
+    PAYMENT_PROVIDER: "sandbox",
+  });
   await waitHealthy(base);
 });
 test.afterAll(async () => {
@@ -304,7 +312,10 @@ test("bad input: quantities, tampered prices, bad webhook signatures, someone el
   await expect(page.getByTestId("total")).toHaveText("MYR 288.36");
 
   // a webhook with a bad signature is refused (cross-origin is allowed on this path only) and changes nothing
-  const hook = await page.request.post("/api/payment/webhook/sandbox", { form: { id: ref, paid: "true", x_signature: "00" }, headers: { Origin: "https://provider.example" } });
+  const hook = await page.request.post("/api/payment/webhook/sandbox", {
+    form: { id: ref, paid: "true", x_signature: "00" },
+    headers: { Origin: "https://provider.example" },
+  });
   expect(hook.status()).toBe(400);
   expect(await (await page.request.get(`/api/payment/status?ref=${ref}`)).json()).toMatchObject({ status: "PENDING" });
   expect((await page.request.post("/api/payment/webhook/nope", { form: { id: ref } })).status()).toBe(404);

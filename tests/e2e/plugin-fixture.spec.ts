@@ -31,7 +31,15 @@ test.beforeAll(async () => {
   execFileSync("npm", ["run", "build", "--silent"], { cwd: dir, stdio: "ignore" });
   server = spawn(process.execPath, ["build/server.js"], {
     cwd: dir,
-    env: { ...process.env, PORT: String(PORT), DATA_DIR: path.join(dir, "data"), DATABASE_URL: "", SESSION_SECRET: "fixture", LOGIN_FAILURES_ALLOWED: "1000", NODE_ENV: "test" },
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      DATA_DIR: path.join(dir, "data"),
+      DATABASE_URL: "",
+      SESSION_SECRET: "fixture",
+      LOGIN_FAILURES_ALLOWED: "1000",
+      NODE_ENV: "test",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   await waitHealthy(base);
@@ -43,7 +51,11 @@ test.afterAll(async () => {
 });
 
 async function signIn(request: APIRequestContext, username: string, type: "admin" | "agent") {
-  const res = await request.post(`${base}/?index`, { form: { intent: "login", username, password: PASSWORD, type }, headers: { Origin: base }, maxRedirects: 0 });
+  const res = await request.post(`${base}/?index`, {
+    form: { intent: "login", username, password: PASSWORD, type },
+    headers: { Origin: base },
+    maxRedirects: 0,
+  });
   expect(res.status()).toBe(302);
   const sid = (await request.storageState()).cookies.find((c) => c.name === "sid")!.value;
   return `sid=${sid}`;

@@ -1,8 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { chooseLanguage, login } from "./helpers";
 
-const kanbanLink = (page: Page) =>
-  page.getByRole("complementary", { name: "Main navigation" }).getByRole("link", { name: "Kanban", exact: true });
+const kanbanLink = (page: Page) => page.getByRole("complementary", { name: "Main navigation" }).getByRole("link", { name: "Kanban", exact: true });
 
 /** Sets the Kanban plugin of the default edition ("OmniDesk" card) on or off and saves. */
 async function setKanban(page: Page, on: boolean) {

@@ -3,7 +3,13 @@ import { test, expect } from "@playwright/test";
 import { signedInPages } from "./helpers";
 
 test("a reply and typing reach the other agent without reload", async ({ browser, baseURL }) => {
-  const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["admin", "admin"]]);
+  const {
+    pages: [a, b],
+    close,
+  } = await signedInPages(browser, baseURL!, [
+    ["agent", "agent"],
+    ["admin", "admin"],
+  ]);
 
   // a Support ticket the agent may read, opened by both
   await a.goto("/?department=2&status=4");
@@ -62,7 +68,13 @@ test("joining the room of a conversation the user may not read is refused", asyn
 });
 
 test("the online-agents popup lists who is online and follows status changes", async ({ browser, baseURL }) => {
-  const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent2", "agent"], ["admin", "admin"]]);
+  const {
+    pages: [a, b],
+    close,
+  } = await signedInPages(browser, baseURL!, [
+    ["agent2", "agent"],
+    ["admin", "admin"],
+  ]);
   await expect(a.locator('html[data-realtime="connected"]')).toHaveCount(1);
   await expect(b.locator('html[data-realtime="connected"]')).toHaveCount(1);
 
@@ -88,7 +100,13 @@ test("the online-agents popup lists who is online and follows status changes", a
 });
 
 test("a new conversation for me shows a notice at once and tops the Workspace list", async ({ browser, baseURL }) => {
-  const { pages: [a, b], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["agent2", "agent"]]);
+  const {
+    pages: [a, b],
+    close,
+  } = await signedInPages(browser, baseURL!, [
+    ["agent", "agent"],
+    ["agent2", "agent"],
+  ]);
   await b.goto("/?list=chat");
   await expect(b.locator('html[data-realtime="connected"]')).toHaveCount(1);
 
@@ -176,7 +194,13 @@ test("moving a ticket out of an agent's department stops its events reaching tha
 });
 
 test("an admin's plugin change reaches open pages at once (settingsChanged)", async ({ browser, baseURL }) => {
-  const { pages: [agent, admin], close } = await signedInPages(browser, baseURL!, [["agent", "agent"], ["admin", "admin"]]);
+  const {
+    pages: [agent, admin],
+    close,
+  } = await signedInPages(browser, baseURL!, [
+    ["agent", "agent"],
+    ["admin", "admin"],
+  ]);
   await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
   const formsLink = agent.locator(".left-nav").getByRole("link", { name: "Forms", exact: true });
   await expect(formsLink).toBeVisible();

@@ -93,9 +93,7 @@ for (const javaScriptEnabled of [true, false]) {
       const response = await page.goto("/contacts");
       expect(response?.status()).toBe(200);
       await expect(page.getByRole("heading", { name: "Contacts", level: 1 })).toBeVisible();
-      await expect(
-        page.getByText("This feature is not available yet. It is planned for a later version."),
-      ).toBeVisible();
+      await expect(page.getByText("This feature is not available yet. It is planned for a later version.")).toBeVisible();
     });
   });
 }

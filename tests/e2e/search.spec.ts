@@ -38,12 +38,16 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(first).toHaveAttribute("href", /^\/(ticket|chat|call|livechat)\/\d+\?message_id=\d+$/);
       await expect(first.locator("mark").first()).toHaveText(/invoice/i);
       // separate pagers: the message pager moves the message list only
-      const firstIds = await messages(results).locator(".search-hit").evaluateAll((as) => as.map((a) => a.getAttribute("data-message")));
+      const firstIds = await messages(results)
+        .locator(".search-hit")
+        .evaluateAll((as) => as.map((a) => a.getAttribute("data-message")));
       await messages(results).getByRole("link", { name: "Next" }).click();
       await expect(page).toHaveURL(/search_message_index=1/);
       await expect(messages(results).getByText("Page 2")).toBeVisible();
       await expect(conversations(results).getByText("Page 1")).toBeVisible();
-      const secondIds = await messages(results).locator(".search-hit").evaluateAll((as) => as.map((a) => a.getAttribute("data-message")));
+      const secondIds = await messages(results)
+        .locator(".search-hit")
+        .evaluateAll((as) => as.map((a) => a.getAttribute("data-message")));
       expect(secondIds.some((id) => firstIds.includes(id))).toBe(false);
     });
 
@@ -157,10 +161,26 @@ test("an agent searches too; the JSON twin needs a token and shows agents fewer 
   };
   const all = await ask(adminToken, "entity=invoice");
   const mine = await ask(agentToken, "entity=invoice");
-  expect(all).toMatchObject({ result: "success", post: expect.any(Array), message: expect.any(Array), postCount: expect.any(Number), messageCount: expect.any(Number) });
+  expect(all).toMatchObject({
+    result: "success",
+    post: expect.any(Array),
+    message: expect.any(Array),
+    postCount: expect.any(Number),
+    messageCount: expect.any(Number),
+  });
   expect(all.post).toHaveLength(6);
-  expect(all.post[0]).toEqual(expect.objectContaining({ id: expect.any(Number), channel: expect.any(String), ticket_number: expect.any(Number), title: expect.any(String), message: expect.any(String) }));
-  expect(all.message[0]).toEqual(expect.objectContaining({ id: expect.any(Number), channel: expect.any(String), ticket_number: expect.any(Number), message: expect.any(String) }));
+  expect(all.post[0]).toEqual(
+    expect.objectContaining({
+      id: expect.any(Number),
+      channel: expect.any(String),
+      ticket_number: expect.any(Number),
+      title: expect.any(String),
+      message: expect.any(String),
+    }),
+  );
+  expect(all.message[0]).toEqual(
+    expect.objectContaining({ id: expect.any(Number), channel: expect.any(String), ticket_number: expect.any(Number), message: expect.any(String) }),
+  );
   expect(mine.postCount).toBeGreaterThan(0);
   expect(mine.postCount).toBeLessThan(all.postCount);
   expect(mine.messageCount).toBeLessThan(all.messageCount);

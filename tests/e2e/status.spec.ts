@@ -111,7 +111,11 @@ test.describe("status with JavaScript off", () => {
       await expect(page.locator(".user-menu .presence")).toHaveClass(/presence-online/);
     } finally {
       if (await page.locator(".banner").count())
-        await page.locator(".banner").getByRole("button", { name: "go online" }).click().catch(() => undefined);
+        await page
+          .locator(".banner")
+          .getByRole("button", { name: "go online" })
+          .click()
+          .catch(() => undefined);
     }
   });
 });

@@ -13,7 +13,12 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto("/settings");
       await expect(page.getByRole("button", { name: "Automatic" })).toHaveAttribute("aria-pressed", "true");
 
-      for (const [label, value] of [["Dark", "dark"], ["Light", "light"], ["Automatic", "auto"], ["Dark", "dark"]] as const) {
+      for (const [label, value] of [
+        ["Dark", "dark"],
+        ["Light", "light"],
+        ["Automatic", "auto"],
+        ["Dark", "dark"],
+      ] as const) {
         await page.getByRole("button", { name: label, exact: true }).click();
         await expect(html).toHaveAttribute("data-theme", value);
         await expect(page.getByRole("button", { name: label, exact: true })).toHaveAttribute("aria-pressed", "true");

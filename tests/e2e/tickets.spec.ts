@@ -41,7 +41,12 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByRole("link", { name: /notes\.txt/ })).toBeVisible();
       await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("");
 
-      const file = await page.request.get(await page.getByRole("link", { name: /notes\.txt/ }).getAttribute("href").then((h) => h!));
+      const file = await page.request.get(
+        await page
+          .getByRole("link", { name: /notes\.txt/ })
+          .getAttribute("href")
+          .then((h) => h!),
+      );
       expect(await file.text()).toBe("order 1234, shipped late");
 
       await page.getByRole("combobox", { name: "Ticket status" }).selectOption("1");
@@ -114,7 +119,10 @@ test("an agent outside the conversation gets Access denied, and 403 on its files
   }
   await page.getByLabel("Attachments").setInputFiles(attachment);
   await page.getByRole("button", { name: "Send" }).click();
-  const href = (await page.getByRole("link", { name: /notes\.txt/ }).last().getAttribute("href"))!;
+  const href = (await page
+    .getByRole("link", { name: /notes\.txt/ })
+    .last()
+    .getAttribute("href"))!;
 
   const agentContext = await browser.newContext();
   await chooseLanguage(agentContext, baseURL!);

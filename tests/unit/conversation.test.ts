@@ -19,7 +19,15 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     const { db, schema } = t.handle;
     const [row] = await db
       .insert(schema.tickets)
-      .values({ ticketNumber: values.number, title: `T${values.number}`, channel: values.channel, kind: kindOf(values.channel), departmentId: values.departmentId, createdAt: NOW, updatedAt: NOW })
+      .values({
+        ticketNumber: values.number,
+        title: `T${values.number}`,
+        channel: values.channel,
+        kind: kindOf(values.channel),
+        departmentId: values.departmentId,
+        createdAt: NOW,
+        updatedAt: NOW,
+      })
       .returning();
     return row;
   };
@@ -140,7 +148,10 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     await expect(conversation.reply(agent, { ...ticket, id: 987654 }, { body: "lost", files: [] })).rejects.toThrow();
     const after = await db.select().from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
     expect(after).toHaveLength(before.length);
-    const orphan = await db.select().from(schema.messages).where(and(eq(schema.messages.ticketId, 987654)));
+    const orphan = await db
+      .select()
+      .from(schema.messages)
+      .where(and(eq(schema.messages.ticketId, 987654)));
     expect(orphan).toHaveLength(0);
   });
 
@@ -148,7 +159,11 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     const { db, schema } = t.handle;
     const p = schema.participants;
     const counted = async (user: UserRow) => {
-      const rows = await db.select({ kind: p.kind, n: sql<number>`count(*)` }).from(p).where(and(eq(p.userId, user.id), eq(p.unread, true))).groupBy(p.kind);
+      const rows = await db
+        .select({ kind: p.kind, n: sql<number>`count(*)` })
+        .from(p)
+        .where(and(eq(p.userId, user.id), eq(p.unread, true)))
+        .groupBy(p.kind);
       const n = (k: string) => Number(rows.find((r) => r.kind === k)?.n ?? 0);
       return { ticket: n("ticket"), livechat: n("livechat"), chat: n("chat") };
     };

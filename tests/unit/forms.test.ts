@@ -49,7 +49,10 @@ describe.each(DIALECTS)("surveys on %s", (dialect) => {
       { id: "n", label: "Age", type: "number", required: false, options: [] },
       { id: "s", label: "Plan", type: "select", required: true, options: ["Basic", "Pro"] },
     ];
-    expect(forms.validateAnswers(custom, { n: "twelve", s: "Gold" })).toEqual({ ok: false, errors: { n: { key: "forms.badNumber" }, s: { key: "forms.badChoice" } } });
+    expect(forms.validateAnswers(custom, { n: "twelve", s: "Gold" })).toEqual({
+      ok: false,
+      errors: { n: { key: "forms.badNumber" }, s: { key: "forms.badChoice" } },
+    });
     expect(forms.validateAnswers(custom, { n: "", s: "Pro" })).toEqual({ ok: true, data: { n: "", s: "Pro" } });
     expect(forms.validateAnswers(custom, { n: "-1.5", s: "Basic" })).toMatchObject({ ok: true });
   });
@@ -88,7 +91,9 @@ describe.each(DIALECTS)("surveys on %s", (dialect) => {
     expect((await forms.getSurveyByToken(survey.token))!.id).toBe(survey.id);
 
     expect(await forms.saveSurvey(survey.id, "Delivery feedback", [row({ label: "", options: "a" })])).toMatchObject({ ok: false, code: "empty", rows: [0] });
-    expect(await forms.saveSurvey(survey.id, "Delivery feedback", [row({ label: "Fine" }), row({ label: "Plan", type: "select", options: " , " })])).toMatchObject({
+    expect(
+      await forms.saveSurvey(survey.id, "Delivery feedback", [row({ label: "Fine" }), row({ label: "Plan", type: "select", options: " , " })]),
+    ).toMatchObject({
       ok: false,
       code: "options",
       rows: [1],

@@ -46,7 +46,11 @@ describe("guardPluginRoute", () => {
     expect(await outcome(get("/analyst_intelligence", adminCookie))).toBe("status:404");
     expect(await outcome(get("/analyst_intelligence", adminCookie, "trade.example.com"))).toBe("ok:analyst");
     const edition = (await listEditions()).find((e) => e.id === "default")!;
-    await saveEdition("default", edition.enabled.filter((p) => p !== "kanban"), edition.hosts);
+    await saveEdition(
+      "default",
+      edition.enabled.filter((p) => p !== "kanban"),
+      edition.hosts,
+    );
     expect(await outcome(get("/kanban", adminCookie))).toBe("status:404");
     await saveEdition("default", edition.enabled, edition.hosts);
     expect(await outcome(get("/kanban", adminCookie))).toBe("ok:kanban");

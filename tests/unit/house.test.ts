@@ -18,15 +18,20 @@ function walk(dir: string): string[] {
 
 /** Import specifiers of a file: static, type-only, re-exports and import() calls. */
 export function specifiers(text: string): string[] {
-  return [...text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm)].map(
-    (m) => m[1] ?? m[2] ?? m[3],
-  );
+  return [
+    ...text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm),
+  ].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
 const EXTENSIONS = ["", ".ts", ".tsx", "/index.ts", "/index.tsx"];
 /** The repository file a specifier names, or undefined for packages. */
 export function resolve(from: string, spec: string): string | undefined {
-  const aliases: [string, string][] = [["~/", "app/"], ["@db/", "db/"], ["@plugins/", "plugins/"], ["@editions/", "editions/"]];
+  const aliases: [string, string][] = [
+    ["~/", "app/"],
+    ["@db/", "db/"],
+    ["@plugins/", "plugins/"],
+    ["@editions/", "editions/"],
+  ];
   const alias = aliases.find(([a]) => spec.startsWith(a));
   const base = alias ? alias[1] + spec.slice(alias[0].length) : spec.startsWith(".") ? path.posix.join(path.posix.dirname(from), spec) : undefined;
   if (!base) return undefined;
@@ -71,7 +76,14 @@ describe("the house", () => {
 
   it("catches a plugin that reaches into another by path or without requiring it", () => {
     const fixture = new Map([
-      ["plugins/a/x.ts", [{ spec: "../../b/y", target: "plugins/b/y.ts" }, { spec: "@plugins/c/z", target: "plugins/c/z.ts" }, { spec: "./own", target: "plugins/a/own.ts" }]],
+      [
+        "plugins/a/x.ts",
+        [
+          { spec: "../../b/y", target: "plugins/b/y.ts" },
+          { spec: "@plugins/c/z", target: "plugins/c/z.ts" },
+          { spec: "./own", target: "plugins/a/own.ts" },
+        ],
+      ],
     ]);
     expect(pluginViolations(fixture, () => [])).toHaveLength(2);
     expect(pluginViolations(fixture, () => ["c"])).toHaveLength(1);
@@ -86,7 +98,8 @@ describe("the house", () => {
     for (const [file, imports] of graph) {
       for (const { spec, target } of imports) {
         if (!target) continue;
-        if ((file.startsWith("app/") || file.startsWith("db/") || file.startsWith("editions/")) && target.startsWith("plugins/")) wrong.push(`${file} -> ${spec}`);
+        if ((file.startsWith("app/") || file.startsWith("db/") || file.startsWith("editions/")) && target.startsWith("plugins/"))
+          wrong.push(`${file} -> ${spec}`);
         if (file.startsWith("db/") && target.startsWith("app/")) wrong.push(`${file} -> ${spec}`);
       }
     }

@@ -46,7 +46,9 @@ describe.each(DIALECTS)("list panel tabs on %s", (dialect) => {
     }
     const support = groups!.find((g) => g.name === "Support")!;
     const wider = await panel(admin, `tab=department&${support.key}=20`);
-    expect(wider.groups!.find((g) => g.key === support.key)!.items.map((i) => i.ticketNumber)).toEqual(await newest(eq(schema.tickets.departmentId, support.id!), 20));
+    expect(wider.groups!.find((g) => g.key === support.key)!.items.map((i) => i.ticketNumber)).toEqual(
+      await newest(eq(schema.tickets.departmentId, support.id!), 20),
+    );
   });
 
   it("decorates a ticket the same in every label group it appears in, as in the All tab", async () => {
@@ -58,7 +60,15 @@ describe.each(DIALECTS)("list panel tabs on %s", (dialect) => {
     const seen = new Map<number, unknown>();
     for (const g of groups!) {
       const tagged = await db.select({ id: schema.ticketLabels.ticketId }).from(schema.ticketLabels).where(eq(schema.ticketLabels.labelId, g.id!));
-      expect(g.items.map((i) => i.ticketNumber)).toEqual(await newest(inArray(schema.tickets.id, tagged.map((r) => r.id)), 10));
+      expect(g.items.map((i) => i.ticketNumber)).toEqual(
+        await newest(
+          inArray(
+            schema.tickets.id,
+            tagged.map((r) => r.id),
+          ),
+          10,
+        ),
+      );
       for (const item of g.items) {
         expect(item.labels.map((l) => l.id)).toContain(g.id);
         if (seen.has(item.id)) (shared++, expect(item).toEqual(seen.get(item.id)));

@@ -87,7 +87,11 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(active.state).toBe("active");
 
     expect(await sendVisitorMessage(active, "  ")).toMatchObject({ ok: false, status: 400, result: { errors: { message: "livechat.empty" } } });
-    expect(await sendVisitorMessage(active, "x".repeat(5001))).toMatchObject({ ok: false, status: 413, result: { errors: { message: "livechat.tooLong" }, messageValues: { max: "5000" } } });
+    expect(await sendVisitorMessage(active, "x".repeat(5001))).toMatchObject({
+      ok: false,
+      status: 413,
+      result: { errors: { message: "livechat.tooLong" }, messageValues: { max: "5000" } },
+    });
     expect(await sendVisitorMessage(active, "<b>bold?</b>")).toEqual({ ok: true });
     const shown = await livechat.visitorMessages(active);
     expect(shown.map((m) => m.body)).toEqual(["Hello from race", "<b>bold?</b>"]);

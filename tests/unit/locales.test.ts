@@ -25,7 +25,11 @@ const pluginLocaleDirs = fs
 /** Every file of a language in the order the server merges them (app/i18n.server.ts). */
 function filesOf(language: string): string[] {
   const dir = path.join(LOCALES_DIR, language);
-  const pages = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(dir, f));
+  const pages = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => path.join(dir, f));
   const fromPlugins = pluginLocaleDirs.map((d) => path.join(d, `${language}.json`)).filter((f) => fs.existsSync(f));
   return [...pages, ...fromPlugins];
 }
@@ -51,8 +55,7 @@ function flatten(messages: Messages, prefix = ""): Map<string, string> {
 /** "status.banner_one" -> "status.banner"; plural forms of one key count as that key. */
 const baseKey = (key: string) => key.replace(PLURAL_SUFFIX, "");
 
-const placeholders = (text: string) =>
-  [...new Set([...text.matchAll(/\{\{\s*([^}]+?)\s*\}\}/g)].map((match) => match[1]))].sort();
+const placeholders = (text: string) => [...new Set([...text.matchAll(/\{\{\s*([^}]+?)\s*\}\}/g)].map((match) => match[1]))].sort();
 
 const show = (names: string[]) => (names.length ? names.map((n) => `{{${n}}}`).join(" ") : "none");
 
@@ -91,7 +94,12 @@ describe("locale files", () => {
 
   it("names plugin locale files after the languages of public/locales", () => {
     const known = new Set([SOURCE, ...languages].map((l) => `${l}.json`));
-    const stray = pluginLocaleDirs.flatMap((dir) => fs.readdirSync(dir).filter((f) => !known.has(f)).map((f) => path.join(dir, f)));
+    const stray = pluginLocaleDirs.flatMap((dir) =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => !known.has(f))
+        .map((f) => path.join(dir, f)),
+    );
     expect(stray).toEqual([]);
   });
 

@@ -54,7 +54,10 @@ describe.each(DIALECTS)("models on %s", (dialect) => {
       const first = await db.select().from(schema.tickets).where(eq(schema.tickets.id, 1));
       expect(first[0].ticketNumber).toBe(100001);
       // a fingerprint of all titles, statuses and times, identical on SQLite and PostgreSQL
-      const rows = await db.select({ title: schema.tickets.title, status: schema.tickets.status, at: schema.tickets.createdAt }).from(schema.tickets).orderBy(schema.tickets.id);
+      const rows = await db
+        .select({ title: schema.tickets.title, status: schema.tickets.status, at: schema.tickets.createdAt })
+        .from(schema.tickets)
+        .orderBy(schema.tickets.id);
       const fingerprint = rows.reduce((h, r) => (h * 31 + r.title.length * 7 + r.status + (r.at % 997)) % 1_000_000_007, 7);
       expect(fingerprint).toBe(584121963);
     });
@@ -128,7 +131,10 @@ describe.each(DIALECTS)("models on %s", (dialect) => {
 
     it("refuses an expired refresh token, and gives one token once under concurrency", async () => {
       const expired = await createSession(3);
-      await t.handle.db.update(t.handle.schema.sessions).set({ expiresAt: Date.now() - 1 }).where(eq(t.handle.schema.sessions.userId, 3));
+      await t.handle.db
+        .update(t.handle.schema.sessions)
+        .set({ expiresAt: Date.now() - 1 })
+        .where(eq(t.handle.schema.sessions.userId, 3));
       expect(await refreshSession(expired.refreshToken)).toBeUndefined();
       const live = await createSession(3);
       const results = await Promise.all([refreshSession(live.refreshToken), refreshSession(live.refreshToken)]);

@@ -48,7 +48,17 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
     if (!created.ok) throw new Error();
     expect(created.checkoutUrl).toBe(`/payment/sandbox/${created.ref}`);
     const row = await paymentByRef(created.ref);
-    expect(row).toMatchObject({ plan: 2, quantity: 3, currency: "MYR", amountMinor: 26700, taxBp: 800, taxMinor: 2136, totalMinor: 28836, status: "PENDING", provider: "sandbox" });
+    expect(row).toMatchObject({
+      plan: 2,
+      quantity: 3,
+      currency: "MYR",
+      amountMinor: 26700,
+      taxBp: 800,
+      taxMinor: 2136,
+      totalMinor: 28836,
+      status: "PENDING",
+      provider: "sandbox",
+    });
 
     const before = Date.now();
     expect(await settlePayment("sandbox", { providerRef: created.ref, status: "SUCCESS", description: "" })).toEqual({ changed: true });
@@ -95,13 +105,25 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
   it("refuses bad quantities; ignores a tampered price, recomputes from the server's table", async () => {
     for (const quantity of ["0", "-3", "1.5", "", "abc", "100001", 2.5, -1, "1e3"]) {
       expect(await createPayment({ userId: admin, plan: "2", quantity, idempotencyKey: key(), country: "MY", origin }), String(quantity)).toEqual({
-        ok: false, error: "quantity", description: "This cannot be empty.",
+        ok: false,
+        error: "quantity",
+        description: "This cannot be empty.",
       });
     }
     for (const plan of ["4", "0", "9", "abc", 2.5]) {
-      expect(await createPayment({ userId: admin, plan, quantity: "3", idempotencyKey: key(), country: "MY", origin }), String(plan)).toMatchObject({ ok: false });
+      expect(await createPayment({ userId: admin, plan, quantity: "3", idempotencyKey: key(), country: "MY", origin }), String(plan)).toMatchObject({
+        ok: false,
+      });
     }
-    const tampered = await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "SG", origin, ...({ price: 1, amount: 1 } as object) });
+    const tampered = await createPayment({
+      userId: admin,
+      plan: "2",
+      quantity: "3",
+      idempotencyKey: key(),
+      country: "SG",
+      origin,
+      ...({ price: 1, amount: 1 } as object),
+    });
     if (!tampered.ok) throw new Error();
     expect(await paymentByRef(tampered.ref)).toMatchObject({ currency: "SGD", totalMinor: 8100, taxMinor: 0 });
   });
@@ -109,10 +131,16 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
   it("a payment in progress blocks another; an active plan and Enterprise block purchases; renew needs a paid plan", async () => {
     const first = await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin });
     expect(first.ok).toBe(true);
-    expect(await createPayment({ userId: admin, plan: "3", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({ ok: false, error: "in_progress" });
+    expect(await createPayment({ userId: admin, plan: "3", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({
+      ok: false,
+      error: "in_progress",
+    });
     if (!first.ok) throw new Error();
     await settlePayment("sandbox", { providerRef: first.ref, status: "SUCCESS", description: "" });
-    expect(await createPayment({ userId: admin, plan: "3", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({ ok: false, error: "active" });
+    expect(await createPayment({ userId: admin, plan: "3", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({
+      ok: false,
+      error: "active",
+    });
     // expired Basic: Pay Now (plan omitted) renews Basic
     await setSetting("account_expires_at", String(Date.now() - 1000));
     const renew = await createPayment({ userId: admin, plan: undefined, quantity: "4", idempotencyKey: key(), country: "MY", origin });
@@ -121,16 +149,24 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
     await settlePayment("sandbox", { providerRef: renew.ref, status: "FAILED", description: "x" });
     await setSetting("plan", "4");
     await setSetting("account_type", "1");
-    expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({ ok: false, error: "enterprise" });
+    expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({
+      ok: false,
+      error: "enterprise",
+    });
     await setSetting("plan", "0");
     await setSetting("account_type", "0");
-    expect(await createPayment({ userId: admin, plan: undefined, quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({ ok: false, error: "no_plan" });
+    expect(await createPayment({ userId: admin, plan: undefined, quantity: "3", idempotencyKey: key(), country: "MY", origin })).toMatchObject({
+      ok: false,
+      error: "no_plan",
+    });
   });
 
   it("without billing information: 'Billing information could not be found.'", async () => {
     await setSetting("billing_email", "");
     expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin })).toEqual({
-      ok: false, error: "billing", description: "Billing information could not be found.",
+      ok: false,
+      error: "billing",
+      description: "Billing information could not be found.",
     });
   });
 
@@ -163,7 +199,16 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
           bills.push(fields);
           const id = `bill${bills.length}`;
           res.writeHead(200, { "Content-Type": "application/json" });
-          res.end(JSON.stringify({ id, collection_id: fields.collection_id, paid: false, state: "due", amount: Number(fields.amount), url: `https://billplz.example/bills/${id}` }));
+          res.end(
+            JSON.stringify({
+              id,
+              collection_id: fields.collection_id,
+              paid: false,
+              state: "due",
+              amount: Number(fields.amount),
+              url: `https://billplz.example/bills/${id}`,
+            }),
+          );
         });
       });
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -173,7 +218,21 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
 
     const provider = () => billplzProvider({ apiKey: "api-key", collectionId: "col1", xSignatureKey: X_KEY, apiUrl });
     const callback = (id: string, paid: boolean, amount: number, extra: Record<string, string> = {}) => {
-      const fields: Record<string, string> = { id, collection_id: "col1", paid: String(paid), state: paid ? "paid" : "due", amount: String(amount), paid_amount: paid ? String(amount) : "0", due_at: "2026-11-21", email: "billing@example.com", mobile: "", name: "DEMO SDN BHD", url: `https://billplz.example/bills/${id}`, paid_at: "2026-11-21 12:00:00 +0800", ...extra };
+      const fields: Record<string, string> = {
+        id,
+        collection_id: "col1",
+        paid: String(paid),
+        state: paid ? "paid" : "due",
+        amount: String(amount),
+        paid_amount: paid ? String(amount) : "0",
+        due_at: "2026-11-21",
+        email: "billing@example.com",
+        mobile: "",
+        name: "DEMO SDN BHD",
+        url: `https://billplz.example/bills/${id}`,
+        paid_at: "2026-11-21 12:00:00 +0800",
+        ...extra,
+      };
       return { ...fields, x_signature: billplzSignature(fields, X_KEY) };
     };
 
@@ -181,7 +240,14 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
       const created = await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin }, provider());
       if (!created.ok) throw new Error(created.description);
       expect(created.checkoutUrl).toMatch(/^https:\/\/billplz\.example\/bills\/bill\d+$/);
-      expect(bills.at(-1)).toMatchObject({ collection_id: "col1", amount: "28836", email: "billing@example.com", name: "Demo Sdn Bhd", callback_url: `${origin}/api/payment/webhook/billplz`, reference_1: created.ref });
+      expect(bills.at(-1)).toMatchObject({
+        collection_id: "col1",
+        amount: "28836",
+        email: "billing@example.com",
+        name: "Demo Sdn Bhd",
+        callback_url: `${origin}/api/payment/webhook/billplz`,
+        reference_1: created.ref,
+      });
     });
 
     it("a signed paid callback activates; a forged or altered one is refused and changes nothing", async () => {
@@ -220,7 +286,13 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
 
     it("the webhook route: a bad signature is refused and changes nothing; a good one activates once", async () => {
       const { action } = await import("@plugins/payment/routes/webhook");
-      const env = { PAYMENT_PROVIDER: "billplz", BILLPLZ_API_KEY: "api-key", BILLPLZ_COLLECTION_ID: "col1", BILLPLZ_X_SIGNATURE_KEY: X_KEY, BILLPLZ_API_URL: apiUrl };
+      const env = {
+        PAYMENT_PROVIDER: "billplz",
+        BILLPLZ_API_KEY: "api-key",
+        BILLPLZ_COLLECTION_ID: "col1",
+        BILLPLZ_X_SIGNATURE_KEY: X_KEY,
+        BILLPLZ_API_URL: apiUrl,
+      };
       const saved = { ...process.env };
       Object.assign(process.env, env);
       try {
@@ -228,7 +300,15 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
         if (!created.ok) throw new Error();
         const billId = (await paymentByRef(created.ref))!.providerRef!;
         const post = (fields: Record<string, string>) =>
-          action({ request: new Request(`${origin}/api/payment/webhook/billplz`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Host: "localhost:3000" }, body: new URLSearchParams(fields) }), params: { provider: "billplz" }, context: { cspNonce: "", clientIp: "127.0.0.1" } });
+          action({
+            request: new Request(`${origin}/api/payment/webhook/billplz`, {
+              method: "POST",
+              headers: { "Content-Type": "application/x-www-form-urlencoded", Host: "localhost:3000" },
+              body: new URLSearchParams(fields),
+            }),
+            params: { provider: "billplz" },
+            context: { cspNonce: "", clientIp: "127.0.0.1" },
+          });
         const paid = callback(billId, true, (await paymentByRef(created.ref))!.totalMinor);
         const forged = await post({ ...paid, x_signature: "ab".repeat(32) });
         expect(forged.status).toBe(400);
@@ -244,9 +324,15 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
 
     it("provider refusals become the payment's description; non-MYR is refused", async () => {
       const bad = billplzProvider({ apiKey: "wrong", collectionId: "col1", xSignatureKey: X_KEY, apiUrl });
-      expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin }, bad)).toEqual({ ok: false, error: "failed", description: "Invalid access key" });
+      expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "MY", origin }, bad)).toEqual({
+        ok: false,
+        error: "failed",
+        description: "Invalid access key",
+      });
       expect(await createPayment({ userId: admin, plan: "2", quantity: "3", idempotencyKey: key(), country: "SG", origin }, provider())).toEqual({
-        ok: false, error: "failed", description: "This payment method accepts MYR only.",
+        ok: false,
+        error: "failed",
+        description: "This payment method accepts MYR only.",
       });
     });
   });
@@ -254,8 +340,20 @@ describe.each(DIALECTS)("payments on %s", (dialect) => {
 
 describe("sandbox provider and GeoIP", () => {
   it("the sandbox checks out on our own page and takes no webhooks", async () => {
-    expect(await sandboxProvider.createCheckout({ ref: "PAY-1", totalMinor: 1, currency: "MYR", description: "", billingName: "", billingEmail: "", callbackUrl: "", redirectUrl: "" })).toEqual({
-      providerRef: "PAY-1", checkoutUrl: "/payment/sandbox/PAY-1",
+    expect(
+      await sandboxProvider.createCheckout({
+        ref: "PAY-1",
+        totalMinor: 1,
+        currency: "MYR",
+        description: "",
+        billingName: "",
+        billingEmail: "",
+        callbackUrl: "",
+        redirectUrl: "",
+      }),
+    ).toEqual({
+      providerRef: "PAY-1",
+      checkoutUrl: "/payment/sandbox/PAY-1",
     });
     expect(sandboxProvider.verifyWebhook({ id: "PAY-1", paid: "true" })).toBeNull();
   });

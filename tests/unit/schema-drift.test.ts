@@ -7,8 +7,15 @@ import * as pgSchema from "@db/schema/pg";
 
 // column types that are the same thing in both dialects
 const FAMILY: Record<string, string> = {
-  SQLiteInteger: "integer", SQLiteBoolean: "boolean", SQLiteText: "text", SQLiteTimestamp: "integer",
-  PgInteger: "integer", PgSerial: "integer", PgBigInt53: "integer", PgBoolean: "boolean", PgText: "text",
+  SQLiteInteger: "integer",
+  SQLiteBoolean: "boolean",
+  SQLiteText: "text",
+  SQLiteTimestamp: "integer",
+  PgInteger: "integer",
+  PgSerial: "integer",
+  PgBigInt53: "integer",
+  PgBoolean: "boolean",
+  PgText: "text",
 };
 
 type Described = {
@@ -20,12 +27,28 @@ type Described = {
 
 function describeSqlite(table: SQLiteTable): Described {
   const c = sqliteConfig(table);
-  return normalise(c.columns, c.primaryKeys.map((pk) => pk.columns.map((col) => col.name)), c.indexes.map((i) => `${i.config.name}:${i.config.unique}:${i.config.columns.map((col) => (col as { name: string }).name).join(",")}`), c.foreignKeys.map((fk) => { const r = fk.reference(); return `${r.columns.map((x) => x.name)}->${sqliteConfig(r.foreignTable).name}.${r.foreignColumns.map((x) => x.name)}:${fk.onDelete}`; }));
+  return normalise(
+    c.columns,
+    c.primaryKeys.map((pk) => pk.columns.map((col) => col.name)),
+    c.indexes.map((i) => `${i.config.name}:${i.config.unique}:${i.config.columns.map((col) => (col as { name: string }).name).join(",")}`),
+    c.foreignKeys.map((fk) => {
+      const r = fk.reference();
+      return `${r.columns.map((x) => x.name)}->${sqliteConfig(r.foreignTable).name}.${r.foreignColumns.map((x) => x.name)}:${fk.onDelete}`;
+    }),
+  );
 }
 
 function describePg(table: PgTable): Described {
   const c = pgConfig(table);
-  return normalise(c.columns, c.primaryKeys.map((pk) => pk.columns.map((col) => col.name)), c.indexes.map((i) => `${i.config.name}:${i.config.unique}:${i.config.columns.map((col) => (col as { name: string }).name).join(",")}`), c.foreignKeys.map((fk) => { const r = fk.reference(); return `${r.columns.map((x) => x.name)}->${pgConfig(r.foreignTable).name}.${r.foreignColumns.map((x) => x.name)}:${fk.onDelete}`; }));
+  return normalise(
+    c.columns,
+    c.primaryKeys.map((pk) => pk.columns.map((col) => col.name)),
+    c.indexes.map((i) => `${i.config.name}:${i.config.unique}:${i.config.columns.map((col) => (col as { name: string }).name).join(",")}`),
+    c.foreignKeys.map((fk) => {
+      const r = fk.reference();
+      return `${r.columns.map((x) => x.name)}->${pgConfig(r.foreignTable).name}.${r.foreignColumns.map((x) => x.name)}:${fk.onDelete}`;
+    }),
+  );
 }
 
 function normalise(

@@ -6,7 +6,16 @@ import { kindOf } from "~/conversation/channels";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import {
-  COUNT_CAP, SEARCH_PAGE_SIZE, containsPattern, excerpt, formatSearch, pageIndex, parseSearch, search, suggestLabels, tokensFromApi,
+  COUNT_CAP,
+  SEARCH_PAGE_SIZE,
+  containsPattern,
+  excerpt,
+  formatSearch,
+  pageIndex,
+  parseSearch,
+  search,
+  suggestLabels,
+  tokensFromApi,
   type SearchToken,
 } from "@plugins/tickets/search.server";
 import { findUserByUsername } from "~/models/users.server";
@@ -18,14 +27,44 @@ describe("parseSearch", () => {
     ["", []],
     ["   ", []],
     ["invoice", [{ key: "text", value: "invoice" }]],
-    ["refund  invoice", [{ key: "text", value: "refund" }, { key: "text", value: "invoice" }]],
-    ['"two words" alone', [{ key: "text", value: "two words" }, { key: "text", value: "alone" }]],
+    [
+      "refund  invoice",
+      [
+        { key: "text", value: "refund" },
+        { key: "text", value: "invoice" },
+      ],
+    ],
+    [
+      '"two words" alone',
+      [
+        { key: "text", value: "two words" },
+        { key: "text", value: "alone" },
+      ],
+    ],
     ["contact:aisha", [{ key: "contact", value: "aisha" }]],
-    ['contact:"Aisha Lee" refund', [{ key: "contact", value: "Aisha Lee" }, { key: "text", value: "refund" }]],
-    ["from:agent label:VIP number:100005 message:hello", [
-      { key: "from", value: "agent" }, { key: "label", value: "VIP" }, { key: "number", value: "100005" }, { key: "message", value: "hello" },
-    ]],
-    ["LABEL:Urgent From:Alya", [{ key: "label", value: "Urgent" }, { key: "from", value: "Alya" }]],
+    [
+      'contact:"Aisha Lee" refund',
+      [
+        { key: "contact", value: "Aisha Lee" },
+        { key: "text", value: "refund" },
+      ],
+    ],
+    [
+      "from:agent label:VIP number:100005 message:hello",
+      [
+        { key: "from", value: "agent" },
+        { key: "label", value: "VIP" },
+        { key: "number", value: "100005" },
+        { key: "message", value: "hello" },
+      ],
+    ],
+    [
+      "LABEL:Urgent From:Alya",
+      [
+        { key: "label", value: "Urgent" },
+        { key: "from", value: "Alya" },
+      ],
+    ],
     ["label:", [{ key: "label", value: "" }]],
     ['label:"', [{ key: "label", value: "" }]],
     ['message:"unclosed quote here', [{ key: "message", value: "unclosed quote here" }]],
@@ -38,11 +77,24 @@ describe("parseSearch", () => {
     // a quoted key:value is text
     ['"label:VIP"', [{ key: "text", value: "label:VIP" }]],
     // SQL meta-characters are ordinary characters
-    ["'; drop table tickets; --", [
-      { key: "text", value: "';" }, { key: "text", value: "drop" }, { key: "text", value: "table" }, { key: "text", value: "tickets;" }, { key: "text", value: "--" },
-    ]],
+    [
+      "'; drop table tickets; --",
+      [
+        { key: "text", value: "';" },
+        { key: "text", value: "drop" },
+        { key: "text", value: "table" },
+        { key: "text", value: "tickets;" },
+        { key: "text", value: "--" },
+      ],
+    ],
     ['"\'; drop table tickets; --"', [{ key: "text", value: "'; drop table tickets; --" }]],
-    ["100% a_b", [{ key: "text", value: "100%" }, { key: "text", value: "a_b" }]],
+    [
+      "100% a_b",
+      [
+        { key: "text", value: "100%" },
+        { key: "text", value: "a_b" },
+      ],
+    ],
     ['message:"50% off_now"', [{ key: "message", value: "50% off_now" }]],
   ];
   it.each(cases)("%j", (input, expected) => {
@@ -82,7 +134,14 @@ describe("search helpers", () => {
   });
 
   it("maps the API twin's parameters onto tokens", () => {
-    const params = new URLSearchParams({ entity: 'invoice contact:"Aisha"', ticket: "100005", label: "VIP", username: "agent", message: "hello there", _token: "x" });
+    const params = new URLSearchParams({
+      entity: 'invoice contact:"Aisha"',
+      ticket: "100005",
+      label: "VIP",
+      username: "agent",
+      message: "hello there",
+      _token: "x",
+    });
     expect(tokensFromApi(params)).toEqual([
       { key: "text", value: "invoice" },
       { key: "contact", value: "Aisha" },
@@ -214,7 +273,9 @@ describe.each(DIALECTS)("search on %s", (dialect) => {
   it("contact: matches the contact name or email, and lists the contact", async () => {
     const byEmail = await search(await admin(), parseSearch("contact:zed+quux@"));
     expect(byEmail.postCount).toBe(7);
-    expect(byEmail.contact).toEqual([{ uid: "zed%2Bquux%40example.org", name: "Zed Quux", email: "zed+quux@example.org", link: "/contacts/zed%2Bquux%40example.org" }]);
+    expect(byEmail.contact).toEqual([
+      { uid: "zed%2Bquux%40example.org", name: "Zed Quux", email: "zed+quux@example.org", link: "/contacts/zed%2Bquux%40example.org" },
+    ]);
     expect((await search(await admin(), parseSearch('contact:"zed quux" zebracorn'))).postCount).toBe(5);
     // the contacts listed are those of the conversations found
     expect((await search(await admin(), parseSearch("contact:example zebracorn"))).contact.map((c) => c.email)).toEqual(["zed+quux@example.org"]);
@@ -301,13 +362,17 @@ describe.each(DIALECTS)("search on %s", (dialect) => {
         r.message.forEach((m) => hits.add(m.ticket_id));
       }
       expect(hits.size, q).toBeGreaterThan(0);
-      const rows = await db.select().from(schema.tickets).where(inArray(schema.tickets.id, [...hits]));
+      const rows = await db
+        .select()
+        .from(schema.tickets)
+        .where(inArray(schema.tickets.id, [...hits]));
       const joined = await db
         .select({ ticketId: schema.participants.ticketId })
         .from(schema.participants)
         .where(and(eq(schema.participants.userId, a.id), inArray(schema.participants.ticketId, [...hits])));
       const participates = new Set(joined.map((j) => j.ticketId));
-      for (const row of rows) expect(participates.has(row.id) || (row.departmentId === 2 && row.channel !== "chat"), `${q}: ticket ${row.ticketNumber}`).toBe(true);
+      for (const row of rows)
+        expect(participates.has(row.id) || (row.departmentId === 2 && row.channel !== "chat"), `${q}: ticket ${row.ticketNumber}`).toBe(true);
       // and the admin, who reads everything, finds at least as many
       const all = await search(await admin(), parseSearch(q));
       expect(all.postCount).toBeGreaterThanOrEqual((await search(a, parseSearch(q))).postCount);

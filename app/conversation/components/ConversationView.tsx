@@ -104,7 +104,10 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
   const mine = m.senderUserId === data.me.id;
   const fileUrl = m.file ? `/files/v101/${m.id}/${encodeURIComponent(m.file.name)}` : "";
   return (
-    <article className={`message${mine ? " mine" : ""}${m.senderUserId ? " staff" : " customer"}`} aria-label={t("conversation.messageFrom", { name: m.sender })}>
+    <article
+      className={`message${mine ? " mine" : ""}${m.senderUserId ? " staff" : " customer"}`}
+      aria-label={t("conversation.messageFrom", { name: m.sender })}
+    >
       <header>
         <strong>{m.sender}</strong>
         <time dateTime={new Date(m.createdAt).toISOString()} className="muted">
@@ -371,7 +374,13 @@ function Properties({ data }: { data: Data }) {
 }
 
 /** One property of the conversation: a select and its button, posted as `intent`. */
-function ChoiceForm(props: { intent: string; label: string; defaultValue: string | number; options: { value: string | number; label: string }[]; submit: string }) {
+function ChoiceForm(props: {
+  intent: string;
+  label: string;
+  defaultValue: string | number;
+  options: { value: string | number; label: string }[];
+  submit: string;
+}) {
   return (
     <Form method="post" className="stack">
       <Intent value={props.intent} />

@@ -25,7 +25,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       phone: ticket.contactPhone,
       emotion: ticket.emotion,
       label: JSON.stringify(details.labels.map((l) => l.id)),
-      assignee: details.participants.filter((p) => p.assignee).map((p) => p.username).join(","),
+      assignee: details.participants
+        .filter((p) => p.assignee)
+        .map((p) => p.username)
+        .join(","),
       participants: details.participants.map((p) => p.username),
       created_at: ticket.createdAt,
       updated_at: ticket.updatedAt,

@@ -8,6 +8,9 @@ export async function emotions(input: WidgetInput): Promise<WidgetData> {
   const counts = await emotionCounts(input.range, input.kinds);
   return {
     rows: EMOTIONS.map((e) => ({ emotion: t(`emotion.${e}`), count: counts.get(e) ?? 0 })),
-    columns: [{ key: "emotion", label: t("reports.columns.emotion") }, { key: "count", label: t("reports.columns.count") }],
+    columns: [
+      { key: "emotion", label: t("reports.columns.emotion") },
+      { key: "count", label: t("reports.columns.count") },
+    ],
   };
 }

@@ -12,6 +12,9 @@ export async function hours(input: WidgetInput): Promise<WidgetData> {
   for (const p of points) byHour[Number(clock.formatToParts(p.at).find((x) => x.type === "hour")!.value) % 24] += p.count;
   return {
     rows: byHour.map((count, hour) => ({ hour: `${String(hour).padStart(2, "0")}:00`, count })),
-    columns: [{ key: "hour", label: t("reports.columns.hour") }, { key: "count", label: t("reports.columns.calls") }],
+    columns: [
+      { key: "hour", label: t("reports.columns.hour") },
+      { key: "count", label: t("reports.columns.calls") },
+    ],
   };
 }

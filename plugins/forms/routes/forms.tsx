@@ -131,7 +131,12 @@ export default function FormsPage() {
       {data.tabs.length ? (
         <nav className="tabs" aria-label={t("forms.tabs")}>
           {data.tabs.map((tab) => (
-            <Link key={tab.id} to={tabHref(tab.id)} className={tab.id === current?.id ? "tab active" : "tab"} aria-current={tab.id === current?.id ? "page" : undefined}>
+            <Link
+              key={tab.id}
+              to={tabHref(tab.id)}
+              className={tab.id === current?.id ? "tab active" : "tab"}
+              aria-current={tab.id === current?.id ? "page" : undefined}
+            >
               {tab.main ? t("forms.main") : tab.title}
             </Link>
           ))}
@@ -264,7 +269,14 @@ function SurveyAdmin({ failed }: { failed?: FormResult }) {
                       <input type="hidden" name={`id_${i}`} value={row.id} />
                     </th>
                     <td>
-                      <input name={`label_${i}`} defaultValue={row.label} aria-labelledby={by("label")} aria-invalid={invalid} maxLength={200} autoComplete="off" />
+                      <input
+                        name={`label_${i}`}
+                        defaultValue={row.label}
+                        aria-labelledby={by("label")}
+                        aria-invalid={invalid}
+                        maxLength={200}
+                        autoComplete="off"
+                      />
                     </td>
                     <td>
                       <select name={`type_${i}`} defaultValue={row.type} aria-labelledby={by("type")}>

@@ -34,7 +34,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   );
 }
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.valid ? `${data.title} · ${data.productTitle}` : data?.productTitle ?? "" }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.valid ? `${data.title} · ${data.productTitle}` : (data?.productTitle ?? "") }];
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);

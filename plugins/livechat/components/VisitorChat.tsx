@@ -343,7 +343,15 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
   );
 }
 
-export function VisitorMessages({ messages, listRef, pending }: { messages: VisitorPageData["messages"]; listRef?: React.Ref<HTMLOListElement>; pending?: string }) {
+export function VisitorMessages({
+  messages,
+  listRef,
+  pending,
+}: {
+  messages: VisitorPageData["messages"];
+  listRef?: React.Ref<HTMLOListElement>;
+  pending?: string;
+}) {
   const { t } = useTranslation();
   return (
     <ol className="live-messages" ref={listRef} aria-label={t("livechat.messages")}>
@@ -397,7 +405,14 @@ function RatingForm({ data }: { data: VisitorPageData }) {
         ) : null}
         <label>
           {t("livechat.reason")}
-          <textarea name="reason" rows={3} maxLength={2000} defaultValue={result?.values.reason ?? ""} aria-invalid={!!errors.reason} aria-describedby={errors.reason ? "reason-error" : undefined} />
+          <textarea
+            name="reason"
+            rows={3}
+            maxLength={2000}
+            defaultValue={result?.values.reason ?? ""}
+            aria-invalid={!!errors.reason}
+            aria-describedby={errors.reason ? "reason-error" : undefined}
+          />
         </label>
         {errors.reason ? (
           <p className="field-error" id="reason-error">

@@ -11,7 +11,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { body, visit, csrfOk } = await visitorApiRequest(request);
   if (!visit) return json({ result: "invalid" }, { status: 404 });
   if (!csrfOk) return json({ result: "error", errors: { form: "livechat.expired" } }, { status: 403 });
-  const outcome = await registerVisitor(visit, { name: body.name ?? "", phone: body.phone ?? "", email: body.email ?? "", message: body.des ?? "" }, clientIpOf(context));
+  const outcome = await registerVisitor(
+    visit,
+    { name: body.name ?? "", phone: body.phone ?? "", email: body.email ?? "", message: body.des ?? "" },
+    clientIpOf(context),
+  );
   if (!outcome.ok) return json({ result: "error", errors: apiErrors(outcome.result) }, { status: outcome.status });
   const after = await livechat.findVisit(visit.token);
   return json({ result: "success", ticket_id: after?.ticket?.id ?? null, state: after?.state });

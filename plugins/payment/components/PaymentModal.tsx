@@ -10,7 +10,13 @@ import { formatMoney, formatPercent, parseQuantity, quote, type PriceEntry, type
 const POLL_MS = 1000;
 const SPINNER_MS = 2000;
 
-export function PaymentModal({ plan, planName, entry, onClose, onSuccess }: {
+export function PaymentModal({
+  plan,
+  planName,
+  entry,
+  onClose,
+  onSuccess,
+}: {
   /** null: renew the current plan (the request omits plan). */
   plan: PurchasablePlan | null;
   /** The plan bought (the current one when renewing), for the preview. */
@@ -75,7 +81,13 @@ export function PaymentModal({ plan, planName, entry, onClose, onSuccess }: {
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify({ ...(plan === null ? {} : { plan }), quantity: state.quantity, idempotency_key: crypto.randomUUID() }),
       });
-      const data = (await response.json().catch(() => ({}))) as { result?: string; payment_ref?: string; checkout_url?: string; description?: string; billing?: boolean };
+      const data = (await response.json().catch(() => ({}))) as {
+        result?: string;
+        payment_ref?: string;
+        checkout_url?: string;
+        description?: string;
+        billing?: boolean;
+      };
       if (!response.ok || data.result !== "success" || !data.payment_ref || !data.checkout_url) {
         win?.close();
         busy.current = false;
@@ -106,7 +118,13 @@ export function PaymentModal({ plan, planName, entry, onClose, onSuccess }: {
 
   return (
     <div className="modal-backdrop" onKeyDown={(e) => e.key === "Escape" && close()}>
-      <div className="modal stack" role="dialog" aria-modal="true" aria-labelledby="payment-modal-title" aria-busy={state.name === "in_progress" || state.name === "starting"}>
+      <div
+        className="modal stack"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="payment-modal-title"
+        aria-busy={state.name === "in_progress" || state.name === "starting"}
+      >
         <h2 id="payment-modal-title">{t("payment.buyTitle", { plan: planName })}</h2>
         {state.name === "starting" ? (
           <div className="spinner" role="progressbar" aria-label={t("payment.loading")} />

@@ -4,7 +4,12 @@ import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { PLAN_KEYS, PLAN_LIMITS, PURCHASABLE, formatMoney, formatPercent, type PriceEntry, type PurchasablePlan } from "../money";
 
-export function PlanCards({ entry, action, enterpriseAction, current }: {
+export function PlanCards({
+  entry,
+  action,
+  enterpriseAction,
+  current,
+}: {
   entry: PriceEntry;
   action: (plan: PurchasablePlan) => ReactNode;
   enterpriseAction: ReactNode;

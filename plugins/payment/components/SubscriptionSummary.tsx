@@ -27,7 +27,9 @@ export function SubscriptionSummary({ sub }: { sub: SummaryData }) {
         </>
       ) : null}
       <dt>{t("payment.status")}</dt>
-      <dd data-testid="plan-status">{sub.expired ? t("payment.expired") : sub.active ? t("payment.active") : sub.trial ? t("payment.plans.trial") : t("payment.noPlan")}</dd>
+      <dd data-testid="plan-status">
+        {sub.expired ? t("payment.expired") : sub.active ? t("payment.active") : sub.trial ? t("payment.plans.trial") : t("payment.noPlan")}
+      </dd>
       {sub.expiresAt ? (
         <>
           <dt>{sub.expired ? t("payment.endedOn") : t("payment.validUntil")}</dt>

@@ -22,7 +22,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
     {
       sub,
       saved: new URL(request.url).searchParams.has("saved"),
-      payments: payments.map((p) => ({ ref: p.ref, createdAt: p.createdAt, plan: p.plan, quantity: p.quantity, currency: p.currency, taxBp: p.taxBp, taxMinor: p.taxMinor, totalMinor: p.totalMinor, status: p.status, description: p.description })),
+      payments: payments.map((p) => ({
+        ref: p.ref,
+        createdAt: p.createdAt,
+        plan: p.plan,
+        quantity: p.quantity,
+        currency: p.currency,
+        taxBp: p.taxBp,
+        taxMinor: p.taxMinor,
+        totalMinor: p.totalMinor,
+        status: p.status,
+        description: p.description,
+      })),
       invoices,
     },
     { headers: { "Cache-Control": "private, no-store" } },
@@ -69,7 +80,12 @@ export default function Billing() {
         <Form method="post" className="stack narrow" noValidate>
           <label>
             {t("payment.billingName")}
-            <input name="billing_name" defaultValue={failed?.values.billing_name ?? data.sub.billingName} maxLength={200} aria-invalid={!!errors.billing_name} />
+            <input
+              name="billing_name"
+              defaultValue={failed?.values.billing_name ?? data.sub.billingName}
+              maxLength={200}
+              aria-invalid={!!errors.billing_name}
+            />
           </label>
           {errors.billing_name ? (
             <p className="field-error" role="alert">
@@ -78,7 +94,13 @@ export default function Billing() {
           ) : null}
           <label>
             {t("payment.billingEmail")}
-            <input name="billing_email" type="email" defaultValue={failed?.values.billing_email ?? data.sub.billingEmail} maxLength={200} aria-invalid={!!errors.billing_email} />
+            <input
+              name="billing_email"
+              type="email"
+              defaultValue={failed?.values.billing_email ?? data.sub.billingEmail}
+              maxLength={200}
+              aria-invalid={!!errors.billing_email}
+            />
           </label>
           {errors.billing_email ? (
             <p className="field-error" role="alert">

@@ -28,7 +28,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     return json(
       {
         view: "status" as const,
-        payment: { ref: paymentRef, status, description, plan, quantity, q: { currency, exponent: exponentOf(currency), unitMinor, quantity, amountMinor, taxBp, taxMinor, totalMinor } },
+        payment: {
+          ref: paymentRef,
+          status,
+          description,
+          plan,
+          quantity,
+          q: { currency, exponent: exponentOf(currency), unitMinor, quantity, amountMinor, taxBp, taxMinor, totalMinor },
+        },
       },
       { headers },
     );
@@ -132,7 +139,8 @@ function PaymentForm() {
     <section className="payment-page stack narrow-wide">
       <h1>{t("payment.buyTitle", { plan: planName })}</h1>
       <p>
-        {formatMoney(data.entry.prices[data.buys], data.entry.currency, data.entry.exponent)} {t("payment.perUserMonth")} · {t("payment.sst")}: {formatPercent(data.entry.taxBp)}
+        {formatMoney(data.entry.prices[data.buys], data.entry.currency, data.entry.exponent)} {t("payment.perUserMonth")} · {t("payment.sst")}:{" "}
+        {formatPercent(data.entry.taxBp)}
       </p>
       <Form method="post" className="stack narrow" noValidate>
         {data.plan !== null ? <input type="hidden" name="plan" value={data.plan} /> : null}

@@ -29,7 +29,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         status: p.status,
         plan: p.plan,
         quantity: p.quantity,
-        q: { currency: p.currency, exponent: exponentOf(p.currency), unitMinor: p.unitMinor, quantity: p.quantity, amountMinor: p.amountMinor, taxBp: p.taxBp, taxMinor: p.taxMinor, totalMinor: p.totalMinor },
+        q: {
+          currency: p.currency,
+          exponent: exponentOf(p.currency),
+          unitMinor: p.unitMinor,
+          quantity: p.quantity,
+          amountMinor: p.amountMinor,
+          taxBp: p.taxBp,
+          taxMinor: p.taxMinor,
+          totalMinor: p.totalMinor,
+        },
       },
     },
     { headers: { "Cache-Control": "no-store", ...(setCookie ? { "Set-Cookie": setCookie } : {}) } },
@@ -43,7 +52,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const outcome = form.get("outcome");
   if (outcome === "success") await settlePayment("sandbox", { providerRef: p.ref, status: "SUCCESS", description: "" });
   else if (outcome === "failure") {
-    const description = String(form.get("description") ?? "").trim().slice(0, 300) || "The payment was declined.";
+    const description =
+      String(form.get("description") ?? "")
+        .trim()
+        .slice(0, 300) || "The payment was declined.";
     await settlePayment("sandbox", { providerRef: p.ref, status: "FAILED", description });
   } else return json({ error: true }, { status: 400 });
   // back to the shop, as a provider does after checkout

@@ -19,11 +19,27 @@ export function RangeForm({ values, error, intervals, action }: { values: RangeF
         <legend>{t("reports.range.legend")}</legend>
         <label>
           {t("reports.range.start")}
-          <input name="start" defaultValue={values.start} placeholder={t("reports.range.hint")} inputMode="numeric" title={t("reports.range.hint")} size={11} aria-invalid={!!error} />
+          <input
+            name="start"
+            defaultValue={values.start}
+            placeholder={t("reports.range.hint")}
+            inputMode="numeric"
+            title={t("reports.range.hint")}
+            size={11}
+            aria-invalid={!!error}
+          />
         </label>
         <label>
           {t("reports.range.end")}
-          <input name="end" defaultValue={values.end} placeholder={t("reports.range.hint")} inputMode="numeric" title={t("reports.range.hint")} size={11} aria-invalid={!!error} />
+          <input
+            name="end"
+            defaultValue={values.end}
+            placeholder={t("reports.range.hint")}
+            inputMode="numeric"
+            title={t("reports.range.hint")}
+            size={11}
+            aria-invalid={!!error}
+          />
         </label>
         {intervals ? (
           <label>
@@ -71,7 +87,13 @@ function Chart({ widget }: { widget: ChartWidget }) {
   }, []);
   return (
     <div className="chart" data-live={ready ? "yes" : undefined}>
-      <div className="chart-svg" role="img" aria-label={t("reports.widget.chartOf", { title: widget.title })} hidden={ready} dangerouslySetInnerHTML={{ __html: widget.svg }} />
+      <div
+        className="chart-svg"
+        role="img"
+        aria-label={t("reports.widget.chartOf", { title: widget.title })}
+        hidden={ready}
+        dangerouslySetInnerHTML={{ __html: widget.svg }}
+      />
       {LiveChart ? (
         // laid out (for its container width) but invisible until drawn, over the server's SVG
         <div className="chart-live-wrap" aria-hidden={!ready}>

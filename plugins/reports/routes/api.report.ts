@@ -20,7 +20,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!parsed.ok) return apiFailure(400, translatorFor(ctx.language)(`reports.range.errors.${parsed.error}`));
   const interval = params.get("interval") ?? "day";
   if (!isInterval(interval)) return apiFailure(400, "interval must be one of 15m, 30m, 1h, day");
-  const [found] = await dashboardData({ dashboard: "omnichannel", enabledPlugins: ctx.edition.enabled, range: parsed.range, interval, now, timeZone, language: ctx.language, only: widget });
+  const [found] = await dashboardData({
+    dashboard: "omnichannel",
+    enabledPlugins: ctx.edition.enabled,
+    range: parsed.range,
+    interval,
+    now,
+    timeZone,
+    language: ctx.language,
+    only: widget,
+  });
   if (!found) throw new Response("Not Found", { status: 404 });
   return json(
     { result: "success", startDate: parsed.range.start, endDate: parsed.range.end, interval, data: found.data.rows, note: found.data.note ?? null },

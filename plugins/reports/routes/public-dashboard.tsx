@@ -14,7 +14,10 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!(await isDashboardToken(params.id))) throw new Response("Not Found", { status: 404 });
   const url = new URL(request.url);
   const page = await loadDashboardPage(ctx, url, "public");
-  return json({ ...page, path: url.pathname, product: ctx.edition.title }, { headers: { "Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer" } });
+  return json(
+    { ...page, path: url.pathname, product: ctx.edition.title },
+    { headers: { "Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer" } },
+  );
 }
 
 export const meta: MetaFunction = () => [{ name: "robots", content: "noindex, nofollow" }];

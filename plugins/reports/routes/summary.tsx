@@ -9,7 +9,13 @@ import { MAX_SHOWN, REPORT_PAGE, REPORT_TYPES } from "../constants";
 import { RangeForm } from "../components/ReportUI";
 
 const MAX_AVATARS = 4;
-const initials = (name: string) => name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join("");
+const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((w) => w[0]!.toUpperCase())
+    .join("");
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const ctx = await requireReportViewer(request, context);
@@ -93,7 +99,9 @@ export default function SummaryReport() {
                                 <span className="sr-only"> {a.name}</span>
                               </span>
                             ))}
-                            {r.assignees.length > MAX_AVATARS ? <span className="avatar more">{t("reports.summary.more", { count: r.assignees.length - MAX_AVATARS })}</span> : null}
+                            {r.assignees.length > MAX_AVATARS ? (
+                              <span className="avatar more">{t("reports.summary.more", { count: r.assignees.length - MAX_AVATARS })}</span>
+                            ) : null}
                           </span>
                         ) : (
                           t("reports.summary.none")
@@ -117,7 +125,10 @@ export default function SummaryReport() {
             </Link>
           ) : null}
           {data.range ? (
-            <a href={`/report/export?${new URLSearchParams({ startDate: data.range.start, endDate: data.range.end, step: "day", dashboard: "dashboard" })}`} download>
+            <a
+              href={`/report/export?${new URLSearchParams({ startDate: data.range.start, endDate: data.range.end, step: "day", dashboard: "dashboard" })}`}
+              download
+            >
               {t("reports.export")}
             </a>
           ) : null}

@@ -61,7 +61,11 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
     <section className="list-panel" aria-label={t("shell.list")}>
       <nav className="tabs" aria-label={t("list.modes")}>
         {modes.map((mode) => (
-          <Link key={mode} to={`${base}${withParams(search, { list: mode === "ticket" ? null : mode, page: null, tab: null })}`} aria-current={data.mode === mode ? "page" : undefined}>
+          <Link
+            key={mode}
+            to={`${base}${withParams(search, { list: mode === "ticket" ? null : mode, page: null, tab: null })}`}
+            aria-current={data.mode === mode ? "page" : undefined}
+          >
             {t(`list.mode.${mode}`)}
           </Link>
         ))}
@@ -78,7 +82,11 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
           {data.mode === "ticket" ? (
             <nav className="subtabs" aria-label={t("list.tabs")}>
               {(["all", "department", "label"] as const).map((tab) => (
-                <Link key={tab} to={`${base}${withParams(search, { tab: tab === "all" ? null : tab, page: null })}`} aria-current={data.tab === tab ? "page" : undefined}>
+                <Link
+                  key={tab}
+                  to={`${base}${withParams(search, { tab: tab === "all" ? null : tab, page: null })}`}
+                  aria-current={data.tab === tab ? "page" : undefined}
+                >
                   {t(`list.tab.${tab}`)}
                 </Link>
               ))}
@@ -86,7 +94,11 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
           ) : null}
           <nav className="status-tabs" aria-label={t("list.status")}>
             {STATUS_CODES.map((code) => (
-              <Link key={code} to={`${base}${withParams(search, { status: code === 0 ? null : code, page: null })}`} aria-current={data.q.status === code ? "page" : undefined}>
+              <Link
+                key={code}
+                to={`${base}${withParams(search, { status: code === 0 ? null : code, page: null })}`}
+                aria-current={data.q.status === code ? "page" : undefined}
+              >
                 {t(`ticketStatus.${code}`)}
               </Link>
             ))}
@@ -117,7 +129,9 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
   const { t } = useTranslation();
   const q = data.q;
   const location = useLocation();
-  const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "preset"].filter((k) => q[k as keyof typeof q] !== undefined).length;
+  const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "preset"].filter(
+    (k) => q[k as keyof typeof q] !== undefined,
+  ).length;
   return (
     <details className="filters">
       <summary>
@@ -131,7 +145,12 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
         <AnySelect name="channel" label={t("list.channel")} value={q.channel} options={CHANNELS.map((c) => [c, t(`channel.${c}`)])} />
         <AnySelect name="label" label={t("list.label")} value={q.label} options={data.choices.labels.map((l) => [l.id, l.name])} />
         <AnySelect name="department" label={t("list.department")} value={q.department} options={data.choices.departments.map((d) => [d.id, d.name])} />
-        <AnySelect name="priority" label={t("list.priority")} value={q.priority} options={(["H", "M", "L", "none"] as const).map((p) => [p, t(`priority.${p}`)])} />
+        <AnySelect
+          name="priority"
+          label={t("list.priority")}
+          value={q.priority}
+          options={(["H", "M", "L", "none"] as const).map((p) => [p, t(`priority.${p}`)])}
+        />
         <AnySelect name="assignee" label={t("list.assignee")} value={q.assignee} options={data.choices.agents.map((a) => [a.username, a.name])} />
         <AnySelect name="emotion" label={t("list.emotion")} value={q.emotion} options={EMOTIONS.map((e) => [e, t(`emotion.${e}`)])} />
         <label>
@@ -234,11 +253,20 @@ function Item({ item, now, search }: { item: ListItem; now: number; search: stri
   const rel = relativeTime(item.updatedAt, now);
   const current = location.pathname === conversationPath(item.kind, item.ticketNumber);
   return (
-    <Link to={href} className={`ticket-item${item.unread ? " unread" : ""}${useFresh(item.id) ? " fresh" : ""}`} aria-current={current ? "page" : undefined} data-ticket={item.ticketNumber}>
+    <Link
+      to={href}
+      className={`ticket-item${item.unread ? " unread" : ""}${useFresh(item.id) ? " fresh" : ""}`}
+      aria-current={current ? "page" : undefined}
+      data-ticket={item.ticketNumber}
+    >
       <div className="row">
         <span className="channel">{t(`channel.${item.channel}`)}</span>
         <span className="number">#{item.ticketNumber}</span>
-        {item.severity ? <span className={`severity severity-${item.severity}`} title={t(`priority.${item.severity}`)}>{item.severity}</span> : null}
+        {item.severity ? (
+          <span className={`severity severity-${item.severity}`} title={t(`priority.${item.severity}`)}>
+            {item.severity}
+          </span>
+        ) : null}
         <time dateTime={new Date(item.updatedAt).toISOString()} className="muted">
           {t(`relative.${rel.key}`, { count: rel.count })}
         </time>
@@ -295,18 +323,32 @@ function Pager({ page, pages, more, search, base }: { page: number; pages: numbe
   if (pages <= 1 && !more) return null;
   return (
     <nav className="pager" aria-label={t("list.pager")}>
-      {page > 1 ? <Link to={`${base}${withParams(search, { page: page - 1 })}`} rel="prev">{t("list.prev")}</Link> : <span />}
+      {page > 1 ? (
+        <Link to={`${base}${withParams(search, { page: page - 1 })}`} rel="prev">
+          {t("list.prev")}
+        </Link>
+      ) : (
+        <span />
+      )}
       <Form method="get" className="inline-form">
-        {[...listParams(search)].filter(([k]) => k !== "page").map(([k, v]) => (
-          <input key={k} type="hidden" name={k} value={v} />
-        ))}
+        {[...listParams(search)]
+          .filter(([k]) => k !== "page")
+          .map(([k, v]) => (
+            <input key={k} type="hidden" name={k} value={v} />
+          ))}
         <label className="inline">
           {t("list.page")}
           <input name="page" type="number" min={1} max={more ? undefined : pages} defaultValue={page} className="page-input" />
         </label>
         <span>{t("list.of", { pages: more ? `${pages}+` : pages })}</span>
       </Form>
-      {page < pages || more ? <Link to={`${base}${withParams(search, { page: page + 1 })}`} rel="next">{t("list.next")}</Link> : <span />}
+      {page < pages || more ? (
+        <Link to={`${base}${withParams(search, { page: page + 1 })}`} rel="next">
+          {t("list.next")}
+        </Link>
+      ) : (
+        <span />
+      )}
     </nav>
   );
 }

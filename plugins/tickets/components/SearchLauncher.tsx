@@ -21,7 +21,6 @@ export function searchHref(q: string, postIndex = 0, messageIndex = 0) {
   return `/search?${params}`;
 }
 
-
 /** A plain click (no modifier keys): the ones we may handle in place. */
 const plainClick = (e: MouseEvent) => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
@@ -186,7 +185,14 @@ export function SearchResults({ q, result, onSearchLink }: { q: string; result: 
           <span className="muted">{t("search.labelSuggestions")}</span>
           <ul>
             {result.labels.map((l) => (
-              <li key={l.id}>{searchLink(searchHref(l.query), <span className="label-chip" style={{ borderColor: l.color }}>{l.name}</span>)}</li>
+              <li key={l.id}>
+                {searchLink(
+                  searchHref(l.query),
+                  <span className="label-chip" style={{ borderColor: l.color }}>
+                    {l.name}
+                  </span>,
+                )}
+              </li>
             ))}
           </ul>
         </nav>

@@ -58,7 +58,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const labels = await listLabels();
   return json({
     saved: new URL(request.url).searchParams.has("saved"),
-    rows: labels.map((l): RowValues => ({ id: String(l.id), name: l.name, color: l.color, colorDark: l.colorDark, level: String(l.level), sla: String(l.sla) })),
+    rows: labels.map((l): RowValues => ({
+      id: String(l.id),
+      name: l.name,
+      color: l.color,
+      colorDark: l.colorDark,
+      level: String(l.level),
+      sla: String(l.sla),
+    })),
   });
 }
 
@@ -236,13 +243,29 @@ function LabelForm({ rows, deleted, errors, busy }: { rows: RowValues[]; deleted
 }
 
 /** A text input (so wrong text stays visible) with a swatch of the colour it holds. */
-function ColorCell({ field, value, labelledBy, invalid, dark = false }: { field: "color" | "colorDark"; value: string; labelledBy: string; invalid: boolean; dark?: boolean }) {
+function ColorCell({
+  field,
+  value,
+  labelledBy,
+  invalid,
+  dark = false,
+}: {
+  field: "color" | "colorDark";
+  value: string;
+  labelledBy: string;
+  invalid: boolean;
+  dark?: boolean;
+}) {
   const [text, setText] = useState(value);
   const valid = /^#[0-9a-f]{6}$/i.test(text.trim());
   return (
     <td>
       <span className="label-color">
-        <span className={`label-swatch${dark ? " on-dark" : ""}${valid ? "" : " invalid"}`} style={valid ? { background: text.trim() } : undefined} aria-hidden="true" />
+        <span
+          className={`label-swatch${dark ? " on-dark" : ""}${valid ? "" : " invalid"}`}
+          style={valid ? { background: text.trim() } : undefined}
+          aria-hidden="true"
+        />
         <input
           name={field}
           defaultValue={value}

@@ -53,7 +53,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   try {
     parts = await readReplyForm(request, { beforeFiles: (fields) => validCsrf(request, fields.get("_token")) });
   } catch (error) {
-    if (error instanceof BodyTooLarge) return refuse(formResult({ message: "conversation.bodyTooLarge", messageValues: { size: String(error.limit / 1024 / 1024) } }), 413);
+    if (error instanceof BodyTooLarge)
+      return refuse(formResult({ message: "conversation.bodyTooLarge", messageValues: { size: String(error.limit / 1024 / 1024) } }), 413);
     if (error instanceof FormRefused) return refuse(formResult({ message: "newTicket.expired" }), 403);
     throw error;
   }
