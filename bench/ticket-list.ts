@@ -110,7 +110,7 @@ async function main() {
     const modelDb = openDatabase(pgUrl ?? path.join(dataDir, "omnidesk.sqlite"));
     setDb(modelDb);
     const admin = (await findUserByUsername("admin"))!;
-    // page: the whole HTML document (shell, navigation, list, React render); data: the shell
+    // page: the whole HTML document (shell, navigation, list, React render); data: the list
     // loader's JSON alone (Remix data request), i.e. the list's server work without rendering
     console.log(
       `${"case".padEnd(18)} ${"page median".padStart(12)} ${"p95".padStart(8)} ${"data median".padStart(12)} ${"model median".padStart(13)} ${"floor median".padStart(13)} ${"page/floor".padStart(10)} ${"model/floor".padStart(11)}`,
@@ -125,9 +125,10 @@ async function main() {
         5,
         RUNS,
       );
+      // the list panel's loader JSON alone (the tickets plugin's frame route)
       const data = await time(
         async () => {
-          const res = await fetch(`${base}${url}${url.includes("?") ? "&" : "?"}_data=shell`, { headers: { cookie } });
+          const res = await fetch(`${base}${url}${url.includes("?") ? "&" : "?"}_data=frame`, { headers: { cookie } });
           if (!res.ok) throw new Error(`${url} data: ${res.status}`);
           await res.text();
         },
