@@ -46,9 +46,11 @@ export function participantChanged(userId: number, c: Conversation, change: { ad
  * live chat) its department's agents, with what their popups show (app/popups.ts).
  */
 export function conversationCreated(c: Created, audience: { userIds: number[] } | { department: true }) {
-  const body = { ...basics(c), path: conversationPath(c.kind, c.ticketNumber), channel: c.channel, severity: c.severity, title: c.title };
+  const body = { ...basics(c), path: conversationPath(c.kind, c.ticketNumber) };
   if ("userIds" in audience) for (const id of audience.userIds) publish(`user:${id}`, SERVER_EVENTS.createTicket, body);
-  else if (c.departmentId && c.kind !== "chat") publish(`department:${c.departmentId}`, SERVER_EVENTS.createTicket, body);
+  // only what comes from outside may pop up for the department's agents
+  else if (c.departmentId && c.kind !== "chat")
+    publish(`department:${c.departmentId}`, SERVER_EVENTS.createTicket, { ...body, channel: c.channel, severity: c.severity, title: c.title });
 }
 
 /** After access changed: sockets of users who may no longer read the conversation leave its room. */

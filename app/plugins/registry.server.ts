@@ -43,7 +43,8 @@ export function menuItemAllows(pluginId: string, itemId: string, viewer: Viewer)
 /** The last segment, decoded as Remix decodes params, is a number (a visitor token never is). */
 function isTicketNumber(pathname: string) {
   try {
-    return /^\d+$/.test(decodeURIComponent(pathname.split("/").at(-1) ?? ""));
+    // Remix ignores a trailing slash: /livechat/123/ is the agent's page too
+    return /^\d+$/.test(decodeURIComponent(pathname.replace(/\/+$/, "").split("/").at(-1) ?? ""));
   } catch {
     return false;
   }

@@ -125,3 +125,14 @@ describe("the house", () => {
     expect(circles).toEqual([]);
   });
 });
+
+describe("which plugin serves a path", () => {
+  it("treats /livechat/{n} as the agent's page, trailing slash or not, and a token as the visitor's", async () => {
+    const { pluginForPath } = await import("~/plugins/registry.server");
+    for (const path of ["/livechat/123", "/livechat/123/", "/livechat/%31%32%33/"]) {
+      expect(pluginForPath(path)?.isPublic, path).toBe(false);
+      expect(pluginForPath(path)?.embeddable, path).toBe(false);
+    }
+    for (const path of ["/livechat/abc", "/livechat/abc/"]) expect(pluginForPath(path)?.embeddable, path).toBe(true);
+  });
+});
