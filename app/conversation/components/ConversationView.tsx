@@ -5,6 +5,7 @@ import { listParams } from "~/list-params";
 import { useFormResult } from "~/forms";
 import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
 import type { ConversationData } from "../page.server";
+import { FormMessage } from "~/components/FormMessage";
 
 type Data = ConversationData;
 type Message = Data["messages"][number];
@@ -251,11 +252,7 @@ function ReplyForm({ data }: { data: Data }) {
           {t("conversation.replyingTo", { name: replyTo.sender })} <Link to="?">{t("common.cancel")}</Link>
         </p>
       ) : null}
-      {failed?.message ? (
-        <p className="form-error" role="alert">
-          {t(failed.message, failed.messageValues)}
-        </p>
-      ) : null}
+      <FormMessage result={failed} />
       <label>
         {t("conversation.reply")}
         <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? ""} onInput={typing} />

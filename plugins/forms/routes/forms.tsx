@@ -23,6 +23,7 @@ import {
   type SurveyField,
 } from "../forms.server";
 import { formatDate, formatTime } from "~/time";
+import { FormMessage } from "~/components/FormMessage";
 
 const PATH = "/forms";
 const EMPTY_ROWS = 3;
@@ -224,11 +225,7 @@ function SurveyAdmin({ failed }: { failed?: FormResult }) {
       <Form method="post" action={`${PATH}?tab=${current.id}`} className="stack" aria-label={t("forms.editTitle")}>
         <input type="hidden" name="survey" value={current.id} />
         <input type="hidden" name="rows" value={rows.length} />
-        {failed?.message ? (
-          <p className="form-error" role="alert">
-            {t(failed.message, failed.messageValues)}
-          </p>
-        ) : null}
+        <FormMessage result={failed} />
         <label>
           {t("forms.surveyTitle")}
           <input name="title" defaultValue={failed ? failed.values.title : current.title} maxLength={200} aria-invalid={!!failed?.errors.title || undefined} />
@@ -317,11 +314,7 @@ function CreateSurvey({ failed }: { failed?: FormResult }) {
     <section className="stack">
       <h2>{t("forms.createTitle")}</h2>
       <Form method="post" action={PATH} className="inline-form" key={refusalKey(failed, "create")}>
-        {failed?.message ? (
-          <p className="form-error" role="alert">
-            {t(failed.message, failed.messageValues)}
-          </p>
-        ) : null}
+        <FormMessage result={failed} />
         <label>
           {t("forms.newSurveyTitle")}
           <input name="title" defaultValue={failed?.values.title ?? ""} maxLength={200} aria-invalid={failed?.errors.title ? true : undefined} />

@@ -11,6 +11,7 @@ import { MessagePage } from "~/components/PublicForm";
 import { formResult, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { getSurveyByToken, optionsOf, submitSurvey, type SurveyField } from "../forms.server";
+import { FormMessage } from "~/components/FormMessage";
 
 /**
  * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not
@@ -75,11 +76,7 @@ export default function SurveyPage() {
         <p className="muted">{data.productTitle}</p>
         <Form method="post" className="stack survey-form" noValidate>
           <input type="hidden" name="_token" value={data.csrf} />
-          {result?.message ? (
-            <p className="form-error" role="alert">
-              {t(result.message, result.messageValues)}
-            </p>
-          ) : null}
+          <FormMessage result={result} />
           {data.fields.map((field) => (
             <SurveyInput key={field.id} field={field} value={result?.values[field.id] ?? ""} error={errors[field.id]} />
           ))}

@@ -8,6 +8,7 @@ import type { Socket } from "socket.io-client";
 import type { VisitorPageData } from "../visitor.server";
 import { readFormResult, useFormResult } from "~/forms";
 import { SERVER_EVENTS, CLIENT_EVENTS, VISITOR_EVENTS } from "~/realtime-events";
+import { FormMessage } from "~/components/FormMessage";
 
 /** Spec section 9: the public live chat retries every second and opens the chat 2 s after acceptance. */
 const RECONNECT_MS = 1000;
@@ -305,11 +306,7 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
       <fetcher.Form method="post" ref={form} className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
         <input type="hidden" name="intent" value="send" />
-        {result?.message ? (
-          <p className="form-error" role="alert">
-            {t(result.message, result.messageValues)}
-          </p>
-        ) : null}
+        <FormMessage result={result} />
         <label className="sr-only" htmlFor="visitor-message">
           {t("livechat.message")}
         </label>
@@ -383,11 +380,7 @@ function RatingForm({ data }: { data: VisitorPageData }) {
       <Form method="post" className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
         <input type="hidden" name="intent" value="rate" />
-        {result?.message ? (
-          <p className="form-error" role="alert">
-            {t(result.message, result.messageValues)}
-          </p>
-        ) : null}
+        <FormMessage result={result} />
         <fieldset className="stars" aria-invalid={!!errors.rating} aria-describedby={errors.rating ? "rating-error" : undefined}>
           <legend>{t("livechat.rating")}</legend>
           {[1, 2, 3, 4, 5].map((n) => (

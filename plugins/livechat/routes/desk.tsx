@@ -10,6 +10,7 @@ import { formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { deskSchema } from "../forms";
 import { DeskSessions } from "../components/DeskSessions";
+import { FormMessage } from "~/components/FormMessage";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -38,11 +39,7 @@ export default function LiveChatDesk() {
   return (
     <div className="page livechat-desk">
       <h1>{t("livechat.desk.title")}</h1>
-      {result?.message ? (
-        <p className="form-error" role="alert">
-          {t(result.message, result.messageValues)}
-        </p>
-      ) : null}
+      <FormMessage result={result} />
       <section aria-labelledby="queue-title">
         <h2 id="queue-title">{t("livechat.desk.queue")}</h2>
         {desk.queue.length ? (

@@ -14,6 +14,7 @@ import { formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
 import { fieldProps, PublicField } from "~/components/PublicForm";
+import { FormMessage } from "~/components/FormMessage";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -63,11 +64,7 @@ export default function RegisterLiveChat() {
       {data.online ? null : <p className="notice">{t("livechat.offline")}</p>}
       <Form method="post" className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
-        {result?.message ? (
-          <p className="form-error" role="alert">
-            {t(result.message, result.messageValues)}
-          </p>
-        ) : null}
+        <FormMessage result={result} />
         {data.online ? (
           <>
             {field("name", t("livechat.name"), <input {...common("name")} autoComplete="name" maxLength={120} />)}

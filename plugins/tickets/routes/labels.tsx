@@ -10,6 +10,7 @@ import { requireAdmin } from "~/context.server";
 import { formResult, refusalKey, useFormResult, valueList, type FormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { LABEL_DEFAULTS, LABEL_FIELDS, listLabels, saveLabels, type LabelErrorCode, type LabelField } from "../labels.server";
+import { FormMessage } from "~/components/FormMessage";
 
 const PATH = "/settings/labels";
 
@@ -128,11 +129,7 @@ export default function LabelsAdmin() {
           {t("labels.saved")}
         </p>
       ) : null}
-      {failed?.message ? (
-        <p className="form-error" role="alert">
-          {t(failed.message, failed.messageValues)}
-        </p>
-      ) : null}
+      <FormMessage result={failed} />
       {/* keyed per load and per refused post, so the inputs re-render from the right values */}
       <LabelForm key={refusalKey(failed, location.key)} rows={withBlank} deleted={valueList(failed?.values.delete)} errors={failed?.errors ?? {}} busy={busy} />
     </section>

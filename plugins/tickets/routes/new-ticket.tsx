@@ -16,6 +16,7 @@ import { oneAddress } from "~/conversation/forms";
 import { formError, formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
+import { FormMessage } from "~/components/FormMessage";
 
 const EMPTY = "newTicket.empty";
 const schema = z
@@ -110,11 +111,7 @@ export default function NewTicket() {
         <p className="muted">{data.productTitle}</p>
         <Form method="post" encType="multipart/form-data" className="stack" noValidate>
           <input type="hidden" name="_token" value={data.csrf} />
-          {result?.message ? (
-            <p className="form-error" role="alert">
-              {t(result.message, result.messageValues)}
-            </p>
-          ) : null}
+          <FormMessage result={result} />
           {field("name", t("newTicket.name"), <input {...common("name")} autoComplete="name" maxLength={120} />)}
           {field("email", t("newTicket.email"), <input {...common("email")} type="email" autoComplete="email" maxLength={200} />)}
           {field("subject", t("newTicket.subject"), <input {...common("subject")} maxLength={200} />)}
