@@ -23,7 +23,7 @@ const pluginFile = (plugin, file) => {
   return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
 };
 
-/** The files of a plugin the host loads (twin of moduleFilesOf in app/plugins/modules.server.ts). */
+/** The files of a plugin the host calls: its socket module and its widgets' loaders (app/plugins/modules.server.ts). */
 const moduleFiles = (plugin) => [...new Set([...(plugin.socket ? [plugin.socket] : []), ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0])])];
 
 /** @type {import('@remix-run/dev').AppConfig} */

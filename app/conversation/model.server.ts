@@ -418,8 +418,21 @@ export async function markConversationRead(reader: Reader, ticket: TicketRow) {
   return changed.length > 0;
 }
 
-/** Opening a conversation page marks it read; called by the shell before it counts unread. */
-export async function markViewed(reader: Reader, pathname: string) {
+// the shell's and the list panel's loaders run in parallel and each waits for the mark before it
+// reads: one request marks once, whichever asks first
+const viewedIn = new WeakMap<object, Promise<void>>();
+
+/**
+ * Opening a conversation page marks it read, once per request (`loadContext` is Remix's per
+ * request); the shell waits for it before it counts unread, the list panel before it lists.
+ */
+export function markViewed(reader: Reader, pathname: string, loadContext: object): Promise<void> {
+  let marked = viewedIn.get(loadContext);
+  if (!marked) viewedIn.set(loadContext, (marked = markPathRead(reader, pathname)));
+  return marked;
+}
+
+async function markPathRead(reader: Reader, pathname: string) {
   const m = /^\/(ticket|chat|call|livechat)\/(\d+)$/.exec(pathname);
   if (!m) return;
   try {

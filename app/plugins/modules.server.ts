@@ -6,7 +6,6 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
-import { plugins } from "./registry.server";
 
 /** Route id of a plugin module in the server build (remix.config.js gives the same). */
 export const moduleRouteId = (pluginId: string, file: string) => `module/${pluginId}/${file}`;
@@ -32,9 +31,4 @@ export async function pluginExport<T>(pluginId: string, reference: string): Prom
   const value = (await pluginModule(pluginId, file))[name];
   if (value === undefined) throw new Error(`plugins/${pluginId}/${file} has no export "${name}"`);
   return value as T;
-}
-
-/** Every file of a plugin that the host loads, for remix.config.js's twin and the tests. */
-export function moduleFilesOf(manifest: ReturnType<typeof plugins>[number]) {
-  return [...new Set([...(manifest.socket ? [manifest.socket] : []), ...manifest.widgets.map((w) => w.loader.split("#")[0])])];
 }

@@ -44,7 +44,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
   const { workspace, user } = ctx;
   // the open conversation counts as read before the unread counts are taken
-  await markViewed(user, url.pathname);
+  await markViewed(user, url.pathname, context);
   const [counts, notifications] = await Promise.all([unreadCounts(user.id), listNotifications(user.id)]);
   const unread = counts.ticket + counts.livechat + counts.chat;
   return json({

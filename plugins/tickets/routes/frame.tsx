@@ -22,7 +22,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!edition.enabled.includes("tickets") || isTrial(ctx)) return json(null);
   // loaders run in parallel: the open conversation is marked read (as the shell does for its
   // counts) before the list shows it
-  await markViewed(user, url.pathname);
+  await markViewed(user, url.pathname, context);
   const [list, presets] = await Promise.all([loadListPanel(user, url, workspace.timeZone), listPresets(user, workspace.timeZone)]);
   return json({
     list,
