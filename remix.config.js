@@ -41,6 +41,15 @@ export default {
       const shellPages = () => {
         route(undefined, "routes/home.tsx", { index: true, id: "home" });
         route("settings", "routes/settings.tsx");
+        // accounts (app/accounts/): own account and the admins' settings pages
+        route("profile", "accounts/routes/profile.tsx");
+        route("settings/sessions", "accounts/routes/settings.sessions.tsx");
+        route("settings/users", "accounts/routes/settings.users.tsx");
+        route("settings/users/:id", "accounts/routes/settings.user.tsx");
+        route("settings/statuses", "accounts/routes/settings.statuses.tsx");
+        route("settings/security", "accounts/routes/settings.security.tsx");
+        route("settings/sso", "accounts/routes/settings.sso.tsx");
+        route("settings/audit", "accounts/routes/settings.audit.tsx");
         route("admin/editions", "routes/admin.editions.tsx");
         route("admin/announcement", "routes/admin.announcement.tsx");
         route("agents/online", "routes/agents.online.tsx");
@@ -67,8 +76,22 @@ export default {
       route("about", "routes/about.tsx");
       route("login", "routes/login.tsx");
       route("contact", "routes/landing.tsx", { id: "contact" });
-      route("signup", "routes/landing.tsx", { id: "signup" });
-      route("password_reset", "routes/landing.tsx", { id: "password_reset" });
+      // accounts (app/accounts/): pages for signed-out visitors and the account JSON twins
+      route("setup", "accounts/routes/setup.tsx");
+      route("invite/:token", "accounts/routes/invite.tsx");
+      route("signup", "accounts/routes/signup.tsx");
+      route("password_reset/:token?", "accounts/routes/password-reset.tsx");
+      route("sso/:provider/:step?", "accounts/routes/sso.tsx");
+      route("api/oauth/verify", "accounts/routes/api.oauth.verify.ts");
+      route("api/user/profile/data/info", "accounts/routes/api.profile.ts", { id: "api-profile-info" });
+      route("api/user/profile2/info", "accounts/routes/api.profile.ts", { id: "api-profile2-info" });
+      route("api/user/profile/:offset", "accounts/routes/api.profile.ts", { id: "api-profile-activity" });
+      route("api/online_status/update", "accounts/routes/api.status.ts", { id: "api-status-update" });
+      route("api/status/me/get", "accounts/routes/api.status.ts", { id: "api-status-me" });
+      route("api/customstatus/get", "accounts/routes/api.status.ts", { id: "api-customstatus" });
+      route("api/settings/update_2", "accounts/routes/api.settings-update.ts", { id: "api-settings-update-2" });
+      route("api/settings/update", "accounts/routes/api.settings-update.ts", { id: "api-settings-update" });
+      route("api/ticket/user/list", "accounts/routes/api.ticket-user-list.ts");
       route("logout", "routes/logout.tsx");
       route("status", "routes/status.tsx");
       route("preferences", "routes/preferences.tsx");

@@ -1,7 +1,7 @@
 // Helpers for the JSON twins under /api: bodies may be JSON or form-encoded; auth is a _token;
 // texts are the English ones the pages show.
 import { json } from "@remix-run/node";
-import { findSession } from "./models/sessions.server";
+import { findSession } from "./accounts/sessions.server";
 import { translatorFor } from "./i18n.server";
 
 export async function readBody(request: Request): Promise<Record<string, unknown>> {

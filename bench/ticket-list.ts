@@ -9,7 +9,7 @@ import pg from "pg";
 import { openDatabase, setDb } from "../db/client";
 import { listTickets, parseListQuery } from "../plugins/tickets/ticket-list.server";
 import { loadListPanel } from "../plugins/tickets/list-panel.server";
-import { findUserByUsername } from "../app/models/users.server";
+import { findUserByUsername } from "../app/accounts/users.server";
 import { benchDataDir, benchPgUrl, openBenchDatabase, time } from "./support";
 
 const TICKETS = Number(process.env.BENCH_TICKETS || 1_000_000);

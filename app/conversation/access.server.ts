@@ -5,7 +5,7 @@
 // - workspace chats (channel "chat") are for their participants only.
 import { and, eq, exists, ne, or, sql, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
-import type { UserRow } from "~/models/users.server";
+import type { UserRow } from "~/accounts/users.server";
 
 export type Reader = Pick<UserRow, "id" | "type" | "departmentId">;
 

@@ -3,7 +3,7 @@
 // user:<id> (a person's lists), department:<id> (its agents' lists), the live chat visitor's.
 import { eq } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { findUserById } from "~/models/users.server";
+import { findUserById } from "~/accounts/users.server";
 import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
 import { SERVER_EVENTS, VISITOR_EVENTS, type ServerEvent } from "~/realtime-events";
 import { canRead } from "./access.server";

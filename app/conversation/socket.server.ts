@@ -2,7 +2,7 @@
 // asks the same access rule as the pages (canRead), and typing is the one event that does not
 // go through a model write.
 import type { Server, Socket } from "socket.io";
-import { findUserById } from "~/models/users.server";
+import { findUserById } from "~/accounts/users.server";
 import { VISITOR_NAMESPACE, visitorRoom } from "~/realtime.server";
 import { safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
 import { canRead } from "./access.server";

@@ -4,7 +4,7 @@ import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/context.server";
 import { OnlineList } from "~/components/OnlineAgents";
-import { onlineAgents } from "~/models/users.server";
+import { onlineAgents } from "~/accounts/users.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);

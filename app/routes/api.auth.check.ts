@@ -2,8 +2,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiAuth, readBody, str } from "~/api.server";
-import { findSession, refreshSession } from "~/models/sessions.server";
-import { authSettings } from "~/models/auth-settings.server";
+import { findSession, refreshSession } from "~/accounts/sessions.server";
+import { authSettings } from "~/accounts/auth-settings.server";
 import { editionForHost } from "~/models/editions.server";
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });

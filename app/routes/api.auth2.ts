@@ -2,8 +2,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { readBody, str } from "~/api.server";
-import { authenticate } from "~/models/auth.server";
-import { createSession } from "~/models/sessions.server";
+import { authenticate } from "~/accounts/auth.server";
+import { createSession } from "~/accounts/sessions.server";
 
 const DESCRIPTIONS = {
   required: "Username and password are required.",

@@ -3,7 +3,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { requireApiUser } from "~/api.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
-import { findUserById } from "~/models/users.server";
+import { findUserById } from "~/accounts/users.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireApiUser(request);

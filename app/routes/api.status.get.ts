@@ -2,7 +2,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { requireApiUser } from "~/api.server";
-import { onlineAgents } from "~/models/users.server";
+import { onlineAgents } from "~/accounts/users.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireApiUser(request);

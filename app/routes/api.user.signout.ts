@@ -2,7 +2,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { readBody, str } from "~/api.server";
-import { deleteSession, findSession } from "~/models/sessions.server";
+import { deleteSession, findSession } from "~/accounts/sessions.server";
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });
 

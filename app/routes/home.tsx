@@ -5,8 +5,8 @@ import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
-import { authenticate, verifySecondFactor } from "~/models/auth.server";
-import { createSession, deleteSession, findSession } from "~/models/sessions.server";
+import { authenticate, verifySecondFactor } from "~/accounts/auth.server";
+import { createSession, deleteSession, findSession } from "~/accounts/sessions.server";
 import { codeSchema, formError, formResult, formValues, loginSchema, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 

@@ -3,7 +3,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { sessionToken } from "~/context.server";
 import { sessionCookie, themeCookie } from "~/cookies.server";
-import { deleteSession } from "~/models/sessions.server";
+import { deleteSession } from "~/accounts/sessions.server";
 
 export const loader = () => redirect("/");
 

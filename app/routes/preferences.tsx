@@ -7,7 +7,7 @@ import { currentAuth } from "~/context.server";
 import { isLanguage } from "~/i18n";
 import { isTheme } from "~/theme";
 import { safeRedirect } from "~/forms";
-import { setUserLanguage } from "~/models/users.server";
+import { setUserLanguage } from "~/accounts/users.server";
 import { parseVisibility, serializeVisibility } from "~/nav";
 
 export const loader = () => redirect("/");

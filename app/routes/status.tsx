@@ -3,7 +3,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { requireUser } from "~/context.server";
 import { safeRedirect } from "~/forms";
-import { setPresence } from "~/models/users.server";
+import { setPresence } from "~/accounts/users.server";
 import { statusChangeError, type PresenceStatus } from "~/presence";
 
 export const loader = () => redirect("/");

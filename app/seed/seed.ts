@@ -1,7 +1,7 @@
 // The demo workspace. Deterministic: the same PRNG seed and the same day give the same data.
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../../db/client";
-import { hashPassword } from "~/models/password.server";
+import { hashPassword } from "~/accounts/password.server";
 import { CHANNELS, kindOf } from "~/conversation/channels";
 import { seedForms } from "~/seed/seed-forms";
 

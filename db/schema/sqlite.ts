@@ -21,6 +21,11 @@ export const users = sqliteTable(
     photo: text("photo"),
     departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
     permissions: text("permissions").notNull().default("[]"), // JSON list of permission names (spec section 6)
+    /** Lower-cased; empty for accounts made without one (the demo seed, the CLI). */
+    email: text("email").notNull().default(""),
+    rank: integer("rank").notNull().default(9999999),
+    /** Set while the account is disabled: no sign-in, no sessions, not offered for assignment. */
+    disabledAt: time("disabled_at"),
     language: text("language"),
     totpSecret: text("totp_secret"),
     totpEnabled: bool("totp_enabled").notNull().default(false),
@@ -31,7 +36,7 @@ export const users = sqliteTable(
     statusTime: time("status_time").notNull().default(0),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [uniqueIndex("users_username_idx").on(t.username)],
+  (t) => [uniqueIndex("users_username_idx").on(t.username), index("users_email_idx").on(t.email)],
 );
 
 export const sessions = sqliteTable(
@@ -47,8 +52,15 @@ export const sessions = sqliteTable(
     createdAt: time("created_at").notNull(),
     expiresAt: time("expires_at").notNull(),
     userAgent: text("user_agent").notNull().default(""),
+    /** Last request seen: a session idle longer than the workspace's idle timeout ends. */
+    lastSeenAt: time("last_seen_at").notNull().default(0),
+    /** Sessions made from one sign-in by refreshing share a family; reuse of a spent refresh token ends it. */
+    familyId: text("family_id").notNull().default(""),
+    /** Wrong two-factor codes on this (pending) session; a few end it. */
+    tfaFailures: integer("tfa_failures").notNull().default(0),
+    ip: text("ip").notNull().default(""),
   },
-  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_refresh_idx").on(t.refreshHash)],
+  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_refresh_idx").on(t.refreshHash), index("sessions_family_idx").on(t.familyId)],
 );
 
 export const labels = sqliteTable("labels", {
@@ -267,9 +279,11 @@ export const livechatSessions = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     name: text("name").notNull(),
     email: text("email").notNull().default(""),
+    /** The visitor's own random key (their browser's cookie): chats group by it, never by a typed email. */
+    visitorKey: text("visitor_key").notNull().default(""),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("livechat_sessions_email_idx").on(t.email)],
+  (t) => [index("livechat_sessions_email_idx").on(t.email), index("livechat_sessions_visitor_idx").on(t.visitorKey)],
 );
 
 /**
@@ -448,3 +462,113 @@ export const reportRollup = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.dim, t.kind, t.at, t.key] })],
 );
+
+// ---- accounts and security (app/accounts/) ----
+
+/** Refresh tokens already exchanged: presenting one again means it was stolen, and its family ends. */
+export const spentRefreshTokens = sqliteTable(
+  "spent_refresh_tokens",
+  {
+    hash: text("hash").primaryKey(),
+    familyId: text("family_id").notNull(),
+    spentAt: time("spent_at").notNull(),
+  },
+  (t) => [index("spent_refresh_tokens_spent_idx").on(t.spentAt)],
+);
+
+/** Failed sign-in counters per account and per network, counted atomically before the password is checked. */
+export const authThrottle = sqliteTable("auth_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull().default(0),
+  windowStart: time("window_start").notNull(),
+});
+
+/** Single-use links (invite, password reset, first-run setup): only the hash is stored. */
+export const oneTimeTokens = sqliteTable(
+  "one_time_tokens",
+  {
+    hash: text("hash").primaryKey(),
+    purpose: text("purpose").notNull(), // invite | password_reset | setup
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull().default(""),
+    createdBy: integer("created_by"),
+    createdAt: time("created_at").notNull(),
+    expiresAt: time("expires_at").notNull(),
+    usedAt: time("used_at"),
+  },
+  (t) => [index("one_time_tokens_user_idx").on(t.userId, t.purpose)],
+);
+
+/** Who did what, append-only (triggers refuse updates and deletes); read on /settings/audit. */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: time("at").notNull(),
+    actorId: integer("actor_id"),
+    actorName: text("actor_name").notNull().default(""),
+    action: text("action").notNull(), // e.g. signin.ok, signin.failed, user.created, plugin.toggled, export.csv
+    targetType: text("target_type").notNull().default(""),
+    targetId: text("target_id").notNull().default(""),
+    detail: text("detail").notNull().default("{}"), // JSON
+    ip: text("ip").notNull().default(""),
+  },
+  (t) => [index("audit_log_at_idx").on(t.at), index("audit_log_action_at_idx").on(t.action, t.at), index("audit_log_actor_at_idx").on(t.actorId, t.at)],
+);
+
+/** System mail (invites, password resets) waiting for, or done with, the mail server. */
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Makes queueing idempotent: the same key is queued once. */
+    dedupeKey: text("dedupe_key").notNull(),
+    to: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html"),
+    status: text("status").notNull().default("queued"), // queued | sent | failed
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: time("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: time("created_at").notNull(),
+    sentAt: time("sent_at"),
+  },
+  (t) => [uniqueIndex("mail_outbox_dedupe_idx").on(t.dedupeKey), index("mail_outbox_due_idx").on(t.status, t.nextAttemptAt)],
+);
+
+/** OpenID Connect providers an admin added (Microsoft, Google, any issuer). */
+export const oidcProviders = sqliteTable("oidc_providers", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  issuer: text("issuer").notNull(),
+  clientId: text("client_id").notNull(),
+  clientSecret: text("client_secret").notNull(),
+  scopes: text("scopes").notNull().default("openid email profile"),
+  enabled: bool("enabled").notNull().default(true),
+  createdAt: time("created_at").notNull(),
+});
+
+/** A user's account at an OpenID provider (issuer subject), linked on first sign-in by verified email. */
+export const userIdentities = sqliteTable(
+  "user_identities",
+  {
+    providerId: integer("provider_id")
+      .notNull()
+      .references(() => oidcProviders.id, { onDelete: "cascade" }),
+    subject: text("subject").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.providerId, t.subject] }), index("user_identities_user_idx").on(t.userId)],
+);
+
+/** Second statuses an admin adds beside the built-in ones (spec /api/customstatus/get). */
+export const customStatuses = sqliteTable("custom_statuses", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  needsReason: bool("needs_reason").notNull().default(false),
+  createdAt: time("created_at").notNull(),
+});

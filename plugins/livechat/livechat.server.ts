@@ -10,7 +10,7 @@ import { getDb } from "@db/client";
 import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
 import { AccessDenied, canRead, readableBy, type Reader } from "~/conversation/access.server";
 import { insertTicket, systemMessage, touch, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
-import { isValidToken } from "~/models/public-tokens.server";
+import { isValidToken } from "~/accounts/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { announce, conversationCreated } from "~/conversation/events.server";
 import { SERVER_EVENTS } from "~/realtime-events";

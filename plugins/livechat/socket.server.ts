@@ -1,7 +1,7 @@
 // The live chat's socket handlers (plugin.json "socket"): Accept and the queue size for agents,
 // and the "/visitor" namespace where visitors wait and chat.
 import type { Server, Socket } from "socket.io";
-import { findUserById } from "~/models/users.server";
+import { findUserById } from "~/accounts/users.server";
 import { VISITOR_NAMESPACE, visitorRoom } from "~/realtime.server";
 import { rateLimited, safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
 import { acceptLiveChat, findVisit, liveChatOf, queueNumber, validVisitCsrf, waitingChats } from "./livechat.server";

@@ -3,7 +3,7 @@
 import { json, redirect } from "@remix-run/node";
 import { menuItemAllows } from "~/plugins/registry.server";
 import { guardPluginRoute, isTrial, requestContext, viewerOf } from "~/context.server";
-import { findSession } from "~/models/sessions.server";
+import { findSession } from "~/accounts/sessions.server";
 import type { RequestContext } from "~/context.server";
 import type { Viewer } from "~/permissions";
 

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { isValidToken } from "~/models/public-tokens.server";
+import { isValidToken } from "~/accounts/public-tokens.server";
 import { formatDate, formatTime } from "~/time";
 
 const KIND = "dashboard";

@@ -8,7 +8,7 @@ import { canRead } from "~/conversation/access.server";
 import * as conversation from "~/conversation/model.server";
 import { listTickets, parseListQuery } from "@plugins/tickets/ticket-list.server";
 import { unreadCounts } from "~/conversation/unread.server";
-import { findUserByUsername, type UserRow } from "~/models/users.server";
+import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 

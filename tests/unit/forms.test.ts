@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import * as forms from "@plugins/forms/forms.server";
-import { isValidToken } from "~/models/public-tokens.server";
+import { isValidToken } from "~/accounts/public-tokens.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const good = { name: "Aisha", email: "aisha@example.com", satisfaction: "4", comments: "" };

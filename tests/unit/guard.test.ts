@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { guardPluginRoute } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
-import { createSession } from "~/models/sessions.server";
+import { createSession } from "~/accounts/sessions.server";
 import { listEditions, saveEdition } from "~/models/editions.server";
 import { setSetting } from "~/models/settings.server";
 

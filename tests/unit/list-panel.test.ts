@@ -7,7 +7,7 @@ import { seedDemo } from "~/seed/seed";
 import { canRead } from "~/conversation/access.server";
 import { loadListPanel } from "@plugins/tickets/list-panel.server";
 import { listTickets, parseListQuery } from "@plugins/tickets/ticket-list.server";
-import { findUserByUsername, type UserRow } from "~/models/users.server";
+import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 

@@ -6,7 +6,7 @@ import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import * as livechat from "@plugins/livechat/livechat.server";
 import { AccessDenied, canRead } from "~/conversation/access.server";
-import { findUserByUsername, type UserRow } from "~/models/users.server";
+import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { rateVisit, registerVisitor, sendVisitorMessage } from "@plugins/livechat/visitor.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

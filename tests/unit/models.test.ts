@@ -4,10 +4,10 @@ import { authenticator } from "otplib";
 import { eq, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { CHANNELS, seedDemo, DEFAULT_SEED_PASSWORD } from "~/seed/seed";
-import { authenticate, consumeTotp, enableTotp, LOGIN_FAILURES_ALLOWED, newTotpSecret } from "~/models/auth.server";
-import { createSession, deleteSession, findSession, refreshSession } from "~/models/sessions.server";
+import { authenticate, consumeTotp, enableTotp, LOGIN_FAILURES_ALLOWED, newTotpSecret } from "~/accounts/auth.server";
+import { createSession, deleteSession, findSession, refreshSession } from "~/accounts/sessions.server";
 import { editionForHost, listEditions, saveEdition } from "~/models/editions.server";
-import { findUserByUsername } from "~/models/users.server";
+import { findUserByUsername } from "~/accounts/users.server";
 import { getWorkspace, setSetting } from "~/models/settings.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

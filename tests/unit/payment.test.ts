@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { setSetting } from "~/models/settings.server";
-import { findUserByUsername } from "~/models/users.server";
+import { findUserByUsername } from "~/accounts/users.server";
 import { createPayment, getSubscription, listInvoices, paymentForUser, paymentByRef, saveBilling, settlePayment } from "@plugins/payment/payments.server";
 import { billplzProvider, billplzSignature, sandboxProvider } from "@plugins/payment/providers.server";
 import { countryOfIp } from "@plugins/payment/geo.server";

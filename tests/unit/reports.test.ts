@@ -16,7 +16,7 @@ import {
   summary,
   type DateRange,
 } from "@plugins/reports/reports.server";
-import type { UserRow } from "~/models/users.server";
+import type { UserRow } from "~/accounts/users.server";
 import { csvLine, dashboardData, renderDashboard, renderSvg } from "@plugins/reports/widgets.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);

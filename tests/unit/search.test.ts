@@ -18,7 +18,7 @@ import {
   tokensFromApi,
   type SearchToken,
 } from "@plugins/tickets/search.server";
-import { findUserByUsername } from "~/models/users.server";
+import { findUserByUsername } from "~/accounts/users.server";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 

@@ -8,10 +8,10 @@ import { createTestDb, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { BodyTooLarge, FormRefused, MAX_BODY_BYTES, readReplyForm } from "~/conversation/upload.server";
 import { action as replyAction } from "~/conversation/routes/api.reply";
-import { createSession } from "~/models/sessions.server";
+import { createSession } from "~/accounts/sessions.server";
 import { csrfToken } from "~/csrf.server";
 import { action as newTicketAction } from "@plugins/tickets/routes/new-ticket";
-import { findUserByUsername } from "~/models/users.server";
+import { findUserByUsername } from "~/accounts/users.server";
 
 const BOUNDARY = "----omnidesk-test";
 const encoder = new TextEncoder();

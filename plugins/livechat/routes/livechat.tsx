@@ -7,7 +7,7 @@ import { guardPluginRoute } from "~/context.server";
 import { AccessDenied } from "~/conversation/access.server";
 import { NotFound } from "~/conversation/model.server";
 import * as livechat from "../livechat.server";
-import { isValidToken } from "~/models/public-tokens.server";
+import { isValidToken } from "~/accounts/public-tokens.server";
 import { fileStorage } from "~/storage.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { ConversationView } from "~/conversation/components/ConversationView";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, hasCsrfCookie, validCsrf } from "~/csrf.server";
 import { createInboundTicket } from "~/conversation/model.server";
-import { isValidToken } from "~/models/public-tokens.server";
+import { isValidToken } from "~/accounts/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
 import { BodyTooLarge, FormRefused, readReplyForm, storeFiles, type ParsedForm } from "~/conversation/upload.server";

@@ -1,7 +1,7 @@
 // The settings block of the auth check response (spec section 3), with its defaults.
-import type { ResolvedEdition } from "./editions.server";
+import type { ResolvedEdition } from "~/models/editions.server";
 import { plugins } from "~/plugins/registry.server";
-import { getSettings } from "./settings.server";
+import { getSettings } from "~/models/settings.server";
 import { permissionsOf, type UserRow } from "./users.server";
 import { VERSION } from "~/version";
 
