@@ -16,6 +16,10 @@ export function disconnectSessionSockets(sessionIdHash: string) {
   g.__omnideskIo?.in(`session:${sessionIdHash}`).disconnectSockets(true);
 }
 
+export function disconnectUserSockets(userId: number) {
+  g.__omnideskIo?.in(`user:${userId}`).disconnectSockets(true);
+}
+
 /** Takes out of `room` every socket (on any node) whose user no longer passes `allowed`. */
 export async function pruneRoom(room: string, allowed: (userId: number) => Promise<boolean>) {
   const io = g.__omnideskIo;

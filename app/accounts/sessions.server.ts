@@ -1,8 +1,8 @@
 // Sessions live in the database; cookies and API clients hold only the random id.
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, isNull, ne } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { disconnectSessionSockets } from "~/realtime.server";
+import { disconnectSessionSockets, disconnectUserSockets } from "~/realtime.server";
 
 export const SESSION_TTL_MS = 365 * 24 * 60 * 60 * 1000;
 
@@ -34,7 +34,7 @@ export async function findSession(token: string | null | undefined, opts: { mfaP
     .select({ session: schema.sessions, user: schema.users })
     .from(schema.sessions)
     .innerJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
-    .where(and(eq(schema.sessions.idHash, hashToken(token)), gt(schema.sessions.expiresAt, Date.now())));
+    .where(and(eq(schema.sessions.idHash, hashToken(token)), gt(schema.sessions.expiresAt, Date.now()), isNull(schema.users.disabledAt)));
   if (!row || row.session.mfaPending !== !!opts.mfaPending) return undefined;
   return row;
 }
@@ -58,4 +58,20 @@ export async function deleteSession(token: string) {
   const idHash = hashToken(token);
   await db.delete(schema.sessions).where(eq(schema.sessions.idHash, idHash));
   disconnectSessionSockets(idHash);
+}
+
+/**
+ * Ends every session of a user (disabled, password changed), or every one but `keepIdHash`;
+ * their sockets are disconnected at once, so open tabs are signed out.
+ */
+export async function endUserSessions(userId: number, keepIdHash?: string) {
+  const { db, schema } = getDb();
+  const s = schema.sessions;
+  const ended = await db
+    .delete(s)
+    .where(keepIdHash ? and(eq(s.userId, userId), ne(s.idHash, keepIdHash)) : eq(s.userId, userId))
+    .returning({ idHash: s.idHash });
+  if (keepIdHash) for (const row of ended) disconnectSessionSockets(row.idHash);
+  else disconnectUserSockets(userId);
+  return ended.length;
 }
