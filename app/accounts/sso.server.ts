@@ -101,7 +101,7 @@ async function findProvider(id: number) {
 
 export const redirectUri = (origin: string, providerId: number) => `${origin}/sso/${providerId}/callback`;
 
-export type SaveResult = { ok: true; id: number } | { ok: false; field: "issuer" | "clientSecret"; error: string; values?: Record<string, string> };
+export type SaveResult = { ok: true; id: number } | { ok: false; field: "issuer"; error: string };
 
 /**
  * Adds a provider, or changes one (`id`), after its discovery document answered: a wrong issuer is
