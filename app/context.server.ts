@@ -5,6 +5,7 @@ import { menuVisibilityCookie, navMinimisedCookie, richLinksCookie, sessionCooki
 import { detectLanguage } from "./i18n.server";
 import { editionForHost } from "./models/editions.server";
 import { findSession } from "./accounts/sessions.server";
+import { oauthQuerySignIn } from "./accounts/sso.server";
 import { getWorkspace } from "./models/settings.server";
 import { permissionsOf } from "./accounts/users.server";
 import { isTheme, type Theme } from "./theme";
@@ -25,13 +26,13 @@ export async function currentAuth(request: Request) {
 const memo = new WeakMap<object, Promise<RequestContext>>();
 
 export function requestContext(request: Request, loadContext?: object): Promise<RequestContext> {
-  if (!loadContext || request.method !== "GET") return buildContext(request);
+  if (!loadContext || request.method !== "GET") return buildContext(request, loadContext);
   let pending = memo.get(loadContext);
-  if (!pending) memo.set(loadContext, (pending = buildContext(request)));
+  if (!pending) memo.set(loadContext, (pending = buildContext(request, loadContext)));
   return pending;
 }
 
-async function buildContext(request: Request) {
+async function buildContext(request: Request, loadContext?: { clientIp?: string }) {
   const cookieHeader = request.headers.get("Cookie");
   const [edition, auth, workspace, themeValue, richLinks, visibility, navMin] = await Promise.all([
     editionForHost(request.headers.get("Host")),
@@ -42,6 +43,8 @@ async function buildContext(request: Request) {
     menuVisibilityCookie().parse(cookieHeader),
     navMinimisedCookie().parse(cookieHeader),
   ]);
+  // token sign-in on any page (spec section 2: the oauth query parameter); the root loader throws it first
+  if (!auth && request.method === "GET" && new URL(request.url).searchParams.has("oauth")) throw await oauthQuerySignIn(request, loadContext?.clientIp ?? "");
   const language = await detectLanguage(request, auth?.user.language);
   const theme: Theme = isTheme(themeValue) ? themeValue : "auto";
   return {

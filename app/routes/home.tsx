@@ -7,6 +7,8 @@ import { requestContext, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
 import { authenticate, verifySecondFactor } from "~/accounts/auth.server";
 import { createSession, deleteSession, findSession } from "~/accounts/sessions.server";
+import { loginOptions } from "~/accounts/sso.server";
+import { SsoButtons } from "~/accounts/components/SsoButtons";
 import { codeSchema, formError, formResult, formValues, loginSchema, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 
@@ -15,7 +17,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const removed = new URL(request.url).searchParams.get("notice") === "removed";
   if (ctx.user) return json({ view: "home" as const, name: ctx.user.name, productTitle: ctx.edition.title, removed });
   const pending = await findSession(await sessionToken(request), { mfaPending: true });
-  return json({ view: pending ? ("tfa" as const) : ("login" as const), name: "", productTitle: ctx.edition.title, removed: false });
+  return json({
+    view: pending ? ("tfa" as const) : ("login" as const),
+    name: "",
+    productTitle: ctx.edition.title,
+    removed: false,
+    sso: await loginOptions(request),
+  });
 }
 
 async function signIn(request: Request, userId: number, mfaPending = false) {
@@ -62,6 +70,7 @@ export default function Home() {
       <section className="login-card">
         <h1>{data.productTitle}</h1>
         {data.view === "tfa" ? <SecondFactorForm /> : <LoginForm />}
+        {data.view === "login" ? <SsoButtons {...data.sso} product={data.productTitle} /> : null}
       </section>
     </main>
   );
