@@ -37,8 +37,8 @@ export function emailProblem(value: string) {
 /** Two usernames name the same account when they differ only in case. */
 export const sameUsername = (a: string, b: string) => normalizeUsername(a).toLowerCase() === normalizeUsername(b).toLowerCase();
 
-/** Interpolation values of the rule texts ({{min}}, {{max}}). */
-export const USERNAME_RULE_VALUES = { min: String(USERNAME_MIN_LENGTH), max: String(USERNAME_MAX_LENGTH) };
+/** Interpolation values of the rule texts; named apart from the password's {{min}} and {{max}}, as one form shows both. */
+export const USERNAME_RULE_VALUES = { usernameMin: String(USERNAME_MIN_LENGTH), usernameMax: String(USERNAME_MAX_LENGTH) };
 
 const problem = (check: (value: string) => string | null) => (value: string, ctx: z.RefinementCtx) => {
   const key = check(value);

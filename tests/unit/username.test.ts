@@ -23,7 +23,7 @@ describe("username rules", () => {
   it("the schema reports the rule with its limits", () => {
     const result = usernameSchema.safeParse("a b");
     expect(result.success).toBe(false);
-    expect(result.error!.issues[0]).toMatchObject({ message: "setup.rules.usernameChars", params: { min: "3", max: "32" } });
+    expect(result.error!.issues[0]).toMatchObject({ message: "setup.rules.usernameChars", params: { usernameMin: "3", usernameMax: "32" } });
   });
 });
 
