@@ -1,7 +1,7 @@
 // The agent shell: left navigation, list panel and detail area. Logged-out visitors only reach
 // its index route, which renders the login form without the shell around it.
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
 import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, useMatches, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
@@ -16,6 +16,7 @@ import type { Workspace } from "~/models/settings.server";
 import { listNotifications } from "~/conversation/notifications.server";
 import { parseAnnouncement } from "~/models/announcement.server";
 import { announcementSeenCookie } from "~/cookies.server";
+import { installIsEmpty } from "~/accounts/setup.server";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 
@@ -28,6 +29,8 @@ async function unseenAnnouncement(request: Request, workspace: Workspace) {
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
+  // an install with no users yet has only its first-run page (the login form too goes there)
+  if (!ctx.user && (await installIsEmpty())) throw redirect("/setup");
   const viewer = viewerOf(ctx);
   const url = new URL(request.url);
   // public pages under the shell's paths (a live chat visitor's /livechat/{token}) show bare
