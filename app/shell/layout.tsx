@@ -29,12 +29,13 @@ async function unseenAnnouncement(request: Request, workspace: Workspace) {
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
-  // an install with no users yet has only its first-run page (the login form too goes there)
-  if (!ctx.user && (await installIsEmpty())) throw redirect("/setup");
   const viewer = viewerOf(ctx);
   const url = new URL(request.url);
+  const isPublic = pluginForPath(url.pathname)?.isPublic;
+  // an install with no users yet has only its first-run page (the login form too goes there)
+  if (!ctx.user && !isPublic && (await installIsEmpty())) throw redirect("/setup");
   // public pages under the shell's paths (a live chat visitor's /livechat/{token}) show bare
-  if (!ctx.user || !viewer || pluginForPath(url.pathname)?.isPublic) return json({ signedIn: false as const, productTitle: ctx.edition.title });
+  if (!ctx.user || !viewer || isPublic) return json({ signedIn: false as const, productTitle: ctx.edition.title });
   const nav = buildNav({
     plugins: plugins(),
     enabledPlugins: ctx.edition.enabled,
