@@ -13,6 +13,7 @@ import type { ServerBuild } from "@remix-run/node";
 import { Server as SocketServer } from "socket.io";
 import { getDb, dataDir } from "./db/client";
 import { seedIfEmpty } from "./app/seed/seed";
+import { issueSetupToken, setupUrl } from "./app/accounts/setup.server";
 import { registerRealtime, STAFF_ROOM } from "./app/realtime.server";
 import { attachSocketHandlers } from "./app/socket.server";
 import { sessionCookie } from "./app/cookies.server";
@@ -70,6 +71,9 @@ async function main() {
   const handle = getDb();
   await handle.migrate();
   await seedIfEmpty(handle);
+  // an empty install (production without SEED_DEMO=1) is set up through a link only the console shows
+  const setupToken = await issueSetupToken();
+  if (setupToken) console.log(`First run: open ${setupUrl(setupToken, PORT)} (valid 24 hours, once)`);
 
   const build = (await import(path.resolve("build/index.js") as string)) as unknown as ServerBuild;
   registerPluginModules(build);

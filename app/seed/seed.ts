@@ -8,7 +8,16 @@ import { seedForms } from "~/seed/seed-forms";
 export { CHANNELS };
 
 export const DEFAULT_SEED_PASSWORD = "demo1234";
+/** The public pages' token of the demo workspace only; a real workspace gets random ones (accounts/setup.server.ts). */
 export const DEMO_TOKEN = "demo";
+
+/**
+ * Whether an empty database gets the demo workspace at server start: always for the local demo
+ * and the tests, in production only when asked for (SEED_DEMO=1); else the first run is /setup.
+ */
+export function shouldSeedDemo(env: Record<string, string | undefined> = process.env) {
+  return env.NODE_ENV !== "production" || env.SEED_DEMO === "1";
+}
 
 export function seedPassword() {
   const password = process.env.SEED_PASSWORD || DEFAULT_SEED_PASSWORD;
@@ -122,7 +131,7 @@ export async function isEmpty(handle: DbHandle) {
 }
 
 export async function seedIfEmpty(handle: DbHandle) {
-  if (!(await isEmpty(handle))) return false;
+  if (!shouldSeedDemo() || !(await isEmpty(handle))) return false;
   await seedDemo(handle, { tickets: 2000 });
   console.log("Seeded the demo workspace (admin / agent / agent2).");
   return true;

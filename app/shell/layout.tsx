@@ -1,7 +1,7 @@
 // The agent shell: left navigation, list panel and detail area. Logged-out visitors only reach
 // its index route, which renders the login form without the shell around it.
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
 import { Form, Link, NavLink, Outlet, useLoaderData, useLocation, useMatches, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, isTrial, viewerOf } from "~/context.server";
@@ -16,6 +16,7 @@ import type { Workspace } from "~/models/settings.server";
 import { listNotifications } from "~/conversation/notifications.server";
 import { parseAnnouncement } from "~/models/announcement.server";
 import { announcementSeenCookie } from "~/cookies.server";
+import { installIsEmpty } from "~/accounts/setup.server";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 
@@ -30,8 +31,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
   const viewer = viewerOf(ctx);
   const url = new URL(request.url);
+  const isPublic = pluginForPath(url.pathname)?.isPublic;
+  // an install with no users yet has only its first-run page (the login form too goes there)
+  if (!ctx.user && !isPublic && (await installIsEmpty())) throw redirect("/setup");
   // public pages under the shell's paths (a live chat visitor's /livechat/{token}) show bare
-  if (!ctx.user || !viewer || pluginForPath(url.pathname)?.isPublic) return json({ signedIn: false as const, productTitle: ctx.edition.title });
+  if (!ctx.user || !viewer || isPublic) return json({ signedIn: false as const, productTitle: ctx.edition.title });
   const nav = buildNav({
     plugins: plugins(),
     enabledPlugins: ctx.edition.enabled,
