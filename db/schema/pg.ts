@@ -1,5 +1,6 @@
 // PostgreSQL schema (scale-out). Keep in step with ./sqlite.ts: tests/unit/schema-drift.test.ts fails when they differ.
 import { pgTable, integer, text, serial, boolean, bigint, primaryKey, index, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 
 const bool = (name: string) => boolean(name);
 /** Times are unix milliseconds everywhere. */
@@ -36,7 +37,14 @@ export const users = pgTable(
     statusTime: time("status_time").notNull().default(0),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [uniqueIndex("users_username_idx").on(t.username), index("users_email_idx").on(t.email)],
+  // usernames are unique whatever their case, emails (stored lower-cased) when present
+  (t) => [
+    uniqueIndex("users_username_idx").on(t.username),
+    uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`),
+    uniqueIndex("users_email_idx")
+      .on(t.email)
+      .where(sql`${t.email} <> ''`),
+  ],
 );
 
 export const sessions = pgTable(

@@ -1,5 +1,6 @@
 // SQLite schema (embedded default). Keep in step with ./pg.ts: tests/unit/schema-drift.test.ts fails when they differ.
 import { sqliteTable, integer, text, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 
 const bool = (name: string) => integer(name, { mode: "boolean" });
 /** Times are unix milliseconds everywhere. */
@@ -36,7 +37,14 @@ export const users = sqliteTable(
     statusTime: time("status_time").notNull().default(0),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [uniqueIndex("users_username_idx").on(t.username), index("users_email_idx").on(t.email)],
+  // usernames are unique whatever their case, emails (stored lower-cased) when present
+  (t) => [
+    uniqueIndex("users_username_idx").on(t.username),
+    uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`),
+    uniqueIndex("users_email_idx")
+      .on(t.email)
+      .where(sql`${t.email} <> ''`),
+  ],
 );
 
 export const sessions = sqliteTable(
