@@ -46,6 +46,7 @@ export default {
         route("settings/sessions", "accounts/routes/settings.sessions.tsx");
         route("settings/users", "accounts/routes/settings.users.tsx");
         route("settings/users/:id", "accounts/routes/settings.user.tsx");
+        route("settings/links", "accounts/routes/settings.links.tsx");
         route("settings/statuses", "accounts/routes/settings.statuses.tsx");
         route("settings/security", "accounts/routes/settings.security.tsx");
         route("settings/sso", "accounts/routes/settings.sso.tsx");

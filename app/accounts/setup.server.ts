@@ -1,7 +1,6 @@
 // The first run: an install with no users is "empty"; its first admin and the workspace are made
 // together, by the one-time setup page (token printed on the console), by sign-up of a trial
 // workspace (SIGNUP_OPEN=1), or by `npm run user:create -- --admin`. One workspace per install.
-import { randomBytes } from "node:crypto";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
 import { getDb, type DbHandle, type Tx } from "@db/client";
@@ -18,6 +17,7 @@ import { consumeOneTimeToken, issueOneTimeToken, peekOneTimeToken } from "./one-
 import { emailSchema, usernameSchema } from "./username";
 import type { UserRow } from "./users.server";
 import { emailTaken, usernameTaken } from "./username.server";
+import { newPublicToken } from "./public-tokens.server";
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 export const TRIAL_DAYS = 14;
@@ -117,7 +117,6 @@ export class WorkspaceExists extends Error {}
 /** The setup link is unknown, expired or used. */
 export class SetupTokenInvalid extends Error {}
 
-const randomToken = () => randomBytes(24).toString("base64url");
 /** A settings row written once, by the transaction that creates the workspace. */
 const CREATED_MARKER = "workspace_created_at";
 
@@ -132,7 +131,7 @@ export async function createWorkspace(input: NewWorkspace, how: HowCreated, opts
   const { schema } = handle;
   const now = opts.now ?? Date.now();
   const trial = how.via === "signup";
-  const tokens = Object.fromEntries(PUBLIC_KINDS.map((kind) => [kind, randomToken()])) as WorkspaceTokens;
+  const tokens = Object.fromEntries(PUBLIC_KINDS.map((kind) => [kind, newPublicToken()])) as WorkspaceTokens;
   const settings: Partial<Record<SettingKey, string>> = {
     admin_name: input.name,
     admin_username: input.admin.username,

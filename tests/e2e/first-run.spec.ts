@@ -202,6 +202,31 @@ test.describe("a fresh production server", () => {
     await expect(page.getByRole("button", { name: "Log In" })).toBeVisible();
     await context.close();
   });
+
+  test("the admin finds the customer links and replaces one that leaked (JavaScript off)", async ({ browser, request }) => {
+    const context = await newContext(browser, fresh.base, false);
+    const page = await context.newPage();
+    await login(page, "fay", "admin", "a long and quiet harbour");
+    await page.goto("/settings/links");
+    const token = (kind: string) => query<{ token: string }>(fresh, `select token from public_tokens where kind = '${kind}' and revoked_at is null`)[0].token;
+    const oldTicketToken = token("new_ticket");
+    await expect(page.getByRole("link", { name: `${fresh.base}/start/livechat/${token("livechat")}` })).toBeVisible();
+    await expect(page.getByLabel(/Code for your website/)).toHaveValue(
+      `<script src="${fresh.base}/livechat.js" data-token="${token("livechat")}" async></script>`,
+    );
+
+    await page.locator("#link-new_ticket").getByRole("button", { name: "Make a new link" }).click();
+    await expect(page.getByRole("status")).toHaveText("A new link is ready; the old one no longer works.");
+    const newTicketToken = token("new_ticket");
+    expect(newTicketToken).not.toBe(oldTicketToken);
+    await expect(page.getByRole("link", { name: `${fresh.base}/new_ticket/${newTicketToken}` })).toBeVisible();
+    expect((await request.get(`${fresh.base}/new_ticket/${oldTicketToken}`)).status()).toBe(404);
+    expect((await request.get(`${fresh.base}/new_ticket/${newTicketToken}`)).status()).toBe(200);
+    expect(query(fresh, "select action, target_id from audit_log where action = 'link.renewed'")).toEqual([
+      { action: "link.renewed", target_id: "new_ticket" },
+    ]);
+    await context.close();
+  });
 });
 
 test.describe("sign-up (SIGNUP_OPEN=1)", () => {

@@ -9,6 +9,7 @@ const PERSONAL = [
 ] as const;
 const WORKSPACE = [
   { to: "/settings/users", key: "users" },
+  { to: "/settings/links", key: "links" },
   { to: "/settings/statuses", key: "statuses" },
   { to: "/settings/security", key: "security" },
   { to: "/settings/sso", key: "sso" },
