@@ -18,7 +18,7 @@ import { RULE_VALUES, Refused } from "../users-admin.server";
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "OmniDesk" }, { name: "referrer", content: "no-referrer" }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "OmniDesk" }];
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
