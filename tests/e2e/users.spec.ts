@@ -127,6 +127,9 @@ for (const js of [true, false]) {
       await page.goto(ticket);
       await expect(option).toHaveCount(1);
 
+      // a tab in the background does not reload its data (that would mark conversations read):
+      // the refused reconnect alone must sign it out
+      if (js) await agent.evaluate(() => Object.defineProperty(document, "hidden", { value: true, configurable: true }));
       await disable(page, username);
       if (js) {
         // the open tab lands on the login form within seconds, without anyone touching it

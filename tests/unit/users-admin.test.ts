@@ -31,6 +31,7 @@ const PASSWORD = "Velvet-Kettle-Orbit-42";
 const ip = "203.0.113.9";
 const admin = { id: 1, name: "Demo Admin" };
 const ctx = { origin: "http://localhost", product: "OmniDesk", ip };
+const adminReader = { ...admin, username: "admin", type: "admin" as const, departmentId: null };
 
 const form = (fields: Record<string, string>) => ({
   username: "",
@@ -193,13 +194,13 @@ describe.each(DIALECTS)("user management on %s", (dialect) => {
       const { token } = await createSession(id);
       const { db, schema } = t.handle;
       const [ticket] = await db.select().from(schema.tickets).limit(1);
-      expect(await addParticipant(admin, ticket, "leaver", true)).toBe(true);
+      expect(await addParticipant(adminReader, ticket, "leaver", true)).toBe(true);
       expect(await findSession(token)).toBeDefined();
       expect(await disableUser(admin, id, ip)).toBe(true);
       expect(await findSession(token)).toBeUndefined();
       expect(await db.select().from(schema.sessions).where(eq(schema.sessions.userId, id))).toHaveLength(0);
       expect((await staffList()).map((s) => s.username)).not.toContain("leaver");
-      expect(await addParticipant(admin, ticket, "leaver", false)).toBe(false);
+      expect(await addParticipant(adminReader, ticket, "leaver", false)).toBe(false);
       expect(await db.select().from(schema.participants).where(eq(schema.participants.userId, id))).toHaveLength(1);
       expect((await authenticate({ username: "leaver", password: PASSWORD, type: "agent", ip })).ok).toBe(false);
       expect(await auditOf("user.disabled", id)).toHaveLength(1);
@@ -276,7 +277,7 @@ describe.each(DIALECTS)("user management on %s", (dialect) => {
       const agent = await sessionCookie().serialize((await createSession(2)).token);
       const before = await listUsers();
       const fields = { intent: "create", ...form({ username: "sneaky", name: "Sneaky", type: "admin" }) };
-      const context = { clientIp: ip };
+      const context = { clientIp: ip, cspNonce: "" };
       expect(await status(() => usersAction({ request: post("/settings/users", agent, fields), params: {}, context }))).toBe(403);
       expect(
         await status(() => usersLoader({ request: new Request("http://localhost/settings/users", { headers: { Cookie: agent } }), params: {}, context })),
@@ -295,7 +296,7 @@ describe.each(DIALECTS)("user management on %s", (dialect) => {
       const res = (await usersAction({
         request: post("/settings/users", cookie, { intent: "create", ...form({ username: "agent", name: "Dup Agent", email: "dup@example.com" }) }),
         params: {},
-        context: { clientIp: ip },
+        context: { clientIp: ip, cspNonce: "" },
       })) as Response;
       expect(res.status).toBe(409);
       const body = await res.json();

@@ -28,7 +28,7 @@ export function TextField(props: Props) {
   // passwords are never sent back
   const kept = props.type === "password" ? undefined : props.result?.values[props.name];
   return (
-    <div className="stack field">
+    <div className="user-field">
       <label htmlFor={id}>{props.label}</label>
       <input
         id={id}
@@ -68,7 +68,7 @@ export function SelectField(props: {
   const id = `${props.form}-${props.name}`;
   const error = props.result?.errors[props.name];
   return (
-    <div className="stack field">
+    <div className="user-field">
       <label htmlFor={id}>{props.label}</label>
       <select
         id={id}

@@ -1,6 +1,6 @@
 // /invite/:token: the invited person sets a password (and is signed in). A link works once, for
 // 7 days, and not for a disabled account. Someone signed in is asked to sign out first.
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -15,6 +15,9 @@ import { acceptInvite, openInvite } from "../invites.server";
 import { passwordProblem, PASSWORD_MIN_LENGTH } from "../password-policy.server";
 import { createSession, deleteSession } from "../sessions.server";
 import { RULE_VALUES, Refused } from "../users-admin.server";
+import styles from "../users.css";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 
@@ -57,7 +60,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (problem) return refuse(formResult({ intent: "accept", errors: { password: problem }, messageValues: RULE_VALUES }));
   if (password !== confirm) return refuse(formResult({ intent: "accept", errors: { confirm: "users.invite.mismatch" } }));
   try {
-    const user = await acceptInvite(token, password, context.clientIp as string | undefined);
+    const user = await acceptInvite(token, password, context.clientIp);
     const { token: session } = await createSession(user.id, { userAgent: request.headers.get("User-Agent") ?? "" });
     return redirect("/", { headers: { "Set-Cookie": await sessionCookie().serialize(session) } });
   } catch (error) {

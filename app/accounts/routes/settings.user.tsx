@@ -1,6 +1,6 @@
 // /settings/users/:id (admins): one user's name, email, department, type, rank and permissions;
 // disable or re-enable, reset two-factor sign-in, send the invite again.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -15,6 +15,9 @@ import { SettingsNav } from "../components/SettingsNav";
 import { InviteSent, SeatsMessage, SelectField, TextField, TypeField } from "../components/UserFields";
 import { resendInvite } from "../invites.server";
 import { disableUser, enableUser, PERMISSION_FLAGS, RANK_MAX, refusal, resetTfa, updateUser, updateUserSchema, userDetail } from "../users-admin.server";
+import styles from "../users.css";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 const NOTICES = ["saved", "unchanged", "disabled", "enabled", "tfa_reset"] as const;
 
@@ -58,7 +61,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const actor = { id: user.id, name: user.name };
-  const ip = context.clientIp as string | undefined;
+  const ip = context.clientIp;
   const done = (notice: (typeof NOTICES)[number]) => redirect(`/settings/users/${id}?notice=${notice}`);
   try {
     switch (intent) {
@@ -158,13 +161,13 @@ function EditForm() {
         result={result}
         required
       />
-      <fieldset aria-describedby="edit-permissions-hint">
+      <fieldset aria-describedby="edit-permissions-hint" className="permission-list">
         <legend>{t("users.fields.permissions")}</legend>
         <p id="edit-permissions-hint" className="muted">
           {t("users.permissionsHint")}
         </p>
         {data.flags.map((flag) => (
-          <label key={flag} className="inline">
+          <label key={flag}>
             <input type="checkbox" name="permissions" value={flag} defaultChecked={checked.includes(flag)} />
             {t(`users.permission.${flag}`)}
           </label>

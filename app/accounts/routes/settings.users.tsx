@@ -1,6 +1,6 @@
 // /settings/users (admins): the users of the workspace, a search, and the forms to create a user
 // with a password or to invite one by email.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -16,6 +16,9 @@ import { seatState } from "../seats.server";
 import { inviteUser } from "../invites.server";
 import { PASSWORD_MIN_LENGTH } from "../password-policy.server";
 import { createUser, createUserSchema, inviteUserSchema, listUsers, refusal, RULE_VALUES, SEARCH_MAX_LENGTH } from "../users-admin.server";
+import styles from "../users.css";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -48,7 +51,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = form.get("intent") === "invite" ? "invite" : "create";
   const actor = { id: user.id, name: user.name };
-  const ip = context.clientIp as string | undefined;
+  const ip = context.clientIp;
   if (intent === "create") {
     const values = formValues(form, CREATE_FIELDS);
     const kept = { ...values, password: "" };
