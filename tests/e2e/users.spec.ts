@@ -90,6 +90,8 @@ for (const js of [true, false]) {
       browser,
       baseURL,
     }) => {
+      // two browsers, several pages each, and a reconnect delay of 5 s
+      test.setTimeout(60_000);
       const username = unique(js ? "inv-js" : "inv-nojs");
       await chooseLanguage(page.context(), baseURL!);
       await login(page, "admin", "admin");

@@ -87,7 +87,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       case "resend_invite": {
         const invite = await resendInvite(actor, id, { origin: new URL(request.url).origin, product: ctx.edition.title, ip });
         const target = await userDetail(id);
-        return json({ invited: { name: target?.name ?? "", email: target?.email ?? "", link: invite.mailed ? null : invite.link } });
+        return json(
+          { invited: { name: target?.name ?? "", email: target?.email ?? "", link: invite.mailed ? null : invite.link } },
+          { headers: { "Cache-Control": "private, no-store" } },
+        );
       }
       default:
         return refuse(formResult({ message: "users.unknownAction" }));

@@ -70,7 +70,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     const invite = await inviteUser(actor, parsed.data, { origin: new URL(request.url).origin, product: ctx.edition.title, ip });
     // the link is shown only when no mail carries it
-    return json({ invited: { name: parsed.data.name, email: parsed.data.email, link: invite.mailed ? null : invite.link } });
+    return json(
+      { invited: { name: parsed.data.name, email: parsed.data.email, link: invite.mailed ? null : invite.link } },
+      { headers: { "Cache-Control": "private, no-store" } },
+    );
   } catch (error) {
     return refusal(error, intent, values);
   }
