@@ -37,7 +37,8 @@ export async function authenticate(input: { username: string; password: string; 
 
   const user = await findUserByUsername(input.username);
   const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
-  if (!user || !passwordOk || user.type !== input.type) {
+  // a disabled account answers like a wrong password
+  if (!user || !passwordOk || user.disabledAt || user.type !== input.type) {
     await fail(key);
     return { ok: false, code: "invalid" };
   }

@@ -50,13 +50,13 @@ export async function setPresence(userId: number, status: PresenceStatus, reason
   broadcast(SERVER_EVENTS.statusUpdated, {});
 }
 
-/** Users with a connected socket, with their presence; shadow admins are never listed. */
+/** Users with a connected socket, with their presence; shadow admins and disabled users are never listed. */
 export async function onlineAgents() {
   const ids = [...(await onlineUserIds())];
   if (!ids.length) return [];
   const { db, schema } = getDb();
   const rows = await db.select().from(schema.users).where(inArray(schema.users.id, ids)).orderBy(asc(schema.users.name));
   return rows
-    .filter((u) => !permissionsOf(u).includes("shadow_admin"))
+    .filter((u) => !u.disabledAt && !permissionsOf(u).includes("shadow_admin"))
     .map((u) => ({ username: u.username, name: u.name, status: u.status, second_status: u.secondStatus, ts: u.statusTime }));
 }

@@ -113,7 +113,10 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
           retry = setTimeout(() => socket.connect(), RECONNECT_DELAY_MS);
         }
       });
-      socket.on("connect_error", () => {
+      socket.on("connect_error", (error) => {
+        // the server refused the session (signed out elsewhere, account disabled): load the page
+        // afresh, which lands on the login form, even in a hidden tab
+        if (error.message === "unauthorized") return window.location.reload();
         realtime.status = "disconnected";
         realtime.failures++;
         wasDown = true;

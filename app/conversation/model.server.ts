@@ -1,6 +1,6 @@
 // One conversation (ticket, workspace chat, call or live chat): what it shows and every change
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
-import { and, asc, desc, eq, gt, inArray, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { kindOf, type Kind } from "~/conversation/channels";
 import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
@@ -284,7 +284,8 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
   const handle = getDb();
   const { schema } = handle;
   const [user] = await handle.db.select().from(schema.users).where(eq(schema.users.username, username));
-  if (!user) return false;
+  // a disabled account is not offered and cannot be brought in
+  if (!user || user.disabledAt) return false;
   const now = Date.now();
   await handle.transaction(async (tx) => {
     await tx
@@ -454,7 +455,12 @@ export async function createConversation(
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
-  const others = input.usernames?.length ? await handle.db.select().from(schema.users).where(inArray(schema.users.username, input.usernames)) : [];
+  const others = input.usernames?.length
+    ? await handle.db
+        .select()
+        .from(schema.users)
+        .where(and(inArray(schema.users.username, input.usernames), isNull(schema.users.disabledAt)))
+    : [];
   const create = () =>
     handle.transaction(async (tx) => {
       const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
@@ -490,7 +496,12 @@ export async function messageFile(reader: Reader, messageId: number) {
 
 export async function staffList() {
   const { db, schema } = getDb();
-  return db.select({ id: schema.users.id, username: schema.users.username, name: schema.users.name }).from(schema.users).orderBy(asc(schema.users.name));
+  // the people one may assign or bring in: disabled accounts are left out (their tickets stay)
+  return db
+    .select({ id: schema.users.id, username: schema.users.username, name: schema.users.name })
+    .from(schema.users)
+    .where(isNull(schema.users.disabledAt))
+    .orderBy(asc(schema.users.name));
 }
 
 /**

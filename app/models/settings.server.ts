@@ -10,8 +10,10 @@ export const SETTING_DEFAULTS = {
   account_type: "1",
   /** Unix ms when the subscription or trial ends; empty for none. */
   account_expires_at: "",
-  /** Users paid for (payment plugin). */
+  /** Users paid for (payment plugin); 0 when nothing was bought: no limit (app/accounts/seats.server.ts). */
   seats: "0",
+  /** Users a trial workspace (account_type 0) may have. */
+  trial_seats: "3",
   /** Who invoices are made out to; a purchase needs both (spec: 'Billing information could not be found.'). */
   billing_name: "",
   billing_email: "",

@@ -91,7 +91,7 @@ export async function agentsOnline() {
   const rows = await db
     .select({ id: u.id })
     .from(u)
-    .where(and(inArray(u.id, ids), eq(u.status, "ONLINE"), canAnswer))
+    .where(and(inArray(u.id, ids), isNull(u.disabledAt), eq(u.status, "ONLINE"), canAnswer))
     .limit(1);
   return rows.length > 0;
 }

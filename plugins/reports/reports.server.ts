@@ -1,7 +1,7 @@
 // Report queries: date ranges, dashboard aggregates and the summary report. Everything is
 // aggregated in SQL over report_facts (see facts.server.ts) and works on SQLite and PostgreSQL.
 import { sql, type SQL } from "drizzle-orm";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { KINDS, type Kind } from "~/conversation/channels";
@@ -238,6 +238,7 @@ export async function auxTimes(now: number) {
   const agents = await db
     .select({ username: u.username, name: u.name, status: u.status, secondStatus: u.secondStatus, statusTime: u.statusTime })
     .from(u)
+    .where(isNull(u.disabledAt))
     .orderBy(u.name);
   return agents
     .filter((a) => a.statusTime > 0)
