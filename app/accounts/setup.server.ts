@@ -22,7 +22,6 @@ import { newPublicToken } from "./public-tokens.server";
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 export const TRIAL_DAYS = 14;
 /** Users a trial workspace may have (the payment plugin sells more). */
-export const TRIAL_SEATS = 5;
 export const WORKSPACE_NAME_MAX = 100;
 export const PERSON_NAME_MAX = 100;
 /** A password field is read up to this length; the policy refuses anything over its own maximum. */
@@ -141,7 +140,7 @@ export async function createWorkspace(input: NewWorkspace, how: HowCreated, opts
     // the demo's department ids (2: Support) are not there in a new workspace
     new_ticket_department: "",
     livechat_department: "",
-    ...(trial ? { plan: "0", account_expires_at: String(now + TRIAL_DAYS * 24 * 60 * 60 * 1000), seats: String(TRIAL_SEATS) } : {}),
+    ...(trial ? { plan: "0", account_expires_at: String(now + TRIAL_DAYS * 24 * 60 * 60 * 1000) } : {}),
   };
   const create = handle.transaction(async (tx) => {
     // first: a row only one transaction can add. On PostgreSQL a second creator waits here for the

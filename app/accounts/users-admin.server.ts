@@ -13,41 +13,14 @@ import { audit } from "./audit.server";
 import { hashPassword } from "./password.server";
 import { passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-policy.server";
 import { seatsFree } from "./seats.server";
+import { emailSchema, optionalEmailSchema, usernameSchema, USERNAME_RULE_VALUES } from "./username";
 import { endUserSessions } from "./sessions.server";
 import { permissionsOf, type UserRow, type UserType } from "./users.server";
 
 // ---------------------------------------------------------------- rules of the fields
 
-// The same rules as app/accounts/username.ts (written beside the first-run setup); to be joined
-// into that module once both are merged.
-export const USERNAME_MIN_LENGTH = 3;
-export const USERNAME_MAX_LENGTH = 32;
-export const EMAIL_MAX_LENGTH = 254;
 export const NAME_MAX_LENGTH = 100;
 export const RANK_MAX = 9_999_999;
-/** ASCII only: uniqueness ignores case, and SQL's lower() folds only ASCII on every dialect. */
-const USERNAME_CHARS = /^[A-Za-z0-9._-]+$/;
-/** Basic shape only; the invite link sent there proves the rest. */
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-
-/** Leading and trailing spaces are a typing slip and go; spaces inside are refused. */
-export const normalizeUsername = (value: string) => value.trim();
-/** Emails are kept lower-cased, so one address is one account whatever its case. */
-export const normalizeEmail = (value: string) => value.trim().toLowerCase();
-
-export function usernameProblem(value: string) {
-  const name = normalizeUsername(value);
-  if (name.length < USERNAME_MIN_LENGTH || name.length > USERNAME_MAX_LENGTH) return "users.rules.usernameLength";
-  if (!USERNAME_CHARS.test(name)) return "users.rules.usernameChars";
-  return null;
-}
-
-export function emailProblem(value: string, required: boolean) {
-  const email = normalizeEmail(value);
-  if (!email) return required ? "users.rules.emailRequired" : null;
-  if (email.length > EMAIL_MAX_LENGTH || !EMAIL_SHAPE.test(email)) return "users.rules.emailInvalid";
-  return null;
-}
 
 /** The permission and hide_* flags an admin may give (spec section 6, read by app/permissions.ts). */
 export const PERMISSION_FLAGS = [
@@ -65,8 +38,7 @@ export const PERMISSION_FLAGS = [
 
 /** Interpolation values of the rule texts (distinct names: one refusal carries all of them). */
 export const RULE_VALUES = {
-  usernameMin: String(USERNAME_MIN_LENGTH),
-  usernameMax: String(USERNAME_MAX_LENGTH),
+  ...USERNAME_RULE_VALUES,
   nameMax: String(NAME_MAX_LENGTH),
   rankMax: String(RANK_MAX),
   min: String(PASSWORD_MIN_LENGTH),
@@ -77,20 +49,13 @@ const issue = (ctx: z.RefinementCtx, key: string | null, path?: string) => {
   if (key) ctx.addIssue({ code: "custom", message: key, params: RULE_VALUES, ...(path ? { path: [path] } : {}) });
 };
 
-const usernameField = z
-  .string()
-  .superRefine((v, ctx) => issue(ctx, usernameProblem(v)))
-  .transform(normalizeUsername);
+const usernameField = usernameSchema;
 const nameField = z
   .string()
   .trim()
   .min(1, "users.rules.nameRequired")
   .superRefine((v, ctx) => issue(ctx, v.length > NAME_MAX_LENGTH ? "users.rules.nameTooLong" : null));
-const emailField = (required: boolean) =>
-  z
-    .string()
-    .superRefine((v, ctx) => issue(ctx, emailProblem(v, required)))
-    .transform(normalizeEmail);
+const emailField = (required: boolean) => (required ? emailSchema : optionalEmailSchema);
 const typeField = z.enum(["admin", "agent"], { message: "users.rules.typeInvalid" });
 /** A department's id, or "" for none. */
 const departmentField = z

@@ -13,7 +13,7 @@ export const SETTING_DEFAULTS = {
   /** Users paid for (payment plugin); 0 when nothing was bought: no limit (app/accounts/seats.server.ts). */
   seats: "0",
   /** Users a trial workspace (account_type 0) may have. */
-  trial_seats: "3",
+  trial_seats: "5",
   /** Who invoices are made out to; a purchase needs both (spec: 'Billing information could not be found.'). */
   billing_name: "",
   billing_email: "",

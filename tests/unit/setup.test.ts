@@ -22,7 +22,8 @@ const setup = await import("~/accounts/setup.server");
 const { seedIfEmpty, shouldSeedDemo } = await import("~/seed/seed");
 const { verifyPassword } = await import("~/accounts/password.server");
 const { isValidToken } = await import("~/accounts/public-tokens.server");
-const { getWorkspace } = await import("~/models/settings.server");
+const { getWorkspace, SETTING_DEFAULTS } = await import("~/models/settings.server");
+const { seatState } = await import("~/accounts/seats.server");
 
 describe("seeding the demo", () => {
   it("happens for the local demo and the tests, in production only with SEED_DEMO=1", () => {
@@ -167,8 +168,8 @@ describe.each(DIALECTS)("creating the workspace on %s", (dialect) => {
     await setup.createWorkspace(workspace(), { via: "signup" }, { now });
     const ws = await getWorkspace();
     expect(ws).toMatchObject({ accountType: 0, plan: 0, expiresAt: now + 14 * 24 * 60 * 60 * 1000 });
-    const [seats] = await db.handle.db.select().from(db.handle.schema.settings).where(eq(db.handle.schema.settings.key, "seats"));
-    expect(seats.value).toBe(String(setup.TRIAL_SEATS));
+    // a trial has the trial seats (seats.server.ts), however many a paid plan had
+    expect((await seatState()).limit).toBe(Number(SETTING_DEFAULTS.trial_seats));
   });
 
   it("an admin made without a password gets a set-password link instead of a usable password", async () => {

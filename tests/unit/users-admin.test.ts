@@ -88,9 +88,9 @@ describe.each(DIALECTS)("user management on %s", (dialect) => {
 
   describe("the form rules", () => {
     it("refuses a username with spaces or of 500 characters, with the reason", () => {
-      expect(schemaErrors(createUserSchema.safeParse(form({ username: "has space", name: "N" })))).toMatchObject({ username: "users.rules.usernameChars" });
+      expect(schemaErrors(createUserSchema.safeParse(form({ username: "has space", name: "N" })))).toMatchObject({ username: "setup.rules.usernameChars" });
       expect(schemaErrors(createUserSchema.safeParse(form({ username: "x".repeat(500), name: "N" })))).toMatchObject({
-        username: "users.rules.usernameLength",
+        username: "setup.rules.usernameLength",
       });
       expect(createUserSchema.safeParse(form({ username: "  nadia.k  ", name: "N" })).data?.username).toBe("nadia.k");
     });
@@ -102,7 +102,7 @@ describe.each(DIALECTS)("user management on %s", (dialect) => {
       expect(schemaErrors(createUserSchema.safeParse(form({ username: "commoner", name: "N", password: "password1234" })))).toMatchObject({
         password: "password.common",
       });
-      expect(schemaErrors(inviteUserSchema.safeParse(form({ username: "nomail", name: "N" })))).toMatchObject({ email: "users.rules.emailRequired" });
+      expect(schemaErrors(inviteUserSchema.safeParse(form({ username: "nomail", name: "N" })))).toMatchObject({ email: "setup.rules.emailRequired" });
       expect(schemaErrors(updateUserSchema.safeParse({ name: "N", email: "", type: "agent", department: "", rank: "1.5", permissions: "" }))).toMatchObject({
         rank: "users.rules.rankInvalid",
       });
