@@ -227,8 +227,10 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
   const registered = await ok.json();
   expect(registered).toMatchObject({ result: "success", state: "queued" });
 
-  // rating before the end: refused
-  expect((await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } })).status()).toBe(409);
+  // rating before the end: refused, and said so
+  const early = await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } });
+  expect(early.status()).toBe(409);
+  expect((await early.json()).errors).toEqual({ form: "livechat.notEnded" });
 
   // another visit's csrf does not open this one
   const other = await (await request.get("/api/livechat/info?token=demo")).json();
@@ -236,6 +238,8 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
 
   await accept(agent.page, name);
   await agent.page.getByRole("button", { name: "End live chat" }).click();
+  // the click only sends the End: rating before it lands is "not ended yet" (this raced before)
+  await expect(agent.page.locator(".livechat-controls [data-state='ended']")).toBeVisible();
   const rated = await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } });
   expect(await rated.json()).toEqual({ result: "success" });
   expect((await (await request.get(`/api/livechat/info?token=${token}`)).json()).result).toBe("closed");
