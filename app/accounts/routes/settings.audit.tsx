@@ -1,6 +1,6 @@
 // /settings/audit: admins read the audit log, newest first, 50 a page, filtered by a GET form.
-// Read only: no action, so a post is refused (405) and nothing on the page edits an entry.
-import type { LoaderFunctionArgs } from "@remix-run/node";
+// Read only: a post is refused (405) and nothing on the page edits an entry.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -48,16 +48,18 @@ export default function AuditLog() {
     return `?${q}`;
   };
   const filtered = [...filters.keys()].length > 0;
+  // the error sits beside its label (named by aria-describedby), not in the field's name
   const field = (name: "action" | "actor" | "from" | "to", label: string, input: JSX.Element) => (
-    <label>
-      {label}
-      {input}
+    <div>
+      <label>
+        {label} {input}
+      </label>
       {errors[name] ? (
         <span className="field-error" id={`audit-${name}-error`} role="alert">
           {t(errors[name])}
         </span>
       ) : null}
-    </label>
+    </div>
   );
   const invalid = (name: string) => (errors[name] ? { "aria-invalid": true, "aria-describedby": `audit-${name}-error` } : {});
   return (
@@ -172,6 +174,12 @@ export default function AuditLog() {
       ) : null}
     </section>
   );
+}
+
+/** The log is read only: a post changes nothing (signed out: the login form; agents: 403). */
+export async function action({ request }: ActionFunctionArgs) {
+  await requireAdmin(request);
+  return new Response("Method Not Allowed: the audit log is read only.", { status: 405, headers: { Allow: "GET" } });
 }
 
 export { AdminOnlyBoundary as ErrorBoundary } from "~/components/AdminOnly";
