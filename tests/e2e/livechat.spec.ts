@@ -343,6 +343,45 @@ test("sockets: a visitor's socket no longer joins its chat once the chat is over
   await api.dispose();
 });
 
+test("sockets: a visitor's socket in the chat leaves its room when the chat ends", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  expect((await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } })).status()).toBe(302);
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const agent = io(baseURL!, { forceNew: true, transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    agent.on("connect", () => resolve());
+    agent.on("connect_error", reject);
+  });
+  const auth = await (await api.post("/api/auth2", { data: { client: "agent", password: PASSWORD, type: "agent" } })).json();
+  const info = await (await api.get("/api/livechat/info?token=demo")).json();
+  const name = `leave${Date.now()}`;
+  await api.post("/api/livechat/register", { data: { _token: info.csrf, token: info.token, name, phone: "1", email: `${name}@example.com`, des: "hi" } });
+  const ticketId = (await (await api.get(`/api/livechat/info?token=${info.token}`)).json()).ticket_id as number;
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId })).toMatchObject({ ok: true });
+
+  // connected while the chat runs: it hears the agent
+  const visitor = io(`${baseURL}/visitor`, { transports: ["websocket"], auth: { token: info.token }, reconnection: false, forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    visitor.on("connect", () => resolve());
+    visitor.on("connect_error", reject);
+  });
+  const heard: string[] = [];
+  visitor.onAny((event) => heard.push(event));
+  const reply = (message: string) => api.post("/api/ticket/message/reply", { data: { _token: auth.token, ticket_id: ticketId, message } });
+  expect((await (await reply("still here")).json()).result).toBe("success");
+  await expect.poll(() => heard).toEqual(["newMessage"]);
+
+  // the visitor ends it: told so, and out of the room (the same socket hears nothing after)
+  expect((await api.post(`/livechat/${info.token}`, { form: { _token: info.csrf, intent: "end" } })).status()).toBe(302);
+  await expect.poll(() => heard).toEqual(["newMessage", "liveChatEnded"]);
+  expect((await (await reply("a note after the end")).json()).result).toBe("success");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(heard).toEqual(["newMessage", "liveChatEnded"]);
+  visitor.close();
+  agent.close();
+  await api.dispose();
+});
+
 test("the embed script on another website opens the live chat in a frame", async ({ browser, baseURL }) => {
   // another website: its own origin (a port of its own), pasting the one line of the README
   const shop = http.createServer((_req, res) => {
