@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   "sso.provider_added",
   "sso.provider_changed",
   "sso.provider_removed",
+  "sso.identity_linked",
   "status.custom_added",
   "status.custom_removed",
   "settings.changed",
@@ -27,10 +28,24 @@ export const AUDIT_ACTIONS = [
   "edition.changed",
   "export.csv",
   "workspace.created",
+  "link.renewed",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
 export const AUDIT_FAMILIES = [...new Set(AUDIT_ACTIONS.map((a) => a.split(".")[0]))];
 
 /** Target kinds with a label (audit.target.*); others show as written. */
-export const AUDIT_TARGETS = ["user", "edition", "plugin", "report", "settings", "session", "sso", "status", "invite", "workspace"] as const;
+export const AUDIT_TARGETS = [
+  "user",
+  "edition",
+  "plugin",
+  "report",
+  "settings",
+  "session",
+  "sso",
+  "sso_provider",
+  "status",
+  "invite",
+  "workspace",
+  "link",
+] as const;

@@ -1,5 +1,7 @@
 // The audit log on both dialects: entries cannot be changed or removed (database triggers), and the
 // admins' page reads them newest first, 50 a page, filtered by action, actor and days.
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
@@ -9,6 +11,7 @@ import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { createSession } from "~/accounts/sessions.server";
 import { sessionCookie } from "~/cookies.server";
 import { loader } from "~/accounts/routes/settings.audit";
+import { AUDIT_ACTIONS, AUDIT_TARGETS } from "~/accounts/audit-actions";
 
 const KL = "Asia/Kuala_Lumpur"; // UTC+8
 const filter = (input: Partial<Record<string, string>> = {}): AuditFilter =>
@@ -128,6 +131,16 @@ describe.each(DIALECTS)("audit log on %s", (dialect) => {
       ["html", "<b>x</b>"],
       ["nested", '{"a":1}'],
     ]);
+  });
+});
+
+describe("the page's labels", () => {
+  it("name every known action and target kind (the other languages follow English: locales.test.ts)", () => {
+    const en = JSON.parse(fs.readFileSync(path.resolve("public/locales/en/audit.json"), "utf8")).audit;
+    const at = (root: Record<string, unknown>, dotted: string) =>
+      dotted.split(".").reduce<unknown>((node, k) => (node as Record<string, unknown> | undefined)?.[k], root);
+    for (const action of AUDIT_ACTIONS) expect(typeof at(en.action, action), action).toBe("string");
+    for (const target of AUDIT_TARGETS) expect(typeof en.target[target], target).toBe("string");
   });
 });
 
