@@ -22,6 +22,8 @@ import { permissionsOf } from "./app/accounts/users.server";
 import { editionForHost } from "./app/models/editions.server";
 import { pluginForPath, sharedFiles } from "./app/plugins/registry.server";
 import { registerPluginModules } from "./app/plugins/modules.server";
+import { mailConfigured } from "./app/mail/outbox.server";
+import { startMailWorker } from "./app/mail/worker.server";
 
 const PORT = Number(process.env.PORT || 3000);
 const production = process.env.NODE_ENV === "production";
@@ -186,6 +188,7 @@ async function main() {
   registerRealtime(io);
 
   server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
+  if (mailConfigured()) startMailWorker();
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -3,14 +3,39 @@
 import { json } from "@remix-run/node";
 import { findSession } from "./accounts/sessions.server";
 import { translatorFor } from "./i18n.server";
+import { BodyTooLarge, limitBody } from "./conversation/upload.server";
 
-export async function readBody(request: Request): Promise<Record<string, unknown>> {
-  const type = request.headers.get("Content-Type") ?? "";
+/** The most a JSON twin's body may weigh (they carry ids and short texts; files go to /api/upload). */
+export const MAX_API_BODY_BYTES = 1024 * 1024;
+
+/** 413 with the reason, in the twins' own answer shape. */
+const tooLarge = (limit: number) => json({ result: "failed", description: new BodyTooLarge(limit).message }, { status: 413 });
+
+/**
+ * A JSON twin's body, JSON or form-encoded, read up to `limit`: a declared length over it is
+ * refused before a byte is read, a body that grows past it while read (throws the 413 answer).
+ */
+export async function readBody(original: Request, limit = MAX_API_BODY_BYTES): Promise<Record<string, unknown>> {
+  const type = original.headers.get("Content-Type") ?? "";
+  let limited: ReturnType<typeof limitBody>;
+  try {
+    limited = limitBody(original, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw tooLarge(limit);
+    throw error;
+  }
+  const { request, over } = limited;
   if (type.includes("application/json")) {
     const body = await request.json().catch(() => null);
+    if (over()) throw tooLarge(limit);
     return body && typeof body === "object" ? (body as Record<string, unknown>) : {};
   }
-  if (type.includes("form")) return Object.fromEntries(await request.formData());
+  if (type.includes("form")) {
+    const form = await request.formData().catch((error) => {
+      throw over() ? tooLarge(limit) : error;
+    });
+    return Object.fromEntries(form);
+  }
   return {};
 }
 

@@ -2,7 +2,7 @@
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
-import { kindOf, type Kind } from "~/conversation/channels";
+import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
 import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
@@ -488,10 +488,17 @@ export async function createConversation(
 /** The stored file of a message the reader may read. */
 export async function messageFile(reader: Reader, messageId: number) {
   const { db, schema } = getDb();
-  const [message] = await db.select().from(schema.messages).where(eq(schema.messages.id, messageId));
+  const [row] = await db
+    .select({ message: schema.messages, kind: schema.tickets.kind, ticketNumber: schema.tickets.ticketNumber })
+    .from(schema.messages)
+    .innerJoin(schema.tickets, eq(schema.tickets.id, schema.messages.ticketId))
+    .where(eq(schema.messages.id, messageId));
+  const message = row?.message;
   if (!message?.fileKey) throw new NotFound();
   if (!(await canRead(reader, message.ticketId))) throw new AccessDenied();
-  return { key: message.fileKey, name: message.fileName ?? "file", type: message.fileType ?? "application/octet-stream" };
+  // the conversation's page, whose plugin gate the file follows
+  const page = conversationPath(row.kind, row.ticketNumber);
+  return { key: message.fileKey, name: message.fileName ?? "file", type: message.fileType ?? "application/octet-stream", page };
 }
 
 export async function staffList() {

@@ -38,7 +38,7 @@ export interface ReadOptions {
  * The request with its body cut off past `limit`: a declared length over it is refused before a
  * byte is read, and a body that grows past it (chunked, or lying about its length) while read.
  */
-function limitBody(request: Request, limit: number): { request: Request; over: () => boolean } {
+export function limitBody(request: Request, limit: number): { request: Request; over: () => boolean } {
   if (Number(request.headers.get("Content-Length") ?? 0) > limit) throw new BodyTooLarge(limit);
   if (!request.body) return { request, over: () => false };
   let size = 0;

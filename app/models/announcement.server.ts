@@ -1,5 +1,7 @@
 // The admin's announcement to every agent: one text at a time, shown as a banner in the shell
 // until each person dismisses it (a cookie holding the time of the one they dismissed).
+import { getDb } from "@db/client";
+import { audit } from "~/accounts/audit.server";
 import { broadcast } from "~/realtime.server";
 import { getSetting, setSetting } from "./settings.server";
 import { SERVER_EVENTS } from "~/realtime-events";
@@ -27,9 +29,12 @@ export async function currentAnnouncement() {
   return parseAnnouncement(await getSetting("announcement"));
 }
 
-/** Publishes (or, with empty text, withdraws) the announcement; open pages show it at once. */
-export async function announce(by: string, text: string) {
+/** Publishes (or, with empty text, withdraws) the announcement, audited; open pages show it at once. */
+export async function announce(by: { id: number; name: string }, text: string, ip = "") {
   const trimmed = text.trim().slice(0, MAX_ANNOUNCEMENT);
-  await setSetting("announcement", trimmed ? JSON.stringify({ text: trimmed, by, at: Date.now() }) : "");
+  await getDb().transaction(async (tx) => {
+    await setSetting("announcement", trimmed ? JSON.stringify({ text: trimmed, by: by.name, at: Date.now() }) : "", tx);
+    await audit({ action: "settings.changed", actor: by, ip, target: { type: "settings", id: "announcement" }, detail: { announcement: trimmed } }, tx);
+  });
   broadcast(SERVER_EVENTS.announcement, {});
 }

@@ -1,6 +1,7 @@
 // Editions: the files under editions/ with the admin's overrides from the database on top.
 import { eq } from "drizzle-orm";
-import { getDb } from "@db/client";
+import { getDb, type Tx } from "@db/client";
+import { audit, type AuditEvent } from "~/accounts/audit.server";
 import { editionFiles, type Edition } from "@editions/index";
 import { plugins } from "~/plugins/registry.server";
 import { broadcast } from "~/realtime.server";
@@ -25,8 +26,8 @@ export function hostname(hostHeader: string | null) {
   return (hostHeader ?? "").replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
 }
 
-export async function listEditions(): Promise<ResolvedEdition[]> {
-  const { db, schema } = getDb();
+export async function listEditions(db: Tx = getDb().db): Promise<ResolvedEdition[]> {
+  const { schema } = getDb();
   const [hostRows, toggles] = await Promise.all([db.select().from(schema.editions), db.select().from(schema.pluginToggles)]);
   const allIds = plugins().map((p) => p.id);
   return editionFiles.map((file) => {
@@ -46,13 +47,23 @@ export async function editionForHost(hostHeader: string | null): Promise<Resolve
   return editions.find((e) => e.id !== "default" && e.hosts.some((p) => hostMatches(p, host))) ?? editions.find((e) => e.id === "default")!;
 }
 
-/** Saves an edition's plugin set and host patterns in one transaction. */
-export async function saveEdition(editionId: string, enabledPlugins: string[], hosts: string[]) {
+/** Saves an edition's plugin set and host patterns in one transaction, audited (what changed) when `by` is given. */
+export async function saveEdition(editionId: string, enabledPlugins: string[], hosts: string[], by?: Pick<AuditEvent, "actor" | "ip">) {
   const handle = getDb();
   const { schema } = handle;
   if (!editionFiles.some((e) => e.id === editionId)) throw new Error(`unknown edition ${editionId}`);
   const known = plugins().map((p) => p.id);
   await handle.transaction(async (tx) => {
+    if (by) {
+      const before = (await listEditions(tx)).find((e) => e.id === editionId)!;
+      for (const pluginId of known) {
+        const enabled = enabledPlugins.includes(pluginId);
+        if (enabled !== before.enabled.includes(pluginId))
+          await audit({ ...by, action: "plugin.toggled", target: { type: "plugin", id: pluginId }, detail: { edition: editionId, enabled } }, tx);
+      }
+      if (before.hosts.join("\n") !== hosts.join("\n"))
+        await audit({ ...by, action: "edition.changed", target: { type: "edition", id: editionId }, detail: { hosts: { from: before.hosts, to: hosts } } }, tx);
+    }
     await tx.delete(schema.pluginToggles).where(eq(schema.pluginToggles.editionId, editionId));
     await tx.insert(schema.pluginToggles).values(known.map((pluginId) => ({ editionId, pluginId, enabled: enabledPlugins.includes(pluginId) })));
     await tx

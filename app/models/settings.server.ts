@@ -1,6 +1,6 @@
 // Workspace settings: key/value rows with typed defaults.
 import { eq } from "drizzle-orm";
-import { getDb } from "@db/client";
+import { getDb, type Tx } from "@db/client";
 
 export const SETTING_DEFAULTS = {
   admin_name: "Demo Admin",
@@ -45,9 +45,9 @@ export async function getSettings(): Promise<Record<SettingKey, string>> {
   return out as Record<SettingKey, string>;
 }
 
-export async function setSetting(key: SettingKey, value: string) {
+export async function setSetting(key: SettingKey, value: string, tx?: Tx) {
   const { db, schema } = getDb();
-  await db.insert(schema.settings).values({ key, value }).onConflictDoUpdate({ target: schema.settings.key, set: { value } });
+  await (tx ?? db).insert(schema.settings).values({ key, value }).onConflictDoUpdate({ target: schema.settings.key, set: { value } });
 }
 
 export async function getSetting(key: SettingKey) {

@@ -11,10 +11,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ announcement: await currentAnnouncement(), saved: new URL(request.url).searchParams.has("saved"), max: MAX_ANNOUNCEMENT });
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);
   const form = await request.formData();
-  await announce(user.name, form.get("intent") === "clear" ? "" : String(form.get("text") ?? ""));
+  await announce(user, form.get("intent") === "clear" ? "" : String(form.get("text") ?? ""), context.clientIp);
   return redirect("/admin/announcement?saved=1");
 }
 

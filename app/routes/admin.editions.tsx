@@ -41,8 +41,8 @@ function editionSchema() {
   });
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  await requireAdmin(request);
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { user } = await requireAdmin(request);
   const form = await request.formData();
   const values = formValues(form, ["edition", "hosts", "plugins"]);
   const parsed = editionSchema().safeParse(values);
@@ -50,7 +50,7 @@ export async function action({ request }: ActionFunctionArgs) {
   // is the intent: the error shows in its own form
   if (!parsed.success) return refuse(formError(parsed.error, values, values.edition));
   const { edition, plugins, hosts } = parsed.data;
-  await saveEdition(edition, plugins, hosts);
+  await saveEdition(edition, plugins, hosts, { actor: user, ip: context.clientIp });
   return redirect(`/admin/editions?saved=${encodeURIComponent(edition)}#edition-${edition}`);
 }
 

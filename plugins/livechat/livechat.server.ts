@@ -155,28 +155,27 @@ export interface Registration {
 /**
  * The visitor's form: with agents online the chat joins the queue; otherwise the message is left
  * for later ("sent"). Both open a live chat in the live chat department, in the visitor's
- * session (the one with the same email, or a new one).
+ * session: the one of the same browser (`visitorKey`, the hash of its cookie's key), or a new
+ * one. The email they type groups nothing: anyone can type anyone's address.
  */
-export async function register(visit: Visit, input: Registration, online: boolean) {
+export async function register(visit: Visit, input: Registration, online: boolean, visitorKey: string) {
   if (visit.state !== "new") throw new VisitConflict();
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
   const departmentId = Number(await getSetting("livechat_department")) || null;
   const name = input.name || input.email || "Visitor";
-  const [known] = input.email
-    ? await handle.db
-        .select({ id: schema.livechatSessions.id })
-        .from(schema.livechatSessions)
-        .where(eq(schema.livechatSessions.email, input.email.toLowerCase()))
-        .orderBy(desc(schema.livechatSessions.id))
-        .limit(1)
-    : [];
+  const s = schema.livechatSessions;
+  const mine = () =>
+    visitorKey
+      ? handle.db.select({ id: s.id }).from(s).where(eq(s.visitorKey, visitorKey)).orderBy(desc(s.id)).limit(1)
+      : Promise.resolve([] as { id: number }[]);
+  const [known] = await mine();
   const create = () =>
     handle.transaction(async (tx) => {
       let sessionId = known?.id;
       if (!sessionId) {
-        const [session] = await tx.insert(schema.livechatSessions).values({ name, email: input.email.toLowerCase(), createdAt: now }).returning();
+        const [session] = await tx.insert(s).values({ name, email: input.email.toLowerCase(), visitorKey, createdAt: now }).returning();
         sessionId = session.id;
       }
       const ticket = await insertTicket(
@@ -273,18 +272,34 @@ export async function endLiveChat(ticket: Pick<TicketRow, "id" | "ticketNumber" 
   return true;
 }
 
-/** Stars 1-5 and, under 5, a reason: once per chat. */
+/** Why a rating was refused: the chat is not over (yet), or it was rated already. */
+export class RatingRefused extends VisitConflict {
+  constructor(readonly reason: "notEnded" | "alreadyRated") {
+    super(reason);
+  }
+}
+
+/** Stars 1-5 and, under 5, a reason: once per chat, once it has ended. */
 export async function rateLiveChat(visit: Visit, rating: number, reason: string) {
-  if (visit.state !== "ended" || !visit.ticket) throw new VisitConflict();
+  if (!visit.ticket) throw new RatingRefused("notEnded");
   const { db, schema } = getDb();
   const t = schema.tickets;
+  const v = schema.livechatVisits;
+  // the visit's state as it is now, not as the request read it (an End may have landed since)
+  const ended = db
+    .select({ one: sql`1` })
+    .from(v)
+    .where(and(eq(v.token, visit.token), eq(v.state, "ended")));
   // (the activity time moves too: lists and reports pick the rating up)
   const rated = await db
     .update(t)
     .set({ rating, ratingReason: reason, updatedAt: Date.now() })
-    .where(and(eq(t.id, visit.ticket.id), isNull(t.rating)))
+    .where(and(eq(t.id, visit.ticket.id), isNull(t.rating), exists(ended)))
     .returning({ id: t.id });
-  if (!rated.length) throw new VisitConflict();
+  if (!rated.length) {
+    const [now] = await db.select({ rating: t.rating }).from(t).where(eq(t.id, visit.ticket.id));
+    throw new RatingRefused(now && now.rating !== null ? "alreadyRated" : "notEnded");
+  }
   await announce(visit.ticket, SERVER_EVENTS.updateTicket);
 }
 

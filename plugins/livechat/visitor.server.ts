@@ -43,14 +43,20 @@ const refused = (status: number, result: Partial<FormResult>): Outcome => ({ ok:
 /** The JSON twins' `errors` (their contract): the field errors, and the form's message as `form`. */
 export const apiErrors = (result: FormResult) => (result.message ? { ...result.errors, form: result.message } : result.errors);
 
-export async function registerVisitor(visit: livechat.Visit, values: Record<RegistrationField, string>, clientIp: string): Promise<Outcome> {
+/** `visitorKey`: the hash of the browser's own key (visitor-key.server.ts), which groups its chats. */
+export async function registerVisitor(
+  visit: livechat.Visit,
+  values: Record<RegistrationField, string>,
+  clientIp: string,
+  visitorKey: string,
+): Promise<Outcome> {
   if (visit.state !== "new") return { ok: true }; // already registered: the page shows where it stands
   const online = await livechat.agentsOnline();
   const parsed = registrationSchema(online).safeParse(values);
   if (!parsed.success) return { ok: false, status: 400, result: formError(parsed.error, values) };
   if (!(await allow(registrations, clientIp))) return refused(429, { message: "livechat.tooMany", values });
   try {
-    await livechat.register(visit, parsed.data, online);
+    await livechat.register(visit, parsed.data, online, visitorKey);
   } catch (error) {
     if (!(error instanceof livechat.VisitConflict)) throw error;
   }
@@ -82,7 +88,8 @@ export async function rateVisit(visit: livechat.Visit, values: { rating: string;
   try {
     await livechat.rateLiveChat(visit, parsed.data.rating, parsed.data.reason);
   } catch (error) {
-    if (error instanceof livechat.VisitConflict) return refused(409, { message: "livechat.alreadyRated", values });
+    // "not over yet" is not "rated already": a rating sent while an End is on its way says so
+    if (error instanceof livechat.RatingRefused) return refused(409, { message: `livechat.${error.reason}`, values });
     throw error;
   }
   return { ok: true };

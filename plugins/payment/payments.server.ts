@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { and, desc, eq, gt } from "drizzle-orm";
 import { getDb, type DB } from "@db/client";
 import { getSettings, type SettingKey } from "~/models/settings.server";
+import { audit, type AuditEvent } from "~/accounts/audit.server";
 import { PLAN_KEYS, parseQuantity, pricingFor, quote } from "./money";
 import { IN_PROGRESS_MS, isActive, isExpired, isTrialAccount, newExpiry, planToBuy, refusal, type SubscriptionState } from "./rules";
 import { ProviderError, configuredProvider, type PaymentProvider, type ProviderEvent } from "./providers.server";
@@ -256,13 +257,24 @@ async function writeSettings(tx: DB, values: Partial<Record<SettingKey, string>>
       .onConflictDoUpdate({ target: schema.settings.key, set: { value: value! } });
 }
 
-export async function saveBilling(name: unknown, email: unknown) {
+/** Who invoices are made out to; an admin's change is audited (settings.changed, what it was and is). */
+export async function saveBilling(name: unknown, email: unknown, by?: Pick<AuditEvent, "actor" | "ip">) {
   const n = typeof name === "string" ? name.trim().slice(0, 200) : "";
   const e = typeof email === "string" ? email.trim().slice(0, 200) : "";
   if (!n) return { ok: false as const, field: "name" as const };
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) return { ok: false as const, field: "email" as const };
   const handle = getDb();
-  await handle.transaction(async (tx) => writeSettings(tx, { billing_name: n, billing_email: e }));
+  await handle.transaction(async (tx) => {
+    const before = await readSettings(tx);
+    const after = { billing_name: n, billing_email: e };
+    const changed = Object.fromEntries(
+      Object.entries(after)
+        .filter(([k, v]) => (before[k as SettingKey] ?? "") !== v)
+        .map(([k, v]) => [k, { from: before[k as SettingKey] ?? "", to: v }]),
+    );
+    await writeSettings(tx, after);
+    if (by && Object.keys(changed).length) await audit({ ...by, action: "settings.changed", target: { type: "settings", id: "billing" }, detail: changed }, tx);
+  });
   return { ok: true as const };
 }
 

@@ -227,8 +227,10 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
   const registered = await ok.json();
   expect(registered).toMatchObject({ result: "success", state: "queued" });
 
-  // rating before the end: refused
-  expect((await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } })).status()).toBe(409);
+  // rating before the end: refused, and said so
+  const early = await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } });
+  expect(early.status()).toBe(409);
+  expect((await early.json()).errors).toEqual({ form: "livechat.notEnded" });
 
   // another visit's csrf does not open this one
   const other = await (await request.get("/api/livechat/info?token=demo")).json();
@@ -236,6 +238,8 @@ test("JSON twins: info, register and rate; a forged csrf is refused; a visit onl
 
   await accept(agent.page, name);
   await agent.page.getByRole("button", { name: "End live chat" }).click();
+  // the click only sends the End: rating before it lands is "not ended yet" (this raced before)
+  await expect(agent.page.locator(".livechat-controls [data-state='ended']")).toBeVisible();
   const rated = await request.post("/api/livechat/rate", { data: { _token: info.csrf, token, rating: 4, reason: "ok" } });
   expect(await rated.json()).toEqual({ result: "success" });
   expect((await (await request.get(`/api/livechat/info?token=${token}`)).json()).result).toBe("closed");
@@ -334,6 +338,45 @@ test("sockets: a visitor's socket no longer joins its chat once the chat is over
   expect((await reply.json()).result).toBe("success");
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(heard).toEqual([]);
+  visitor.close();
+  agent.close();
+  await api.dispose();
+});
+
+test("sockets: a visitor's socket in the chat leaves its room when the chat ends", async ({ baseURL, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
+  expect((await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } })).status()).toBe(302);
+  const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
+  const agent = io(baseURL!, { forceNew: true, transports: ["websocket"], extraHeaders: { cookie: `sid=${sid.value}` }, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    agent.on("connect", () => resolve());
+    agent.on("connect_error", reject);
+  });
+  const auth = await (await api.post("/api/auth2", { data: { client: "agent", password: PASSWORD, type: "agent" } })).json();
+  const info = await (await api.get("/api/livechat/info?token=demo")).json();
+  const name = `leave${Date.now()}`;
+  await api.post("/api/livechat/register", { data: { _token: info.csrf, token: info.token, name, phone: "1", email: `${name}@example.com`, des: "hi" } });
+  const ticketId = (await (await api.get(`/api/livechat/info?token=${info.token}`)).json()).ticket_id as number;
+  expect(await agent.timeout(4000).emitWithAck("acceptLiveChat", { ticketId })).toMatchObject({ ok: true });
+
+  // connected while the chat runs: it hears the agent
+  const visitor = io(`${baseURL}/visitor`, { transports: ["websocket"], auth: { token: info.token }, reconnection: false, forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    visitor.on("connect", () => resolve());
+    visitor.on("connect_error", reject);
+  });
+  const heard: string[] = [];
+  visitor.onAny((event) => heard.push(event));
+  const reply = (message: string) => api.post("/api/ticket/message/reply", { data: { _token: auth.token, ticket_id: ticketId, message } });
+  expect((await (await reply("still here")).json()).result).toBe("success");
+  await expect.poll(() => heard).toEqual(["newMessage"]);
+
+  // the visitor ends it: told so, and out of the room (the same socket hears nothing after)
+  expect((await api.post(`/livechat/${info.token}`, { form: { _token: info.csrf, intent: "end" } })).status()).toBe(302);
+  await expect.poll(() => heard).toEqual(["newMessage", "liveChatEnded"]);
+  expect((await (await reply("a note after the end")).json()).result).toBe("success");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(heard).toEqual(["newMessage", "liveChatEnded"]);
   visitor.close();
   agent.close();
   await api.dispose();

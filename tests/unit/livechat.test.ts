@@ -2,12 +2,16 @@
 // visitor's messages, ending, rating once, conversion, merging and access.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
+import { createCookie } from "@remix-run/node";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import * as livechat from "@plugins/livechat/livechat.server";
 import { AccessDenied, canRead } from "~/conversation/access.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { rateVisit, registerVisitor, sendVisitorMessage } from "@plugins/livechat/visitor.server";
+import { hashVisitorKey } from "@plugins/livechat/visitor-key.server";
+import { loader as startLoader } from "@plugins/livechat/routes/start";
+import { action as registerAction } from "@plugins/livechat/routes/register";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const person = (n: string) => ({ name: `Visitor ${n}`, phone: "123", email: `${n}@example.com`, message: `Hello from ${n}` });
@@ -17,9 +21,10 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
   let admin: UserRow, agent: UserRow, agent2: UserRow;
   const visit = async () => (await livechat.findVisit((await livechat.startVisit("demo"))!))!;
   const reload = async (v: livechat.Visit) => (await livechat.findVisit(v.token))!;
-  const queued = async (n: string) => {
+  /** A visitor registers; `key` stands for their browser's own key (its hash), one per visitor unless given. */
+  const queued = async (n: string, key = `key-${n}`) => {
     const v = await visit();
-    await livechat.register(v, person(n), true);
+    await livechat.register(v, person(n), true, key);
     return reload(v);
   };
 
@@ -51,19 +56,19 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(await livechat.queueNumber(second)).toBe(before + 1);
 
     const offline = await visit();
-    await livechat.register(offline, { name: "", phone: "", email: "", message: "Call me" }, false);
+    await livechat.register(offline, { name: "", phone: "", email: "", message: "Call me" }, false, "key-offline");
     expect((await reload(offline)).state).toBe("sent");
     expect(livechat.infoResult(await reload(offline), false)).toBe("closed");
     // the same form twice opens one chat
-    await expect(livechat.register(await reload(first), person("q1"), true)).rejects.toBeInstanceOf(livechat.VisitConflict);
+    await expect(livechat.register(await reload(first), person("q1"), true, "key-q1")).rejects.toBeInstanceOf(livechat.VisitConflict);
   });
 
   it("validates the form: every field when online, only the message when offline, addresses checked", async () => {
     const v = await visit();
     // the unit tests have no sockets: nobody is online, so only the message counts
-    const offline = await registerVisitor(v, { name: "", phone: "", email: "", message: "" }, "10.0.0.1");
+    const offline = await registerVisitor(v, { name: "", phone: "", email: "", message: "" }, "10.0.0.1", "key-form");
     expect(offline).toMatchObject({ ok: false, status: 400, result: { errors: { message: "livechat.empty" } } });
-    const bad = await registerVisitor(v, { name: "", phone: "", email: "nope", message: "hi" }, "10.0.0.1");
+    const bad = await registerVisitor(v, { name: "", phone: "", email: "nope", message: "hi" }, "10.0.0.1", "key-form");
     expect(bad).toMatchObject({ ok: false, result: { errors: { email: "conversation.badEmail" }, messageValues: { address: "nope" } } });
   });
 
@@ -72,10 +77,10 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     const address = `10.9.9.${dialect === "sqlite" ? 1 : 2}`;
     const offline = { name: "", phone: "", email: "", message: "Call me" };
     for (let i = 0; i < 5; i++) {
-      expect(await registerVisitor(await visit(), { ...offline, message: "" }, address)).toMatchObject({ ok: false, status: 400 });
-      expect(await registerVisitor(await visit(), offline, address)).toEqual({ ok: true });
+      expect(await registerVisitor(await visit(), { ...offline, message: "" }, address, "")).toMatchObject({ ok: false, status: 400 });
+      expect(await registerVisitor(await visit(), offline, address, "")).toEqual({ ok: true });
     }
-    expect(await registerVisitor(await visit(), offline, address)).toMatchObject({ ok: false, status: 429, result: { message: "livechat.tooMany" } });
+    expect(await registerVisitor(await visit(), offline, address, "")).toMatchObject({ ok: false, status: 429, result: { message: "livechat.tooMany" } });
   });
 
   it("lets one agent accept a waiting chat; the visitor then talks to them", async () => {
@@ -108,7 +113,11 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
   it("ends a chat once and takes one rating, with a reason under 5 stars", async () => {
     const v = await queued("rate");
     await livechat.acceptLiveChat(agent, v.ticketId!);
-    expect(await rateVisit(await reload(v), { rating: "4", reason: "too early" })).toMatchObject({ ok: false, status: 409 });
+    expect(await rateVisit(await reload(v), { rating: "4", reason: "too early" })).toMatchObject({
+      ok: false,
+      status: 409,
+      result: { message: "livechat.notEnded" },
+    });
     expect(await livechat.endLiveChat(v.ticket!)).toBe(true);
     expect(await livechat.endLiveChat(v.ticket!)).toBe(false);
     const ended = await reload(v);
@@ -117,10 +126,48 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     expect(await rateVisit(ended, { rating: "3", reason: " " })).toMatchObject({ ok: false, result: { errors: { reason: "livechat.reasonRequired" } } });
     expect(await rateVisit(ended, { rating: "6", reason: "x" })).toMatchObject({ ok: false, result: { errors: { rating: "livechat.rateRequired" } } });
     expect(await rateVisit(ended, { rating: "3", reason: "Slow" })).toEqual({ ok: true });
-    expect(await rateVisit(ended, { rating: "5", reason: "" })).toMatchObject({ ok: false, status: 409 });
+    expect(await rateVisit(ended, { rating: "5", reason: "" })).toMatchObject({ ok: false, status: 409, result: { message: "livechat.alreadyRated" } });
     const rated = await reload(v);
     expect(rated.ticket).toMatchObject({ rating: 3, ratingReason: "Slow", status: 2 });
     expect(livechat.infoResult(rated, true)).toBe("closed");
+  });
+
+  it("takes a rating sent with a visit read before its End landed, and says 'not ended' rather than 'rated' before it", async () => {
+    const v = await queued("rate-race");
+    await livechat.acceptLiveChat(agent, v.ticketId!);
+    const readBeforeEnd = await reload(v); // the rating's request read the visit while it still ran
+    expect(await rateVisit(readBeforeEnd, { rating: "5", reason: "" })).toMatchObject({ ok: false, status: 409, result: { message: "livechat.notEnded" } });
+    await livechat.endLiveChat(v.ticket!);
+    expect(await rateVisit(readBeforeEnd, { rating: "5", reason: "" })).toEqual({ ok: true });
+    expect(await rateVisit(readBeforeEnd, { rating: "4", reason: "x" })).toMatchObject({ result: { message: "livechat.alreadyRated" } });
+  });
+
+  it("groups a visitor's chats by their browser's own key, never by the email they type", async () => {
+    const { db, schema } = t.handle;
+    const sessionOf = async (v: livechat.Visit) => (await reload(v)).ticket!.sessionId!;
+    const register = async (email: string, key: string, name = "Someone") => {
+      const v = await visit();
+      await livechat.register(v, { name, phone: "1", email, message: "hi" }, true, key);
+      return v;
+    };
+    // two strangers typing the same address: two sessions
+    const victim = await register("shared@example.com", "browser-victim");
+    const other = await register("Shared@Example.com", "browser-attacker", "Attacker");
+    expect(await sessionOf(other)).not.toBe(await sessionOf(victim));
+    // the same browser coming back (another address, even none): the same session
+    const back = await register("new@example.com", "browser-victim");
+    const none = await register("", "browser-victim");
+    expect(await sessionOf(back)).toBe(await sessionOf(victim));
+    expect(await sessionOf(none)).toBe(await sessionOf(victim));
+    // no key (no cookie could be kept): a session of its own, which nothing joins by an empty key
+    const keyless1 = await register("shared@example.com", "");
+    const keyless2 = await register("shared@example.com", "");
+    expect(new Set([await sessionOf(keyless1), await sessionOf(keyless2), await sessionOf(victim)]).size).toBe(3);
+    const [session] = await db
+      .select()
+      .from(schema.livechatSessions)
+      .where(eq(schema.livechatSessions.id, await sessionOf(victim)));
+    expect(session.visitorKey).toBe("browser-victim");
   });
 
   it("lets a visitor's socket listen to its chat only while it waits or runs", async () => {
@@ -144,10 +191,10 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     await expect(livechat.convertToTicket(agent, v.ticket!)).rejects.toBeInstanceOf(livechat.VisitConflict);
   });
 
-  it("groups chats by session (same email), merges sessions and keeps other departments out", async () => {
+  it("groups chats by session (the same browser), merges sessions and keeps other departments out", async () => {
     const a1 = await queued("same");
     const a2 = await visit();
-    await livechat.register(a2, { ...person("same"), name: "Same again" }, true);
+    await livechat.register(a2, { ...person("same"), name: "Same again" }, true, "key-same");
     const a2r = await reload(a2);
     const b = await queued("other");
     const sameSession = a2r.ticket!.sessionId;
@@ -181,7 +228,7 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     const theirs = await queued("merge-theirs");
     // the same visitor (email) again, in a chat of another department the agent does not take part in
     const hidden = await visit();
-    await livechat.register(hidden, person("merge-theirs"), true);
+    await livechat.register(hidden, person("merge-theirs"), true, "key-merge-theirs");
     const hiddenChat = (await reload(hidden)).ticket!;
     expect(hiddenChat.sessionId).toBe(theirs.ticket!.sessionId);
     await db.update(schema.tickets).set({ departmentId: 1 }).where(eq(schema.tickets.id, hiddenChat.id));
@@ -213,5 +260,56 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
     await expect(livechat.removeLiveChat(other, v.ticket!)).rejects.toThrow();
     await livechat.removeLiveChat(admin, v.ticket!);
     expect(await livechat.findVisit(v.token)).toBeUndefined();
+  });
+});
+
+describe("the visitor's key on the public pages", () => {
+  let t: TestDb;
+  const context = { cspNonce: "", clientIp: "10.7.7.7" };
+  beforeAll(async () => {
+    t = await createTestDb("sqlite");
+    await seedDemo(t.handle, { tickets: 0, now: NOW });
+  });
+  afterAll(async () => t?.cleanup());
+
+  /** Opens the widget link and registers; answers the cookie the browser holds afterwards and the chat's session. */
+  async function chat(email: string, cookie?: string) {
+    const headers: Record<string, string> = cookie ? { Cookie: cookie } : {};
+    const started = (await startLoader({
+      request: new Request("http://localhost/start/livechat/demo", { headers }),
+      params: { token: "demo" },
+      context,
+    })) as Response;
+    expect(started.status).toBe(302);
+    const token = started.headers.get("Location")!.split("/").at(-1)!;
+    const given = started.headers.get("Set-Cookie");
+    const held = given ? given.split(";")[0] : cookie!;
+    const body = new URLSearchParams({ _token: livechat.visitCsrf(token), name: "V", phone: "1", email, message: "hi" });
+    const request = new Request(`http://localhost/register/livechat/${token}`, {
+      method: "POST",
+      body,
+      headers: { Cookie: held, "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    const registered = (await registerAction({ request, params: { token }, context })) as Response;
+    expect(registered.status).toBe(302);
+    const v = (await livechat.findVisit(token))!;
+    return { given, held, sessionId: v.ticket!.sessionId! };
+  }
+
+  it("gives a new browser a long-lived httpOnly key and groups its chats by it, not by the email", async () => {
+    const first = await chat("same@example.com");
+    expect(first.given).toMatch(/^lc_visitor=[A-Za-z0-9_%-]+; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/);
+    const again = await chat("other@example.com", first.held);
+    expect(again.given).toBeNull();
+    expect(again.sessionId).toBe(first.sessionId);
+    const stranger = await chat("same@example.com");
+    expect(stranger.given).not.toBeNull();
+    expect(stranger.sessionId).not.toBe(first.sessionId);
+    const { db, schema } = t.handle;
+    const [session] = await db.select().from(schema.livechatSessions).where(eq(schema.livechatSessions.id, first.sessionId));
+    // the database keeps the key's hash, never the key
+    const key = await createCookie("lc_visitor").parse(first.held);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(session.visitorKey).toBe(hashVisitorKey(key));
   });
 });

@@ -5,6 +5,7 @@ import { json } from "@remix-run/node";
 import { guardPluginRoute } from "~/context.server";
 import * as livechat from "../livechat.server";
 import { allowVisit, clientIpOf } from "../visitor.server";
+import { keyHeaders, visitorKey } from "../visitor-key.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -16,13 +17,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     visit = started ? await livechat.findVisit(started) : undefined;
   }
   if (!visit) return json({ result: "invalid" }, { status: 404 });
-  const [online, identity] = await Promise.all([livechat.agentsOnline(), livechat.widgetIdentity(ctx.edition.title)]);
-  return json({
-    result: livechat.infoResult(visit, online),
-    token: visit.token,
-    ticket_id: visit.ticket?.id ?? null,
-    csrf: livechat.visitCsrf(visit.token),
-    name: identity.name,
-    photo: identity.photo,
-  });
+  const [online, identity, key] = await Promise.all([livechat.agentsOnline(), livechat.widgetIdentity(ctx.edition.title), visitorKey(request)]);
+  return json(
+    {
+      result: livechat.infoResult(visit, online),
+      token: visit.token,
+      ticket_id: visit.ticket?.id ?? null,
+      csrf: livechat.visitCsrf(visit.token),
+      name: identity.name,
+      photo: identity.photo,
+    },
+    { headers: keyHeaders(key) },
+  );
 }

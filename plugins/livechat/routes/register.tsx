@@ -9,6 +9,7 @@ import * as livechat from "../livechat.server";
 import { MAX_VISITOR_MESSAGE } from "../limits";
 import { getSettings } from "~/models/settings.server";
 import { clientIpOf, registerVisitor } from "../visitor.server";
+import { keyHeaders, visitorKey } from "../visitor-key.server";
 import { REGISTRATION_FIELDS, type RegistrationField } from "../forms";
 import { formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
@@ -21,14 +22,17 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const visit = await livechat.findVisit(params.token);
   if (!visit) return json({ valid: false as const, productTitle: ctx.edition.title }, { status: 404 });
   if (visit.state !== "new") throw redirect(`/livechat/${visit.token}`);
-  const [online, settings] = await Promise.all([livechat.agentsOnline(), getSettings()]);
-  return json({
-    valid: true as const,
-    productTitle: ctx.edition.title,
-    online,
-    csrf: livechat.visitCsrf(visit.token),
-    links: { privacy: settings.privacy_url, terms: settings.terms_url },
-  });
+  const [online, settings, key] = await Promise.all([livechat.agentsOnline(), getSettings(), visitorKey(request)]);
+  return json(
+    {
+      valid: true as const,
+      productTitle: ctx.edition.title,
+      online,
+      csrf: livechat.visitCsrf(visit.token),
+      links: { privacy: settings.privacy_url, terms: settings.terms_url },
+    },
+    { headers: keyHeaders(key) },
+  );
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "" }];
@@ -40,9 +44,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const values = formValues(form, REGISTRATION_FIELDS);
   if (!livechat.validVisitCsrf(visit.token, form.get("_token"))) return refuse(formResult({ message: "livechat.expired", values }), 403);
-  const outcome = await registerVisitor(visit, values, clientIpOf(context));
+  const key = await visitorKey(request);
+  const outcome = await registerVisitor(visit, values, clientIpOf(context), key.hash);
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
-  return redirect(`/livechat/${visit.token}`);
+  return redirect(`/livechat/${visit.token}`, { headers: keyHeaders(key) });
 }
 
 export default function RegisterLiveChat() {

@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { startVisit } from "../livechat.server";
 import { allowVisit, clientIpOf } from "../visitor.server";
+import { keyHeaders, visitorKey } from "../visitor-key.server";
 import { VisitorFrame, VisitorInvalid } from "../components/VisitorChat";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -15,7 +16,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!(await allowVisit(clientIp))) return json({ tooMany: true }, { status: 429 });
   const token = await startVisit(params.token);
   if (!token) return json({ tooMany: false }, { status: 404 });
-  return redirect(`/livechat/${token}`);
+  // the browser gets its own key here, before the form that registers it
+  return redirect(`/livechat/${token}`, { headers: keyHeaders(await visitorKey(request)) });
 }
 
 export default function StartLiveChat() {

@@ -40,11 +40,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  await requireAdmin(request);
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { user } = await requireAdmin(request);
   const form = await request.formData();
   const values = formValues(form, ["billing_name", "billing_email"]);
-  const result = await saveBilling(values.billing_name, values.billing_email);
+  const result = await saveBilling(values.billing_name, values.billing_email, { actor: user, ip: context.clientIp });
   if (!result.ok)
     return refuse(
       result.field === "name"

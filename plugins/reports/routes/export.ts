@@ -4,6 +4,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { reportApiAuth, DASHBOARDS, EXPORT_HEADER, exportRows, isInterval, parseRange, type DashboardId, csvLine, dashboardData } from "../index.server";
 import { translatorFor } from "~/i18n.server";
+import { audit } from "~/accounts/audit.server";
 
 const isDashboard = (v: unknown): v is DashboardId => typeof v === "string" && v in DASHBOARDS;
 
@@ -31,6 +32,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
 
   const widget = params.get("widget");
+  // who took which data out: recorded before the first row leaves
+  await audit({
+    action: "export.csv",
+    actor: ctx.user,
+    ip: context.clientIp,
+    target: { type: "report", id: dashboard },
+    detail: { dashboard, startDate: range.start, endDate: range.end, step, ...(widget ? { widget } : {}) },
+  });
   if (widget) {
     const [found] = await dashboardData({
       dashboard,
