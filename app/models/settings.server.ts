@@ -32,6 +32,8 @@ export const SETTING_DEFAULTS = {
   /** The admin's announcement to all agents: JSON {text, by, at}, or empty. */
   announcement: "",
   terms_url: "/about#terms",
+  /** A session unused this many hours ends (on top of its one-year lifetime); /settings/security. */
+  session_idle_hours: "12",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 
