@@ -114,7 +114,7 @@ export const codeSchema = z.object({
 export const tfaDisableSchema = z.object({ password: z.string().min(1, "login.passwordRequired") });
 export const tfaEnableSchema = z.object({
   secret: z.string().regex(/^[A-Z2-7]{16,64}$/, "settings.tfaInvalid"),
-  code: z.string().trim().regex(/^\d{6}$/, "login.codeFormat"),
+  code: z.string(),
   password: z.string().min(1, "login.passwordRequired"),
 });
 

@@ -14,6 +14,7 @@ import { action as sessionsAction } from "~/accounts/routes/settings.sessions";
 import { action as checkAction } from "~/routes/api.auth.check";
 import { action as signoutAction } from "~/routes/api.user.signout";
 import { action as auth2Action } from "~/routes/api.auth2";
+import { action as homeAction } from "~/routes/home";
 
 let t: TestDb;
 beforeAll(async () => {
@@ -74,6 +75,33 @@ describe("two-factor on the settings page", () => {
     expect(await off.json()).toMatchObject({ errors: { password: "login.passwordRequired" } });
     const offOk = await post(settingsAction, "/settings", { intent: "tfa_disable", password: DEFAULT_SEED_PASSWORD }, cookie);
     expect(offOk.status).toBe(302);
+  });
+});
+
+describe("the login form's code step", () => {
+  it("sends the user back to the password after five wrong codes, with the reason", async () => {
+    const secret = authenticator.generateSecret();
+    await t.handle.db.update(t.handle.schema.users).set({ totpSecret: secret, totpEnabled: true, totpLastStep: 0 }).where(eq(t.handle.schema.users.id, 2));
+    try {
+      const first = await post(homeAction, "/?index", { intent: "login", username: "agent", password: DEFAULT_SEED_PASSWORD, type: "agent" });
+      expect(first.status).toBe(302);
+      const cookie = first.headers.get("Set-Cookie")!.split(";")[0];
+      const wrong = ["000000", "111111", "222222", "333333"].find((c) => authenticator.checkDelta(c, secret) === null)!;
+      for (let i = 1; i < 5; i++) {
+        const res = await post(homeAction, "/?index", { intent: "tfa", code: wrong }, cookie);
+        expect(await res.json()).toMatchObject({ intent: "tfa", errors: { code: "login.codeInvalid" } });
+      }
+      const fifth = await post(homeAction, "/?index", { intent: "tfa", code: wrong }, cookie);
+      expect(fifth.status).toBe(429);
+      expect(await fifth.json()).toMatchObject({ intent: "login", message: "security.tfaLocked" });
+      expect(fifth.headers.get("Set-Cookie")).toMatch(/Max-Age=0/i);
+      // the right code on the ended step signs nobody in
+      const late = await post(homeAction, "/?index", { intent: "tfa", code: authenticator.generate(secret) }, cookie);
+      expect(late.status).toBe(302);
+      expect(late.headers.get("Set-Cookie")).toMatch(/Max-Age=0/i);
+    } finally {
+      await t.handle.db.update(t.handle.schema.users).set({ totpSecret: null, totpEnabled: false }).where(eq(t.handle.schema.users.id, 2));
+    }
   });
 });
 
