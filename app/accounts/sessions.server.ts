@@ -1,8 +1,9 @@
 // Sessions live in the database; cookies and API clients hold only the random id.
-// A session ends at its absolute lifetime (a year from sign-in, kept across refreshes) or after
-// the workspace's idle timeout (setting session_idle_hours), whichever comes first.
+// A session ends after the workspace's idle timeout (setting session_idle_hours) or its maximum
+// age since sign-in (session_max_days, kept across refreshes), whichever comes first; expiresAt
+// is the hard cap of a year the cookie has too.
 import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq, gt, isNull, lt, ne } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SETTING_DEFAULTS } from "~/models/settings.server";
 import { disconnectSessionSockets, disconnectUserSockets } from "~/realtime.server";
@@ -25,11 +26,40 @@ const newToken = () => randomBytes(32).toString("base64url");
 /** The id a page may show for a session: derived from the id hash, useless as a credential. */
 export const publicSessionId = (idHash: string) => hashToken(`public:${idHash}`).slice(0, 22);
 
+export const MAX_DAYS_MAX = 365;
+
+/** A setting's stored text as a number within 1..max, or its default. */
+function settingNumber(value: string | null | undefined, fallback: string, max: number) {
+  const n = Number(value ?? fallback);
+  return Math.min(Number.isFinite(n) && n > 0 ? n : Number(fallback), max);
+}
+
 /** The idle timeout in ms from the setting's stored text (the default when unset or not a number). */
 export function idleMsOf(value: string | null | undefined) {
-  const hours = Number(value ?? SETTING_DEFAULTS.session_idle_hours);
-  const valid = Number.isFinite(hours) && hours > 0 ? hours : Number(SETTING_DEFAULTS.session_idle_hours);
-  return Math.min(valid, IDLE_HOURS_MAX) * 3600 * 1000;
+  return settingNumber(value, SETTING_DEFAULTS.session_idle_hours, IDLE_HOURS_MAX) * 3600 * 1000;
+}
+
+/** The longest a sign-in lasts, in ms, from the setting's stored text. */
+export function maxAgeMsOf(value: string | null | undefined) {
+  return settingNumber(value, SETTING_DEFAULTS.session_max_days, MAX_DAYS_MAX) * 86_400_000;
+}
+
+export type SessionLimits = { idleMs: number; maxAgeMs: number };
+
+/** The workspace's two limits, read in one query. */
+export async function sessionLimits(db: Tx = getDb().db): Promise<SessionLimits> {
+  const { schema } = getDb();
+  const rows = await db
+    .select()
+    .from(schema.settings)
+    .where(inArray(schema.settings.key, ["session_idle_hours", "session_max_days"]));
+  const value = (key: string) => rows.find((r) => r.key === key)?.value;
+  return { idleMs: idleMsOf(value("session_idle_hours")), maxAgeMs: maxAgeMsOf(value("session_max_days")) };
+}
+
+/** Past the idle timeout or the maximum age at `now`? */
+function outlived(session: { lastSeenAt: number; createdAt: number }, limits: SessionLimits, now: number) {
+  return lastActive(session) <= now - limits.idleMs || Number(session.createdAt) <= now - limits.maxAgeMs;
 }
 
 /** The last sign of life; rows from before lastSeenAt existed count from their creation. */
@@ -77,15 +107,20 @@ export async function findSession(token: string | null | undefined, opts: { mfaP
   const s = schema.sessions;
   const now = Date.now();
   const [row] = await db
-    .select({ session: s, user: schema.users, idle: schema.settings.value })
+    .select({
+      session: s,
+      user: schema.users,
+      // the limits ride along in the same query (this runs on every request)
+      idle: sql<string | null>`(SELECT value FROM settings WHERE key = 'session_idle_hours')`,
+      maxDays: sql<string | null>`(SELECT value FROM settings WHERE key = 'session_max_days')`,
+    })
     .from(s)
     .innerJoin(schema.users, eq(schema.users.id, s.userId))
-    .leftJoin(schema.settings, eq(schema.settings.key, "session_idle_hours"))
     .where(and(eq(s.idHash, hashToken(token)), gt(s.expiresAt, now), isNull(schema.users.disabledAt)));
   if (!row || row.session.mfaPending !== !!opts.mfaPending) return undefined;
   const { session, user } = row;
   const seen = lastActive(session);
-  if (seen <= now - idleMsOf(row.idle)) {
+  if (outlived(session, { idleMs: idleMsOf(row.idle), maxAgeMs: maxAgeMsOf(row.maxDays) }, now)) {
     await db.delete(s).where(eq(s.idHash, session.idHash));
     disconnectSessionSockets(session.idHash);
     return undefined;
@@ -125,8 +160,7 @@ export async function refreshSessionWith(refreshToken: string, opts: { ip?: stri
       ended.push(old.idHash);
       const [user] = await tx.select().from(schema.users).where(eq(schema.users.id, old.userId));
       if (!user || user.disabledAt) return { ok: false, reason: "disabled" };
-      const [idle] = await tx.select().from(schema.settings).where(eq(schema.settings.key, "session_idle_hours"));
-      if (lastActive(old) <= now - idleMsOf(idle?.value)) return { ok: false, reason: "idle" };
+      if (outlived(old, await sessionLimits(tx), now)) return { ok: false, reason: "idle" };
       const familyId = old.familyId || newToken();
       await tx.insert(schema.spentRefreshTokens).values({ hash, familyId, spentAt: now }).onConflictDoNothing();
       const tokens = await createSession(
@@ -222,15 +256,14 @@ export async function listUserSessions(userId: number, currentIdHash: string): P
   const { db, schema } = getDb();
   const s = schema.sessions;
   const now = Date.now();
-  const [idle] = await db.select().from(schema.settings).where(eq(schema.settings.key, "session_idle_hours"));
-  const idleMs = idleMsOf(idle?.value);
+  const limits = await sessionLimits();
   const rows = await db
     .select()
     .from(s)
     .where(and(eq(s.userId, userId), eq(s.mfaPending, false), gt(s.expiresAt, now)))
     .orderBy(desc(s.lastSeenAt), desc(s.createdAt));
   return rows
-    .filter((r) => lastActive(r) > now - idleMs)
+    .filter((r) => !outlived(r, limits, now))
     .map((r) => ({
       id: publicSessionId(r.idHash),
       userAgent: r.userAgent,
@@ -272,23 +305,47 @@ export async function revokeOtherSessions(user: Actor, keepIdHash: string, ip: s
   return ended.length;
 }
 
-/** The workspace's idle timeout in hours. */
-export async function idleHours() {
-  const { db, schema } = getDb();
-  const [row] = await db.select().from(schema.settings).where(eq(schema.settings.key, "session_idle_hours"));
-  return idleMsOf(row?.value) / 3600 / 1000;
+/** The workspace's idle timeout in hours and maximum session age in days. */
+export async function sessionSettings() {
+  const limits = await sessionLimits();
+  return { idleHours: limits.idleMs / 3600_000, maxDays: limits.maxAgeMs / 86_400_000 };
 }
 
-/** An admin sets the idle timeout; the change and its audit entry commit together. */
-export async function setIdleHours(hours: number, actor: Actor, ip: string) {
+/** An admin sets the limits; each change and its audit entry commit together. */
+export async function setSessionSettings(next: { idleHours: number; maxDays: number }, actor: Actor, ip: string) {
   const handle = getDb();
   const { schema } = handle;
-  const before = await idleHours();
+  const before = await sessionSettings();
+  const changes = [
+    { key: "session_idle_hours", from: before.idleHours, to: next.idleHours },
+    { key: "session_max_days", from: before.maxDays, to: next.maxDays },
+  ].filter((c) => c.from !== c.to);
   await handle.transaction(async (tx) => {
-    const value = String(hours);
-    await tx.insert(schema.settings).values({ key: "session_idle_hours", value }).onConflictDoUpdate({ target: schema.settings.key, set: { value } });
-    await audit({ action: "settings.changed", actor, target: { type: "setting", id: "session_idle_hours" }, detail: { from: before, to: hours }, ip }, tx);
+    for (const c of changes) {
+      const value = String(c.to);
+      await tx.insert(schema.settings).values({ key: c.key, value }).onConflictDoUpdate({ target: schema.settings.key, set: { value } });
+      await audit({ action: "settings.changed", actor, target: { type: "setting", id: c.key }, detail: { from: c.from, to: c.to }, ip }, tx);
+    }
   });
+  return changes.length;
+}
+
+/**
+ * Deletes sessions past their idle timeout or lifetime and disconnects their sockets, so a tab
+ * left open (socket connected, no requests) stops hearing events too; server.ts runs it every few
+ * minutes.
+ */
+export async function sweepSessions(now = Date.now()) {
+  const { db, schema } = getDb();
+  const s = schema.sessions;
+  const limits = await sessionLimits();
+  const cutoff = now - limits.idleMs;
+  const ended = await db
+    .delete(s)
+    .where(or(lte(s.expiresAt, now), lte(s.createdAt, now - limits.maxAgeMs), and(lte(s.lastSeenAt, cutoff), lte(s.createdAt, cutoff))))
+    .returning({ idHash: s.idHash });
+  disconnectSessions(ended.map((r) => r.idHash));
+  return ended.length;
 }
 
 let lastPrune = 0;

@@ -7,7 +7,7 @@ import type { ActionFunctionArgs, AppLoadContext } from "@remix-run/node";
 import { createTestDb, type TestDb } from "./harness";
 import { seedDemo, DEFAULT_SEED_PASSWORD } from "~/seed/seed";
 import { sessionCookie } from "~/cookies.server";
-import { createSession, findSession, idleHours } from "~/accounts/sessions.server";
+import { createSession, findSession, sessionSettings } from "~/accounts/sessions.server";
 import { action as settingsAction } from "~/routes/settings";
 import { action as securityAction } from "~/accounts/routes/settings.security";
 import { action as sessionsAction } from "~/accounts/routes/settings.sessions";
@@ -108,24 +108,30 @@ describe("the login form's code step", () => {
 describe("/settings/security", () => {
   it("refuses an agent with 403 and changes nothing", async () => {
     const agent = await cookieOf((await createSession(2)).token);
-    const res = await post(securityAction, "/settings/security", { idle_hours: "1" }, agent);
+    const res = await post(securityAction, "/settings/security", { idle_hours: "1", max_days: "1" }, agent);
     expect(res.status).toBe(403);
-    expect(await idleHours()).toBe(12);
+    expect(await sessionSettings()).toEqual({ idleHours: 12, maxDays: 30 });
   });
 
   it("keeps the admin's bad input with a clear reason, and saves a good one", async () => {
     const admin = await cookieOf((await createSession(1)).token);
     for (const bad of ["0", "abc", "1.5", "", "10000"]) {
-      const res = await post(securityAction, "/settings/security", { idle_hours: bad }, admin);
+      const res = await post(securityAction, "/settings/security", { idle_hours: bad, max_days: bad }, admin);
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ errors: { idle_hours: "security.settings.idleInvalid" }, values: { idle_hours: bad } });
+      expect(await res.json()).toMatchObject({
+        errors: { idle_hours: "security.settings.idleInvalid", max_days: "security.settings.maxDaysInvalid" },
+        values: { idle_hours: bad, max_days: bad },
+      });
     }
-    expect(await idleHours()).toBe(12);
-    const ok = await post(securityAction, "/settings/security", { idle_hours: "8" }, admin);
+    expect(await sessionSettings()).toEqual({ idleHours: 12, maxDays: 30 });
+    const ok = await post(securityAction, "/settings/security", { idle_hours: "8", max_days: "7" }, admin);
     expect(ok.headers.get("Location")).toBe("/settings/security?saved=1");
-    expect(await idleHours()).toBe(8);
-    const [entry] = await t.handle.db.select().from(t.handle.schema.auditLog).where(eq(t.handle.schema.auditLog.action, "settings.changed"));
-    expect(entry).toMatchObject({ actorId: 1, ip: "192.0.2.80" });
+    expect(await sessionSettings()).toEqual({ idleHours: 8, maxDays: 7 });
+    const entries = await t.handle.db.select().from(t.handle.schema.auditLog).where(eq(t.handle.schema.auditLog.action, "settings.changed"));
+    expect(entries.map((e) => [e.targetId, JSON.parse(e.detail), e.actorId, e.ip])).toEqual([
+      ["session_idle_hours", { from: 12, to: 8 }, 1, "192.0.2.80"],
+      ["session_max_days", { from: 30, to: 7 }, 1, "192.0.2.80"],
+    ]);
   });
 });
 

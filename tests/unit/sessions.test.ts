@@ -13,7 +13,8 @@ import {
   refreshSessionWith,
   revokeOtherSessions,
   revokeSession,
-  setIdleHours,
+  setSessionSettings,
+  sweepSessions,
   TOUCH_EVERY_MS,
 } from "~/accounts/sessions.server";
 import { turnOffTwoFactor, turnOnTwoFactor } from "~/accounts/auth.server";
@@ -63,18 +64,33 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
     it("follows the admin's setting, which is audited", async () => {
       const s = await createSession(2);
       await setLastSeen(s.token, Date.now() - 20 * HOUR);
-      await setIdleHours(24, { id: 1, name: "Demo Admin" }, ip);
+      await setSessionSettings({ idleHours: 24, maxDays: 30 }, { id: 1, name: "Demo Admin" }, ip);
       expect(await findSession(s.token)).toBeDefined();
       // (that look marked it seen just now)
       await setLastSeen(s.token, Date.now() - 2 * HOUR);
-      await setIdleHours(1, { id: 1, name: "Demo Admin" }, ip);
+      await setSessionSettings({ idleHours: 1, maxDays: 30 }, { id: 1, name: "Demo Admin" }, ip);
       expect(await findSession(s.token)).toBeUndefined();
       const changes = await audits("settings.changed");
       expect(changes.map((c) => JSON.parse(c.detail))).toEqual([
         { from: 12, to: 24 },
         { from: 24, to: 1 },
       ]);
-      await setIdleHours(12, { id: 1, name: "Demo Admin" }, ip);
+      await setSessionSettings({ idleHours: 12, maxDays: 30 }, { id: 1, name: "Demo Admin" }, ip);
+    });
+
+    it("ends a sign-in after the maximum age (30 days by default) however active, refreshes included", async () => {
+      const old = await createSession(2);
+      await t.handle.db
+        .update(t.handle.schema.sessions)
+        .set({ createdAt: Date.now() - 31 * 24 * HOUR, lastSeenAt: Date.now() - 60_000 })
+        .where(eq(t.handle.schema.sessions.idHash, hashToken(old.token)));
+      expect(await findSession(old.token)).toBeUndefined();
+      const aging = await createSession(2);
+      await t.handle.db
+        .update(t.handle.schema.sessions)
+        .set({ createdAt: Date.now() - 31 * 24 * HOUR, lastSeenAt: Date.now() - 60_000 })
+        .where(eq(t.handle.schema.sessions.idHash, hashToken(aging.token)));
+      expect(await refreshSessionWith(aging.refreshToken)).toEqual({ ok: false, reason: "idle" });
     });
 
     it("writes lastSeenAt at most once a minute", async () => {
@@ -87,6 +103,21 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
       await setLastSeen(s.token, older);
       await findSession(s.token);
       expect(Number((await row(s.token)).lastSeenAt)).toBeGreaterThan(Date.now() - 5_000);
+    });
+
+    it("sweeps idle and expired sessions without a request (open tabs lose their sockets)", async () => {
+      const idle = await createSession(2);
+      const expired = await createSession(2);
+      const live = await createSession(2);
+      await setLastSeen(idle.token, Date.now() - 13 * HOUR);
+      await t.handle.db
+        .update(t.handle.schema.sessions)
+        .set({ expiresAt: Date.now() - 1 })
+        .where(eq(t.handle.schema.sessions.idHash, hashToken(expired.token)));
+      expect(await sweepSessions()).toBeGreaterThanOrEqual(2);
+      expect(await row(idle.token)).toBeUndefined();
+      expect(await row(expired.token)).toBeUndefined();
+      expect(await row(live.token)).toBeDefined();
     });
 
     it("gives a pending two-factor session ten minutes, not a year", async () => {
