@@ -82,15 +82,6 @@ export async function returnSlot(key: string) {
     .where(and(eq(t.key, key), gt(t.failures, 0)));
 }
 
-/** Seconds until the key's window ends while it is over `limit`, else 0 (no attempt counted). */
-export async function lockedFor(key: string, limit: number, now = Date.now()) {
-  const { db, schema } = getDb();
-  const t = schema.authThrottle;
-  const [row] = await db.select().from(t).where(eq(t.key, key));
-  if (!row || row.failures < limit || Number(row.windowStart) <= now - THROTTLE_WINDOW_MS) return 0;
-  return Math.ceil((Number(row.windowStart) + THROTTLE_WINDOW_MS - now) / 1000);
-}
-
 let lastPrune = 0;
 /** Counters of windows long gone are dropped, at most once a minute per process. */
 async function pruneSometimes(now: number) {
