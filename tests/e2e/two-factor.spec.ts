@@ -112,6 +112,15 @@ test.describe("two-factor sign-in", () => {
       await enterCode(page, wrongCode(secret));
       await expect(page.getByRole("alert")).toHaveText(INVALID);
       await expect(page.getByRole("heading", { name: "Two-factor authentication" })).toBeVisible();
+      // the fifth wrong code ends the step: the password is asked again
+      for (let i = 2; i <= 4; i++) {
+        await enterCode(page, wrongCode(secret));
+        await expect(page.getByRole("alert")).toHaveText(INVALID);
+      }
+      await enterCode(page, wrongCode(secret));
+      await expect(page.getByRole("alert")).toHaveText("Too many wrong codes. Please log in again.");
+      await expect(page.getByLabel("Username")).toBeVisible();
+      await passwordStep(page);
 
       const code = codeAt(secret, 0);
       await enterCode(page, code);
