@@ -17,7 +17,7 @@ import { issueSetupToken, setupUrl } from "./app/accounts/setup.server";
 import { registerRealtime, STAFF_ROOM } from "./app/realtime.server";
 import { attachSocketHandlers } from "./app/socket.server";
 import { sessionCookie } from "./app/cookies.server";
-import { findSession } from "./app/accounts/sessions.server";
+import { findSession, sweepSessions } from "./app/accounts/sessions.server";
 import { permissionsOf } from "./app/accounts/users.server";
 import { editionForHost } from "./app/models/editions.server";
 import { pluginForPath, sharedFiles } from "./app/plugins/registry.server";
@@ -186,6 +186,9 @@ async function main() {
   });
   await attachSocketHandlers(io);
   registerRealtime(io);
+  // idle and expired sessions end even when nobody makes a request with them (open tabs' sockets)
+  const sweeper = setInterval(() => void sweepSessions().catch((error) => console.error("session sweep failed", error)), 5 * 60_000);
+  sweeper.unref();
 
   server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
   if (mailConfigured()) startMailWorker();

@@ -107,9 +107,16 @@ export const codeSchema = z.object({
     .regex(/^\d{6}$/, "login.codeFormat"),
 });
 
-/** Settings, two-factor sign-in: turning it off asks for the password; on, the secret shown and a code it makes. */
-export const tfaDisableSchema = z.object({ password: z.string() });
-export const tfaEnableSchema = z.object({ secret: z.string().regex(/^[A-Z2-7]{16,64}$/, "settings.tfaInvalid"), code: z.string() });
+/**
+ * Settings, two-factor sign-in: both ways ask for the password (a borrowed session cannot switch
+ * it); turning it on also takes the secret shown and a code it makes.
+ */
+export const tfaDisableSchema = z.object({ password: z.string().min(1, "login.passwordRequired") });
+export const tfaEnableSchema = z.object({
+  secret: z.string().regex(/^[A-Z2-7]{16,64}$/, "settings.tfaInvalid"),
+  code: z.string(),
+  password: z.string().min(1, "login.passwordRequired"),
+});
 
 /** Only same-site relative paths are followed after a form post. */
 export function safeRedirect(target: FormDataEntryValue | null | undefined, fallback = "/") {

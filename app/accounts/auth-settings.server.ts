@@ -2,10 +2,12 @@
 import type { ResolvedEdition } from "~/models/editions.server";
 import { plugins } from "~/plugins/registry.server";
 import { getSettings } from "~/models/settings.server";
+import { PRIORITIES } from "~/conversation/constants";
 import { permissionsOf, type UserRow } from "./users.server";
 import { VERSION } from "~/version";
 
-export async function authSettings(user: UserRow, edition: ResolvedEdition) {
+/** Every settings field of section 3, for the signed-in user; `origin` is the page host's origin. */
+export async function authSettings(user: UserRow, edition: ResolvedEdition, origin = "") {
   const s = await getSettings();
   return {
     type: user.type,
@@ -16,21 +18,33 @@ export async function authSettings(user: UserRow, edition: ResolvedEdition) {
     photo: user.photo ?? "",
     adminName: s.admin_name,
     adminUsername: s.admin_username,
-    adminUrl: "",
-    turn: [] as unknown[],
+    // where an admin manages the workspace; agents have none
+    adminUrl: user.type === "admin" && origin ? `${origin}/settings/users` : "",
     timezone: s.timezone,
-    sip: [] as unknown[],
+    // the softphone (SIP) and its TURN relays are not built yet: the spec's empty values until then
+    turn: [] as { urls: string; username?: string; credential?: string }[],
+    sip: [] as { sip_number: string; password: string; active: number }[],
     sipIp: "",
     sipPort: "",
-    rank: Number(s.rank),
+    rank: user.rank,
     permission: permissionsOf(user),
     plan: Number(s.plan),
     settings: [
       { key: "language", value: user.language ?? s.language },
       { key: "popup_on_call", value: s.popup_on_call },
+      { key: "session_idle_hours", value: s.session_idle_hours },
     ],
+    // priority marks a sender's tickets H, M or L; lists sort H, none, M, L (spec section 9)
+    priority: { levels: PRIORITIES.filter((p) => p !== ""), order: ["H", "", "M", "L"] },
+    // no event feed (GET /event/{id}) exists yet: nothing to resume from
     event_id: 0,
+    // clients authenticate with the session token; there are no separate API keys
+    api_key: "",
+    // the external contacts lookup the spec's clients pass along is not configured
+    contacts_param: "",
+    contacts_param2: "",
     acw_seconds: Number(s.acw_seconds),
+    // outbound calling (a dial prefix) belongs to the unbuilt softphone
     call_prefix: "",
     version: { id: VERSION.id, description: VERSION.description },
     productDetails: {

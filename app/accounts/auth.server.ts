@@ -1,65 +1,178 @@
-// Sign-in: password check, rate limit, TOTP second factor (RFC 6238) with replay protection.
-import { and, eq, lt } from "drizzle-orm";
+// Sign-in: throttle (counted in the database before any check), password check, TOTP second
+// factor (RFC 6238) with replay protection, and the audit entries of each outcome.
+import { and, eq, lt, sql } from "drizzle-orm";
 import { authenticator } from "otplib";
-import { RateLimiterMemory } from "rate-limiter-flexible";
 import { getDb } from "@db/client";
+import { audit } from "./audit.server";
 import { dummyHash, verifyPassword } from "./password.server";
+import { createSession, deleteUserSessions, endSession, disconnectSessions, type Auth } from "./sessions.server";
+import { ACCOUNT_LIMIT, accountKey, clearSlots, networkKey, returnSlot, takeSignInSlots, takeSlot } from "./throttle.server";
 import { findUserByUsername, type UserRow, type UserType } from "./users.server";
 
 authenticator.options = { window: 1 }; // accept the previous and next 30 s step for clock drift
 
-/** Failed attempts per username and address before a pause (see docs/decisions/005-login-rate-limit.md). */
-export const LOGIN_FAILURES_ALLOWED = Number(process.env.LOGIN_FAILURES_ALLOWED || 10);
-const limiter = new RateLimiterMemory({ points: LOGIN_FAILURES_ALLOWED, duration: 15 * 60 });
+/** Attempts per account before it locks for the rest of the 15-minute window (docs/decisions/041). */
+export const LOGIN_FAILURES_ALLOWED = ACCOUNT_LIMIT;
+/** Wrong codes on one pending two-factor session before it ends and the password is asked again. */
+export const TFA_TRIES_PER_SESSION = 5;
 
 export type LoginFailure =
   { code: "invalid" } | { code: "rate_limited"; retryAfterSeconds: number } | { code: "tfa_required"; user: UserRow } | { code: "tfa_invalid" };
 
 export type LoginResult = { ok: true; user: UserRow } | ({ ok: false } & LoginFailure);
 
-const limiterKey = (username: string, ip: string) => `${username.toLowerCase()}|${ip}`;
+type FailReason = "password" | "locked" | "tfa" | "disabled";
 
-async function rateLimited(key: string) {
-  const state = await limiter.get(key);
-  if (state && state.consumedPoints >= LOGIN_FAILURES_ALLOWED) return Math.ceil(state.msBeforeNext / 1000);
-  return 0;
+/** signin.failed never records the password; the username as typed says which account was tried. */
+function auditFailure(username: string, reason: FailReason, ip: string, user?: Pick<UserRow, "id" | "name">, detail: Record<string, unknown> = {}) {
+  return audit({
+    action: "signin.failed",
+    actor: user ? { id: user.id, name: user.name } : null,
+    target: user ? { type: "user", id: user.id } : { type: "username", id: username.slice(0, 100) },
+    detail: { reason, ...detail },
+    ip,
+  });
 }
 
-async function fail(key: string) {
-  await limiter.penalty(key, 1);
-}
-
-/** Checks username, password and type; when the user has two-factor on, also the code if given. */
+/**
+ * Checks username, password and type; when the user has two-factor on, also the code if given.
+ * The account's and the network's counters are taken first: a request over either limit is
+ * refused without looking at the password, so parallel guesses cannot pass the limit.
+ */
 export async function authenticate(input: { username: string; password: string; type: UserType; code?: string; ip: string }): Promise<LoginResult> {
-  const key = limiterKey(input.username, input.ip);
-  const wait = await rateLimited(key);
-  if (wait) return { ok: false, code: "rate_limited", retryAfterSeconds: wait };
+  const username = input.username.trim();
+  const slots = await takeSignInSlots(username, input.ip);
+  if (!slots.allowed) {
+    await auditFailure(username, "locked", input.ip);
+    return { ok: false, code: "rate_limited", retryAfterSeconds: slots.retryAfterSeconds };
+  }
 
-  const user = await findUserByUsername(input.username);
+  const user = await findUserByUsername(username);
   const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
-  // a disabled account answers like a wrong password
-  if (!user || !passwordOk || user.disabledAt || user.type !== input.type) {
-    await fail(key);
+  if (!user || !passwordOk || user.type !== input.type) {
+    await auditFailure(username, "password", input.ip, user);
     return { ok: false, code: "invalid" };
   }
+  // the same answer as a wrong password, so a disabled account cannot be told from a wrong guess
+  if (user.disabledAt) {
+    await auditFailure(username, "disabled", input.ip, user);
+    return { ok: false, code: "invalid" };
+  }
+  // a right password is not a guess from this network; the account's slot stays taken until the
+  // sign-in is complete, so knowing the password buys no extra tries at the code
+  await returnSlot(networkKey(input.ip));
   if (user.totpEnabled) {
     if (!input.code) return { ok: false, code: "tfa_required", user };
     if (!(await consumeTotp(user, input.code))) {
-      await fail(key);
+      await auditFailure(username, "tfa", input.ip, user);
       return { ok: false, code: "tfa_invalid" };
     }
   }
-  await limiter.delete(key);
+  await clearSlots(accountKey(username));
   return { ok: true, user };
 }
 
-/** Verifies a code for a user whose password was already checked (the second step of the form). */
-export async function verifySecondFactor(user: UserRow, code: string, ip: string) {
-  const key = limiterKey(user.username, ip);
-  if (await rateLimited(key)) return false;
-  const ok = await consumeTotp(user, code);
-  if (!ok) await fail(key);
-  return ok;
+export type SecondFactorResult =
+  { ok: true } | { ok: false; code: "tfa_invalid" } | { ok: false; code: "tfa_locked" } | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
+
+/**
+ * Verifies a code on a pending two-factor session (the second step of the form). Each try is
+ * counted on the session before the code is checked; the fifth wrong one ends the session. Wrong
+ * codes also count toward the account's limit.
+ */
+export async function verifySecondFactor(pending: Auth, code: string, ip: string): Promise<SecondFactorResult> {
+  const { user, session } = pending;
+  const { db, schema } = getDb();
+  const s = schema.sessions;
+  const [row] = await db
+    .update(s)
+    .set({ tfaFailures: sql`${s.tfaFailures} + 1` })
+    .where(and(eq(s.idHash, session.idHash), eq(s.mfaPending, true)))
+    .returning({ tries: s.tfaFailures });
+  if (!row || row.tries > TFA_TRIES_PER_SESSION) {
+    await endSession(session.idHash);
+    await auditFailure(user.username, "locked", ip, user, { step: "tfa" });
+    return { ok: false, code: "tfa_locked" };
+  }
+  const slot = await takeSlot(accountKey(user.username), ACCOUNT_LIMIT);
+  if (!slot.allowed) {
+    await auditFailure(user.username, "locked", ip, user, { step: "tfa" });
+    return { ok: false, code: "rate_limited", retryAfterSeconds: slot.retryAfterSeconds };
+  }
+  if (await consumeTotp(user, code)) {
+    await clearSlots(accountKey(user.username));
+    return { ok: true };
+  }
+  await auditFailure(user.username, "tfa", ip, user, { tries: row.tries });
+  if (row.tries >= TFA_TRIES_PER_SESSION) {
+    await endSession(session.idHash);
+    return { ok: false, code: "tfa_locked" };
+  }
+  return { ok: false, code: "tfa_invalid" };
+}
+
+/**
+ * A code sent together with a one-step sign-in (the token sign-in twin): there is no pending
+ * session to count on, so each try takes a slot of the account's limit, like a password guess.
+ */
+export async function verifyCodeOnce(user: UserRow, code: string, ip: string): Promise<SecondFactorResult> {
+  const slot = await takeSlot(accountKey(user.username), ACCOUNT_LIMIT);
+  if (!slot.allowed) {
+    await auditFailure(user.username, "locked", ip, user, { step: "tfa" });
+    return { ok: false, code: "rate_limited", retryAfterSeconds: slot.retryAfterSeconds };
+  }
+  if (await consumeTotp(user, code)) {
+    await clearSlots(accountKey(user.username));
+    return { ok: true };
+  }
+  await auditFailure(user.username, "tfa", ip, user);
+  return { ok: false, code: "tfa_invalid" };
+}
+
+/** A full session after a complete sign-in, recorded as signin.ok in the same transaction. */
+export async function completeSignIn(
+  user: Pick<UserRow, "id" | "name">,
+  opts: { ip: string; userAgent: string; method: "password" | "tfa" | "invite" | "setup" },
+) {
+  const handle = getDb();
+  return handle.transaction(async (tx) => {
+    const tokens = await createSession(user.id, { ip: opts.ip, userAgent: opts.userAgent }, tx);
+    await audit(
+      { action: "signin.ok", actor: { id: user.id, name: user.name }, target: { type: "user", id: user.id }, detail: { method: opts.method }, ip: opts.ip },
+      tx,
+    );
+    return tokens;
+  });
+}
+
+/** The session that waits for the two-factor code (lives 10 minutes, cannot be refreshed). */
+export function startSecondFactor(user: Pick<UserRow, "id">, opts: { ip: string; userAgent: string }) {
+  return createSession(user.id, { mfaPending: true, ip: opts.ip, userAgent: opts.userAgent });
+}
+
+export type PasswordCheck = { ok: true } | { ok: false; code: "invalid" } | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
+
+/**
+ * The password asked again before a sensitive change (two-factor on or off): limited by the same
+ * per-account counter as sign-in, taken before the check.
+ */
+export async function reauthenticate(
+  user: Pick<UserRow, "id" | "name" | "username" | "passwordHash">,
+  password: string,
+  ip: string,
+  purpose: string,
+): Promise<PasswordCheck> {
+  const slot = await takeSlot(accountKey(user.username), ACCOUNT_LIMIT);
+  if (!slot.allowed) {
+    await auditFailure(user.username, "locked", ip, user, { step: purpose });
+    return { ok: false, code: "rate_limited", retryAfterSeconds: slot.retryAfterSeconds };
+  }
+  if (!(await verifyPassword(password, user.passwordHash))) {
+    await auditFailure(user.username, "password", ip, user, { step: purpose });
+    return { ok: false, code: "invalid" };
+  }
+  await clearSlots(accountKey(user.username));
+  return { ok: true };
 }
 
 /** The RFC 6238 time step a code belongs to, or null when it is not valid for the secret now. */
@@ -106,4 +219,70 @@ export async function enableTotp(userId: number, secret: string, code: string) {
 export async function disableTotp(userId: number) {
   const { db, schema } = getDb();
   await db.update(schema.users).set({ totpEnabled: false, totpSecret: null, totpLastStep: 0 }).where(eq(schema.users.id, userId));
+}
+
+type TfaUser = Pick<UserRow, "id" | "name" | "username" | "passwordHash" | "totpEnabled">;
+export type TfaChange =
+  | { ok: true; sessionsEnded: number }
+  | { ok: false; code: "password_invalid" | "code_invalid" | "already" }
+  | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
+
+/**
+ * Two-factor on, from the settings page: the password (limited), then a valid code for the new
+ * secret; every other session of the user ends, and the change is audited in its transaction.
+ */
+export async function turnOnTwoFactor(
+  user: TfaUser,
+  input: { password: string; secret: string; code: string; keepIdHash: string; ip: string },
+): Promise<TfaChange> {
+  if (user.totpEnabled) return { ok: false, code: "already" };
+  const check = await reauthenticate(user, input.password, input.ip, "tfa_enable");
+  if (!check.ok) return check.code === "invalid" ? { ok: false, code: "password_invalid" } : check;
+  const step = stepOf(input.code, input.secret);
+  if (step === null) return { ok: false, code: "code_invalid" };
+  const handle = getDb();
+  const { schema } = handle;
+  const ended = await handle.transaction(async (tx) => {
+    await tx.update(schema.users).set({ totpSecret: input.secret, totpEnabled: true, totpLastStep: step }).where(eq(schema.users.id, user.id));
+    const ids = await deleteUserSessions(tx, user.id, input.keepIdHash);
+    await audit(
+      {
+        action: "tfa.enabled",
+        actor: { id: user.id, name: user.name },
+        target: { type: "user", id: user.id },
+        detail: { sessionsEnded: ids.length },
+        ip: input.ip,
+      },
+      tx,
+    );
+    return ids;
+  });
+  disconnectSessions(ended);
+  return { ok: true, sessionsEnded: ended.length };
+}
+
+/** Two-factor off, from the settings page: the password (limited); every other session ends. */
+export async function turnOffTwoFactor(user: TfaUser, input: { password: string; keepIdHash: string; ip: string }): Promise<TfaChange> {
+  if (!user.totpEnabled) return { ok: false, code: "already" };
+  const check = await reauthenticate(user, input.password, input.ip, "tfa_disable");
+  if (!check.ok) return check.code === "invalid" ? { ok: false, code: "password_invalid" } : check;
+  const handle = getDb();
+  const { schema } = handle;
+  const ended = await handle.transaction(async (tx) => {
+    await tx.update(schema.users).set({ totpEnabled: false, totpSecret: null, totpLastStep: 0 }).where(eq(schema.users.id, user.id));
+    const ids = await deleteUserSessions(tx, user.id, input.keepIdHash);
+    await audit(
+      {
+        action: "tfa.disabled",
+        actor: { id: user.id, name: user.name },
+        target: { type: "user", id: user.id },
+        detail: { sessionsEnded: ids.length },
+        ip: input.ip,
+      },
+      tx,
+    );
+    return ids;
+  });
+  disconnectSessions(ended);
+  return { ok: true, sessionsEnded: ended.length };
 }

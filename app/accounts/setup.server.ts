@@ -10,7 +10,7 @@ import { DEMO_SURVEY_FIELDS } from "~/seed/seed-forms";
 import { formError, formResult, formValues, type FormResult } from "~/forms";
 import { audit } from "./audit.server";
 import { hashPassword } from "./password.server";
-import { createSession } from "./sessions.server";
+import { completeSignIn } from "./auth.server";
 import { sessionCookie } from "~/cookies.server";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from "./password-policy.server";
 import { consumeOneTimeToken, issueOneTimeToken, peekOneTimeToken } from "./one-time-tokens.server";
@@ -258,7 +258,7 @@ export function workspaceFormDefaults(language: string, token?: string) {
 }
 
 /** After creating the workspace its admin is signed in (a new session, as the login form does) and lands home. */
-export async function signInCreatedAdmin(request: Request, userId: number) {
-  const { token } = await createSession(userId, { userAgent: request.headers.get("User-Agent") ?? "" });
+export async function signInCreatedAdmin(request: Request, user: Pick<UserRow, "id" | "name">, ip: string) {
+  const { token } = await completeSignIn(user, { ip, userAgent: request.headers.get("User-Agent") ?? "", method: "setup" });
   return redirect("/", { headers: { "Set-Cookie": await sessionCookie().serialize(token) } });
 }

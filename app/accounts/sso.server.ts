@@ -413,7 +413,7 @@ export async function ssoSession(
   opts: { ip: string; userAgent: string; method: "sso" | "sso_token"; allowPending: boolean },
 ) {
   const pending = result.user.totpEnabled && opts.allowPending;
-  const tokens = await createSession(result.user.id, { mfaPending: pending, userAgent: opts.userAgent });
+  const tokens = await createSession(result.user.id, { mfaPending: pending, ip: opts.ip, userAgent: opts.userAgent });
   if (!pending)
     await audit({
       action: "signin.ok",

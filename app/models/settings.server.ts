@@ -34,6 +34,10 @@ export const SETTING_DEFAULTS = {
   /** The admin's announcement to all agents: JSON {text, by, at}, or empty. */
   announcement: "",
   terms_url: "/about#terms",
+  /** A session unused this many hours ends (on top of its one-year lifetime); /settings/security. */
+  session_idle_hours: "12",
+  /** A sign-in lasts at most this many days, however active (ASVS 3.3.2 L1: 30); /settings/security. */
+  session_max_days: "30",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 

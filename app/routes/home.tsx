@@ -5,12 +5,13 @@ import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
-import { authenticate, verifySecondFactor } from "~/accounts/auth.server";
-import { createSession, deleteSession, findSession } from "~/accounts/sessions.server";
+import { authenticate, completeSignIn, startSecondFactor, verifySecondFactor } from "~/accounts/auth.server";
+import { deleteSession, findSession } from "~/accounts/sessions.server";
 import { loginOptions } from "~/accounts/sso.server";
 import { SsoButtons } from "~/accounts/components/SsoButtons";
 import { codeSchema, formError, formResult, formValues, loginSchema, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
+import { withCount } from "~/accounts/texts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
@@ -26,15 +27,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
 }
 
-async function signIn(request: Request, userId: number, mfaPending = false) {
-  const { token } = await createSession(userId, { mfaPending, userAgent: request.headers.get("User-Agent") ?? "" });
-  return sessionCookie().serialize(token);
+function clientOf(request: Request, ip: string) {
+  return { ip, userAgent: request.headers.get("User-Agent") ?? "" };
 }
+
+const cookieOf = (token: string) => sessionCookie().serialize(token);
+const minutes = (seconds: number) => ({ count: String(Math.max(1, Math.ceil(seconds / 60))) });
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = form.get("intent");
-  const ip = context.clientIp;
+  const client = clientOf(request, context.clientIp);
 
   if (intent === "tfa" || intent === "cancel_tfa") {
     const token = await sessionToken(request);
@@ -45,21 +48,39 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     const parsed = codeSchema.safeParse(formValues(form, ["code"]));
     if (!parsed.success) return refuse(formError(parsed.error, {}, "tfa"));
-    if (!(await verifySecondFactor(pending.user, parsed.data.code, ip))) return refuse(formResult({ intent: "tfa", errors: { code: "login.codeInvalid" } }));
-    // the pending session is replaced by a full one with a new id
-    await deleteSession(token!);
-    return redirect("/", { headers: { "Set-Cookie": await signIn(request, pending.user.id) } });
+    const checked = await verifySecondFactor(pending, parsed.data.code, client.ip);
+    if (checked.ok) {
+      // the pending session is replaced by a full one with a new id
+      await deleteSession(token!);
+      const { token: full } = await completeSignIn(pending.user, { ...client, method: "tfa" });
+      return redirect("/", { headers: { "Set-Cookie": await cookieOf(full) } });
+    }
+    if (checked.code === "tfa_locked") {
+      // the pending session is gone: back to the password, with the reason
+      const result = formResult({ intent: "login", message: "security.tfaLocked" });
+      return json(result, { status: 429, headers: { "Set-Cookie": await sessionCookie().serialize("", { maxAge: 0 }) } });
+    }
+    if (checked.code === "rate_limited")
+      return refuse(formResult({ intent: "tfa", errors: { code: "security.locked" }, messageValues: minutes(checked.retryAfterSeconds) }), 429);
+    return refuse(formResult({ intent: "tfa", errors: { code: "login.codeInvalid" } }));
   }
 
   const parsed = loginSchema.safeParse(formValues(form, ["username", "password", "type"]));
   // the password is never sent back
   const values = formValues(form, ["username", "type"]);
   if (!parsed.success) return refuse(formError(parsed.error, values, "login"));
-  const result = await authenticate({ ...parsed.data, ip });
-  if (result.ok) return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id) } });
-  if (result.code === "tfa_required") return redirect("/", { headers: { "Set-Cookie": await signIn(request, result.user.id, true) } });
-  const message = result.code === "rate_limited" ? "login.rateLimited" : "login.invalid";
-  return refuse(formResult({ intent: "login", message, values }), result.code === "rate_limited" ? 429 : 400);
+  const result = await authenticate({ ...parsed.data, ip: client.ip });
+  if (result.ok) {
+    const { token } = await completeSignIn(result.user, { ...client, method: "password" });
+    return redirect("/", { headers: { "Set-Cookie": await cookieOf(token) } });
+  }
+  if (result.code === "tfa_required") {
+    const { token } = await startSecondFactor(result.user, client);
+    return redirect("/", { headers: { "Set-Cookie": await cookieOf(token) } });
+  }
+  if (result.code === "rate_limited")
+    return refuse(formResult({ intent: "login", message: "security.locked", messageValues: minutes(result.retryAfterSeconds), values }), 429);
+  return refuse(formResult({ intent: "login", message: "login.invalid", values }), 400);
 }
 
 export default function Home() {
@@ -102,7 +123,7 @@ function LoginForm() {
       <h2>{t("login.title")}</h2>
       {data?.message ? (
         <p id="login-error" className="form-error" role="alert">
-          {t(data.message, data.messageValues)}
+          {t(data.message, withCount(data.messageValues))}
         </p>
       ) : null}
       <label>
@@ -153,7 +174,8 @@ function LoginForm() {
 
 function SecondFactorForm() {
   const { t } = useTranslation();
-  const error = useFormResult("tfa")?.errors.code;
+  const result = useFormResult("tfa");
+  const error = result?.errors.code;
   const busy = useNavigation().state !== "idle";
   return (
     <div className="stack">
@@ -167,7 +189,7 @@ function SecondFactorForm() {
         </label>
         {error ? (
           <p className="field-error" role="alert">
-            {t(error)}
+            {t(error, withCount(result?.messageValues))}
           </p>
         ) : null}
         <button type="submit" className="button primary" disabled={busy}>

@@ -5,12 +5,14 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import QRCode from "qrcode";
 import { requestContext, requireUser } from "~/context.server";
-import { disableTotp, enableTotp, newTotpSecret, totpUri } from "~/accounts/auth.server";
-import { verifyPassword } from "~/accounts/password.server";
+import { newTotpSecret, totpUri, turnOffTwoFactor, turnOnTwoFactor, type TfaChange } from "~/accounts/auth.server";
+import { SettingsNav } from "~/accounts/components/SettingsNav";
+import { withCount } from "~/accounts/texts";
 import { LanguageDialog } from "~/components/LanguageDialog";
 import { THEMES } from "~/theme";
 import { formError, formResult, formValues, tfaDisableSchema, tfaEnableSchema, useFormResult, type FormResult } from "~/forms";
 import { refuse } from "~/forms.server";
+import { FormMessage } from "~/components/FormMessage";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request);
@@ -25,6 +27,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     totpEnabled: user.totpEnabled,
     setup,
     saved: params.has("saved"),
+    admin: user.type === "admin",
     // section 17, subscriptions and billing, lives in the payment plugin
     billing: user.type === "admin" && ctx.edition.enabled.includes("payment"),
   });
@@ -38,27 +41,50 @@ async function totpSetup(username: string, issuer: string, secret: string) {
 type EnableResult = FormResult & { setup?: Awaited<ReturnType<typeof totpSetup>> };
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { user } = await requireUser(request);
+  const { user, session } = await requireUser(request);
   const ctx = await requestContext(request, context);
   const form = await request.formData();
+  const client = { keepIdHash: session.idHash, ip: context.clientIp };
   if (form.get("intent") === "tfa_disable") {
-    const { password } = tfaDisableSchema.parse(formValues(form, ["password"]));
+    const parsed = tfaDisableSchema.safeParse(formValues(form, ["password"]));
+    if (!parsed.success) return refuse(formError(parsed.error, {}, "tfa_disable"));
     // turning the second factor off asks for the password, so a borrowed session cannot do it
-    if (!(await verifyPassword(password, user.passwordHash)))
-      return refuse(formResult({ intent: "tfa_disable", errors: { password: "settings.passwordInvalid" } }));
-    await disableTotp(user.id);
+    const done = await turnOffTwoFactor(user, { password: parsed.data.password, ...client });
+    if (!done.ok) return refuse(tfaRefusal("tfa_disable", done), done.code === "rate_limited" ? 429 : 400);
     return redirect("/settings?saved=1");
   }
-  if (user.totpEnabled) return refuse(formResult({ intent: "tfa_enable", message: "settings.tfaAlreadyOn" }));
-  const parsed = tfaEnableSchema.safeParse(formValues(form, ["secret", "code"]));
-  if (!parsed.success) return refuse(formError(parsed.error, {}, "tfa_enable"));
-  const { secret, code } = parsed.data;
-  if (!(await enableTotp(user.id, secret, code)))
-    return refuse<EnableResult>({
-      ...formResult({ intent: "tfa_enable", errors: { code: "login.codeInvalid" } }),
-      setup: await totpSetup(user.username, ctx.edition.title, secret),
-    });
+  const parsed = tfaEnableSchema.safeParse(formValues(form, ["secret", "code", "password"]));
+  if (!parsed.success) {
+    const result = formError(parsed.error, {}, "tfa_enable");
+    const secret = String(form.get("secret") ?? "");
+    const setup = /^[A-Z2-7]{16,64}$/.test(secret) ? await totpSetup(user.username, ctx.edition.title, secret) : undefined;
+    return refuse<EnableResult>({ ...result, setup });
+  }
+  const done = await turnOnTwoFactor(user, { ...parsed.data, ...client });
+  if (!done.ok)
+    return refuse<EnableResult>(
+      { ...tfaRefusal("tfa_enable", done), setup: done.code === "already" ? undefined : await totpSetup(user.username, ctx.edition.title, parsed.data.secret) },
+      done.code === "rate_limited" ? 429 : 400,
+    );
   return redirect("/settings?saved=1");
+}
+
+/** Why a two-factor change was refused, beside the field it is about. */
+function tfaRefusal(intent: string, failure: Exclude<TfaChange, { ok: true }>): FormResult {
+  switch (failure.code) {
+    case "already":
+      return formResult({ intent, message: intent === "tfa_enable" ? "security.tfaAlreadyOn" : "security.tfaAlreadyOff" });
+    case "code_invalid":
+      return formResult({ intent, errors: { code: "login.codeInvalid" } });
+    case "password_invalid":
+      return formResult({ intent, errors: { password: "settings.passwordInvalid" } });
+    case "rate_limited":
+      return formResult({
+        intent,
+        errors: { password: "security.locked" },
+        messageValues: { count: String(Math.max(1, Math.ceil(failure.retryAfterSeconds / 60))) },
+      });
+  }
 }
 
 export default function Settings() {
@@ -67,12 +93,10 @@ export default function Settings() {
   const enable = useFormResult<EnableResult>("tfa_enable");
   // after a wrong code the same secret is shown again (it is already in the user's app)
   const setup = enable?.setup ?? data.setup;
-  // each form has one error line, under its last input
-  const disableError = disable && (disable.message ?? Object.values(disable.errors)[0]);
-  const enableError = enable && (enable.message ?? Object.values(enable.errors)[0]);
   const { t } = useTranslation();
   return (
     <section className="settings stack">
+      <SettingsNav admin={data.admin} />
       <h1>{t("settings.title")}</h1>
       {data.saved ? (
         <p className="notice" role="status">
@@ -121,38 +145,43 @@ export default function Settings() {
       <section>
         <h2>{t("settings.tfa")}</h2>
         {data.totpEnabled ? (
-          <Form method="post" className="stack narrow">
+          <Form method="post" className="stack narrow" noValidate>
             <p>{t("settings.tfaOn")}</p>
-            <label>
-              {t("settings.currentPassword")}
-              <input name="password" type="password" autoComplete="current-password" required />
-            </label>
-            {disableError ? (
-              <p className="field-error" role="alert">
-                {t(disableError)}
-              </p>
-            ) : null}
+            <FormMessage result={disable} />
+            <PasswordField error={disable?.errors.password} values={disable?.messageValues} id="tfa-disable-password" />
+            <p className="muted">{t("security.tfaOthersEnd")}</p>
             <button type="submit" name="intent" value="tfa_disable" className="button">
               {t("settings.tfaDisable")}
             </button>
           </Form>
         ) : setup ? (
-          <Form method="post" className="stack narrow">
+          <Form method="post" className="stack narrow" noValidate>
             <p>{t("settings.tfaScan")}</p>
             <div className="qr" dangerouslySetInnerHTML={{ __html: setup.qr }} />
             <p>
               {t("settings.tfaSecret")}: <code data-testid="totp-secret">{setup.secret}</code>
             </p>
+            <FormMessage result={enable} />
             <input type="hidden" name="secret" value={setup.secret} />
             <label>
               {t("login.code")}
-              <input name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required />
+              <input
+                name="code"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={6}
+                required
+                aria-invalid={!!enable?.errors.code}
+                aria-describedby={enable?.errors.code ? "tfa-enable-code-error" : undefined}
+              />
             </label>
-            {enableError ? (
-              <p className="field-error" role="alert">
-                {t(enableError)}
+            {enable?.errors.code ? (
+              <p id="tfa-enable-code-error" className="field-error" role="alert">
+                {t(enable.errors.code)}
               </p>
             ) : null}
+            <PasswordField error={enable?.errors.password} values={enable?.messageValues} id="tfa-enable-password" />
+            <p className="muted">{t("security.tfaOthersEnd")}</p>
             <button type="submit" name="intent" value="tfa_enable" className="button primary">
               {t("settings.tfaEnable")}
             </button>
@@ -160,5 +189,30 @@ export default function Settings() {
         ) : null}
       </section>
     </section>
+  );
+}
+
+/** The current password a two-factor change asks for, with its error tied to it. */
+function PasswordField({ error, values, id }: { error?: string; values?: Record<string, string>; id: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <label>
+        {t("settings.currentPassword")}
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          aria-invalid={!!error}
+          aria-describedby={error ? `${id}-error` : undefined}
+        />
+      </label>
+      {error ? (
+        <p id={`${id}-error`} className="field-error" role="alert">
+          {t(error, withCount(values))}
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -1,7 +1,7 @@
 // Refusals the feature tests do not reach, one convention (FormResult): the error shows beside the
 // form that was posted, the input is kept, with JavaScript on and off. Nothing here is saved.
 import { test, expect } from "@playwright/test";
-import { chooseLanguage, login } from "./helpers";
+import { chooseLanguage, login, PASSWORD } from "./helpers";
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`form refusals with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
@@ -34,10 +34,13 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto("/settings");
       const secret = await page.getByTestId("totp-secret").textContent();
       await page.getByLabel("Code").fill("nope");
+      // turning two-factor on asks for the password too (passwords are never sent back)
+      await page.getByLabel("Current password").fill(PASSWORD);
       await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
       await expect(page.getByRole("alert")).toHaveText("The code is not valid or has already been used.");
       await expect(page.getByTestId("totp-secret")).toHaveText(secret!);
       await page.getByLabel("Code").fill("nope2");
+      await page.getByLabel("Current password").fill(PASSWORD);
       await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
       await expect(page.getByRole("alert")).toHaveText("The code is not valid or has already been used.");
       await expect(page.getByTestId("totp-secret")).toHaveText(secret!);

@@ -28,6 +28,12 @@ async function enableTwoFactor(page: Page) {
   await page.goto("/settings");
   const secret = (await page.getByTestId("totp-secret").textContent())!.trim();
   expect(secret).toMatch(/^[A-Z2-7]{16,64}$/);
+  // the password is asked too (a borrowed session cannot switch two-factor on)
+  await page.getByLabel("Code").fill("123456");
+  await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Password is required.");
+  await expect(page.getByTestId("totp-secret")).toHaveText(secret);
+  await page.getByLabel("Current password").fill(PASSWORD);
   await awayFromStepEnd(page);
   // the previous step, so the current and the next step are still unused for the logins below
   await page.getByLabel("Code").fill(codeAt(secret, -1));
@@ -106,6 +112,15 @@ test.describe("two-factor sign-in", () => {
       await enterCode(page, wrongCode(secret));
       await expect(page.getByRole("alert")).toHaveText(INVALID);
       await expect(page.getByRole("heading", { name: "Two-factor authentication" })).toBeVisible();
+      // the fifth wrong code ends the step: the password is asked again
+      for (let i = 2; i <= 4; i++) {
+        await enterCode(page, wrongCode(secret));
+        await expect(page.getByRole("alert")).toHaveText(INVALID);
+      }
+      await enterCode(page, wrongCode(secret));
+      await expect(page.getByRole("alert")).toHaveText("Too many wrong codes. Please log in again.");
+      await expect(page.getByLabel("Username")).toBeVisible();
+      await passwordStep(page);
 
       const code = codeAt(secret, 0);
       await enterCode(page, code);

@@ -4,7 +4,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { englishText, readBody, str } from "~/api.server";
-import { verifySecondFactor } from "~/accounts/auth.server";
+import { verifyCodeOnce } from "~/accounts/auth.server";
 import { ssoSession, verifyIdToken } from "~/accounts/sso.server";
 import { editionForHost } from "~/models/editions.server";
 
@@ -20,7 +20,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await verifyIdToken(str(body.token), ip, async (user) => {
     if (!user.totpEnabled) return undefined;
     if (!code) return "tfa_required";
-    return (await verifySecondFactor(user, code, ip)) ? undefined : "tfa_invalid";
+    return (await verifyCodeOnce(user, code, ip)).ok ? undefined : "tfa_invalid";
   });
   if (!result.ok)
     return json(

@@ -13,7 +13,8 @@ import { FormMessage } from "~/components/FormMessage";
 import { TextField } from "../components/UserFields";
 import { acceptInvite, openInvite } from "../invites.server";
 import { passwordProblem, PASSWORD_MIN_LENGTH } from "../password-policy.server";
-import { createSession, deleteSession } from "../sessions.server";
+import { deleteSession } from "../sessions.server";
+import { completeSignIn } from "../auth.server";
 import { RULE_VALUES, Refused } from "../users-admin.server";
 import styles from "../users.css";
 
@@ -61,7 +62,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (password !== confirm) return refuse(formResult({ intent: "accept", errors: { confirm: "users.invite.mismatch" } }));
   try {
     const user = await acceptInvite(token, password, context.clientIp);
-    const { token: session } = await createSession(user.id, { userAgent: request.headers.get("User-Agent") ?? "" });
+    const { token: session } = await completeSignIn(user, { ip: context.clientIp, userAgent: request.headers.get("User-Agent") ?? "", method: "invite" });
     return redirect("/", { headers: { "Set-Cookie": await sessionCookie().serialize(session) } });
   } catch (error) {
     if (error instanceof Refused) return refuse(formResult({ intent: "accept", message: error.key }), error.opts.status ?? 400);

@@ -49,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!read.ok) return refuse(read.result);
   try {
     const { user } = await createWorkspace(read.workspace, { via: "setup", setupToken: token }, { ip: context.clientIp });
-    return signInCreatedAdmin(request, user.id);
+    return signInCreatedAdmin(request, user, context.clientIp);
   } catch (error) {
     if (error instanceof SetupTokenInvalid) return refuse(formResult({ message: "setup.linkInvalid", values: keep() }), 403);
     if (error instanceof WorkspaceExists) throw notFound();

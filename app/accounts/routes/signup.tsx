@@ -45,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!read.ok) return refuse(read.result);
   try {
     const { user } = await createWorkspace(read.workspace, { via: "signup" }, { ip: context.clientIp });
-    return signInCreatedAdmin(request, user.id);
+    return signInCreatedAdmin(request, user, context.clientIp);
   } catch (error) {
     if (error instanceof WorkspaceExists) return refuse(formResult({ message: "setup.signup.exists" }), 409);
     throw error;
