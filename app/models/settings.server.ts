@@ -32,6 +32,8 @@ export const SETTING_DEFAULTS = {
   /** The admin's announcement to all agents: JSON {text, by, at}, or empty. */
   announcement: "",
   terms_url: "/about#terms",
+  /** Days a resolved ticket waits before it closes (0: never), set by POST /api/settings/update; nothing applies it yet. */
+  auto_close_days: "0",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 
