@@ -35,7 +35,7 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);
 const GIF = new TextEncoder().encode("GIF89a\x01\x00\x01\x00");
 const WEBP = new Uint8Array([...new TextEncoder().encode("RIFF"), 0x24, 0, 0, 0, ...new TextEncoder().encode("WEBPVP8 ")]);
-const context = { clientIp: "203.0.113.50" };
+const context = { clientIp: "203.0.113.50", cspNonce: "" };
 
 // avatars go to the file storage under DATA_DIR: a throwaway one for this file
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-account-"));
@@ -149,7 +149,7 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       const form = (bytes: Uint8Array) => {
         const body = new FormData();
         body.set("intent", "avatar");
-        body.set("photo", new File([bytes], "me.png", { type: "image/png" }));
+        body.set("photo", new File([Buffer.from(bytes)], "me.png", { type: "image/png" }));
         return new Request("http://localhost/profile", { method: "POST", body });
       };
       const ok = await readAvatarForm(form(PNG));
@@ -174,7 +174,7 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       const first = (await findUserById(user.id))!.photo!;
       expect(first).toMatch(/^\/avatar\/[a-f0-9]{32}$/);
       const key = first.split("/").pop()!;
-      const res = (await avatarLoader({ request: get(first), params: { key }, context: {} })) as Response;
+      const res = (await avatarLoader({ request: get(first), params: { key }, context })) as Response;
       expect(res.status).toBe(200);
       expect(res.headers.get("Content-Type")).toBe("image/png");
       expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
@@ -186,7 +186,7 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       // a file in storage that is nobody's photo (an attachment) is not served
       const { fileStorage } = await import("~/storage.server");
       const attachment = await fileStorage().put(PNG);
-      expect(((await avatarLoader({ request: get(`/avatar/${attachment}`), params: { key: attachment }, context: {} })) as Response).status).toBe(404);
+      expect(((await avatarLoader({ request: get(`/avatar/${attachment}`), params: { key: attachment }, context })) as Response).status).toBe(404);
     });
   });
 

@@ -11,8 +11,9 @@ import { FormMessage } from "~/components/FormMessage";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../password-policy.server";
 import { linkBase, requestPasswordReset, RESET_TTL_MS, resetLinkUser, resetPassword } from "../password-reset.server";
 
-// the link's token is in the path: no page it leads to learns it
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "OmniDesk" }, { name: "referrer", content: "no-referrer" }];
+// no "no-referrer" here for the token in the path: Chromium would post the forms with "Origin: null"
+// (refused by server.ts); the site's strict-origin-when-cross-origin never sends a path elsewhere
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.productTitle ?? "OmniDesk" }];
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
