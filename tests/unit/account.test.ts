@@ -17,6 +17,7 @@ import {
   avatarProblem,
   changePassword,
   imageTypeOf,
+  profileCard,
   readAvatarForm,
   setAvatar,
   updateProfile,
@@ -177,7 +178,7 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       const res = (await avatarLoader({ request: get(first), params: { key }, context })) as Response;
       expect(res.status).toBe(200);
       expect(res.headers.get("Content-Type")).toBe("image/png");
-      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(res.headers.get("Content-Security-Policy")).toContain("sandbox");
       expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG);
 
       // a new photo replaces the old one, whose file is gone
@@ -504,6 +505,32 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
         }),
       );
       expect(bad.status).toBe(400);
+    });
+
+    it("the profile card: 10 a tab, Load More asks for 10 more, only readable conversations; customers and visitors by conversation", async () => {
+      const worker = await makeUser({ departmentId: 2 });
+      const reader = await makeUser({ departmentId: 2 });
+      for (let i = 0; i < 12; i++) await makeTicket({ departmentId: 2, people: [worker.id], at: Date.now() - i * 1000 });
+      await makeTicket({ departmentId: 1, people: [worker.id] });
+      const card = (query: string) => profileCard(reader, new URLSearchParams(query), "Asia/Kuala_Lumpur");
+      const first = (await card(`username=${worker.username}`))!;
+      expect(first).toMatchObject({ tab: "ticket", shown: 10, more: true, person: { kind: "user", name: worker.name } });
+      expect(first.items).toHaveLength(10);
+      expect(first.person).not.toHaveProperty("email");
+      expect(first.items[0].path).toMatch(/^\/ticket\/\d+$/);
+      const more = (await card(`username=${worker.username}&shown=20`))!;
+      expect(more).toMatchObject({ shown: 20, more: false });
+      expect(more.items).toHaveLength(12);
+      expect((await card(`username=${worker.username}&tab=livechat`))!).toMatchObject({ tab: "livechat", items: [], more: false });
+      expect(await card("username=nobody")).toBeNull();
+      expect((await card("username=translatebot"))!.person.kind).toBe("bot");
+
+      const chat = await makeTicket({ kind: "livechat", departmentId: 2, contactEmail: `visitor.${dialect}@example.com` });
+      expect((await card(`ticket=${chat.ticketNumber}`))!.person).toMatchObject({ kind: "visitor", name: "Cora Customer" });
+      const mail = await makeTicket({ departmentId: 2, contactEmail: `mailer.${dialect}@example.com` });
+      expect((await card(`ticket=${mail.ticketNumber}`))!).toMatchObject({ tab: null, person: { kind: "contact", email: `mailer.${dialect}@example.com` } });
+      const elsewhere = await makeTicket({ departmentId: 1, contactEmail: `mailer.${dialect}@example.com` });
+      expect(await card(`ticket=${elsewhere.ticketNumber}`)).toBeNull();
     });
 
     it("settings: language is the caller's own; workspace keys are for admins (403, nothing changed); unknown ones are refused", async () => {
