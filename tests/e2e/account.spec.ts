@@ -264,6 +264,10 @@ for (const javaScriptEnabled of [true, false]) {
         await expect(page.locator(`tr[data-status="${name}"]`)).toContainText("Yes");
 
         const a = agent.page;
+        // an agent posting to the admins' page: 403, nothing added
+        expect((await a.request.post("/settings/statuses", { form: { intent: "add", name: "Agents made this" } })).status()).toBe(403);
+        await page.reload();
+        await expect(page.locator('tr[data-status="Agents made this"]')).toHaveCount(0);
         await a.goto("/");
         if (javaScriptEnabled) await hydrated(a);
         await a.locator(".user-menu summary").click();

@@ -80,7 +80,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       );
     return redirect("/profile?saved=password");
   }
-  return refuse(formResult({ message: "status.invalid" }));
+  throw new Response("Bad Request", { status: 400 });
 }
 
 export default function Profile() {
