@@ -5,7 +5,8 @@ import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT || 3210);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-"));
+// kept in the environment so test workers (which load this file again) find the server's database
+const dataDir = (process.env.E2E_DATA_DIR ||= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-")));
 
 export default defineConfig({
   testDir: "tests/e2e",

@@ -82,6 +82,7 @@ export default {
       route("invite/:token", "accounts/routes/invite.tsx");
       route("signup", "accounts/routes/signup.tsx");
       route("password_reset/:token?", "accounts/routes/password-reset.tsx");
+      route("avatar/:key", "accounts/routes/avatar.ts");
       route("sso/:provider/:step?", "accounts/routes/sso.tsx");
       route("api/oauth/verify", "accounts/routes/api.oauth.verify.ts");
       route("api/user/profile/data/info", "accounts/routes/api.profile.ts", { id: "api-profile-info" });

@@ -105,3 +105,11 @@ export async function guardPluginRoute(request: Request, loadContext?: object) {
   if (isTrial(ctx) && !owner.plugin.trial) throw redirect("/");
   return { ctx, plugin: owner.plugin };
 }
+
+/**
+ * The address links in mail and on admin pages point to: BASE_URL when set (set it in production,
+ * so a forged Host header cannot send a reset link elsewhere), else the request's own origin.
+ */
+export function publicOrigin(request: Request) {
+  return (process.env.BASE_URL || new URL(request.url).origin).replace(/\/+$/, "");
+}

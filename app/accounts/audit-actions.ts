@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   "invite.resent",
   "password.changed",
   "password.reset",
+  "password.reset_requested",
+  "profile.updated",
   "tfa.enabled",
   "tfa.disabled",
   "session.revoked",

@@ -6,6 +6,8 @@ import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
 
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+/** No counter uses a longer window (password reset requests: an hour); older rows are pruned. */
+export const LONGEST_WINDOW_MS = 60 * 60 * 1000;
 /** Attempts per account in a window; LOGIN_FAILURES_ALLOWED raises it (the browser tests do). */
 export const ACCOUNT_LIMIT = Number(process.env.LOGIN_FAILURES_ALLOWED || 10);
 /** Attempts per network (an IPv4 address, an IPv6 /64) in a window; never below the account limit. */
@@ -40,10 +42,11 @@ export function networkOf(ip: string): string {
  * Counts one attempt on `key` and says whether it may go ahead: one statement, so of N parallel
  * attempts exactly `limit` are allowed. A window starts at its first attempt and lasts 15 minutes.
  */
-export async function takeSlot(key: string, limit: number, now = Date.now()): Promise<Slot> {
+export async function takeSlot(key: string, limit: number, opts: { windowMs?: number; now?: number } = {}): Promise<Slot> {
+  const { windowMs = THROTTLE_WINDOW_MS, now = Date.now() } = opts;
   const { db, schema } = getDb();
   const t = schema.authThrottle;
-  const expired = sql`${t.windowStart} <= ${now - THROTTLE_WINDOW_MS}`;
+  const expired = sql`${t.windowStart} <= ${now - windowMs}`;
   const [row] = await db
     .insert(t)
     .values({ key, failures: 1, windowStart: now })
@@ -57,7 +60,7 @@ export async function takeSlot(key: string, limit: number, now = Date.now()): Pr
     .returning({ failures: t.failures, windowStart: t.windowStart });
   void pruneSometimes(now);
   const allowed = Number(row.failures) <= limit;
-  return { key, allowed, retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Number(row.windowStart) + THROTTLE_WINDOW_MS - now) / 1000)) };
+  return { key, allowed, retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Number(row.windowStart) + windowMs - now) / 1000)) };
 }
 
 /** The account's and the network's slots for one sign-in attempt; refused if either is over. */
@@ -90,6 +93,6 @@ async function pruneSometimes(now: number) {
   const { db, schema } = getDb();
   await db
     .delete(schema.authThrottle)
-    .where(lt(schema.authThrottle.windowStart, now - THROTTLE_WINDOW_MS))
+    .where(lt(schema.authThrottle.windowStart, now - LONGEST_WINDOW_MS))
     .catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import { asc, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { STATUSES_NEEDING_REASON, type PresenceStatus } from "~/presence";
+import { STATUSES_NEEDING_REASON } from "~/presence";
 import { broadcast, onlineUserIds } from "~/realtime.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 
@@ -34,8 +34,16 @@ export async function setUserLanguage(userId: number, language: string) {
   await db.update(schema.users).set({ language }).where(eq(schema.users.id, userId));
 }
 
-/** The reason is kept only for the statuses that ask for one. */
-export async function setPresence(userId: number, status: PresenceStatus, reason: string) {
+/**
+ * The reason is kept only for the statuses that ask for one; `status` is a built-in one or a
+ * custom one's name (checked by the caller: app/accounts/custom-statuses.server.ts changeStatus).
+ */
+export async function setPresence(
+  userId: number,
+  status: string,
+  reason: string,
+  keepReason = (STATUSES_NEEDING_REASON as readonly string[]).includes(status),
+) {
   const { db, schema } = getDb();
   const away = status !== "ONLINE";
   await db
@@ -43,7 +51,7 @@ export async function setPresence(userId: number, status: PresenceStatus, reason
     .set({
       status: "ONLINE",
       secondStatus: away ? status : "",
-      statusReason: (STATUSES_NEEDING_REASON as readonly string[]).includes(status) ? reason : "",
+      statusReason: keepReason ? reason : "",
       statusTime: Date.now(),
     })
     .where(eq(schema.users.id, userId));

@@ -4,6 +4,8 @@ import { Link, useFetcher } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { PRESENCE_EVENT } from "~/realtime-store";
+import { presenceClass, statusLabel } from "~/presence";
+import { ProfileLink } from "~/accounts/components/ProfileCard";
 
 type Agent = { username: string; name: string; status: string; second_status: string; ts: number };
 const REFRESH_MS = 60_000;
@@ -53,8 +55,8 @@ export function OnlineList({ agents, heading = false }: { agents: Agent[]; headi
             const shown = a.second_status || a.status;
             return (
               <li key={a.username} data-agent={a.username}>
-                <span className={`presence presence-${shown.toLowerCase()}`} aria-hidden="true" /> {a.name}{" "}
-                <span className="muted">{t(`status.${shown}`)}</span>
+                <span className={presenceClass(shown)} aria-hidden="true" /> <ProfileLink username={a.username}>{a.name}</ProfileLink>{" "}
+                <span className="muted">{statusLabel(t, shown)}</span>
               </li>
             );
           })}

@@ -2,6 +2,8 @@ import { Form, Link, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Icon } from "./Icon";
 import { StatusForm } from "./StatusForm";
+import { presenceClass, statusLabel, type CustomStatus } from "~/presence";
+import { ProfileLink } from "~/accounts/components/ProfileCard";
 
 export interface MenuUser {
   name: string;
@@ -13,25 +15,28 @@ export interface MenuUser {
 }
 
 /** A <details> menu: opens and closes without JavaScript. */
-export function UserMenu({ user, statusError }: { user: MenuUser; statusError: string | null }) {
+export function UserMenu({ user, statusError, customStatuses = [] }: { user: MenuUser; statusError: string | null; customStatuses?: CustomStatus[] }) {
   const { t } = useTranslation();
   const location = useLocation();
   const status = user.secondStatus || "ONLINE";
   return (
     <details className="user-menu" open={statusError ? true : undefined}>
       <summary>
-        <span className={`presence presence-${status.toLowerCase()}`} aria-hidden="true" />
-        <Icon name="user" />
+        <span className={presenceClass(status)} aria-hidden="true" />
+        {user.photo ? <img src={user.photo} alt="" width={22} height={22} style={{ borderRadius: "50%", objectFit: "cover" }} /> : <Icon name="user" />}
         <span className="user-name">{user.name}</span>
-        <span className="sr-only">{t(`status.${status}`)}</span>
+        <span className="sr-only">{statusLabel(t, status)}</span>
       </summary>
       <div className="menu-panel">
         <p className="muted">
-          {user.username} · {t(`userType.${user.type}`)}
+          <ProfileLink username={user.username}>{user.username}</ProfileLink> · {t(`userType.${user.type}`)}
         </p>
         <ul>
           <li>
             <Link to="/settings">{t("menu.settings")}</Link>
+          </li>
+          <li>
+            <Link to="/profile">{t("account.menuProfile")}</Link>
           </li>
           {user.type === "admin" ? (
             <>
@@ -50,7 +55,7 @@ export function UserMenu({ user, statusError }: { user: MenuUser; statusError: s
             <Link to="/about">{t("menu.about")}</Link>
           </li>
         </ul>
-        <StatusForm current={status} redirectTo={withoutStatusError(location.pathname, location.search)} error={statusError} />
+        <StatusForm current={status} redirectTo={withoutStatusError(location.pathname, location.search)} error={statusError} custom={customStatuses} />
         <LogoutForm />
       </div>
     </details>

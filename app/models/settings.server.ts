@@ -38,6 +38,8 @@ export const SETTING_DEFAULTS = {
   session_idle_hours: "12",
   /** A sign-in lasts at most this many days, however active (ASVS 3.3.2 L1: 30); /settings/security. */
   session_max_days: "30",
+  /** Days a resolved ticket waits before it closes (0: never), set by POST /api/settings/update; nothing applies it yet. */
+  auto_close_days: "0",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 

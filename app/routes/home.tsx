@@ -1,7 +1,7 @@
 // "/": the login form for visitors (with the two-factor step), the home page for users.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
@@ -168,6 +168,7 @@ function LoginForm() {
       <button type="submit" className="button primary" disabled={busy}>
         {busy ? t("login.signingIn") : t("login.submit")}
       </button>
+      <Link to="/password_reset">{t("account.forgot")}</Link>
     </Form>
   );
 }

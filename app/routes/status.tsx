@@ -3,8 +3,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { requireUser } from "~/context.server";
 import { safeRedirect } from "~/forms";
-import { setPresence } from "~/accounts/users.server";
-import { statusChangeError, type PresenceStatus } from "~/presence";
+import { changeStatus } from "~/accounts/custom-statuses.server";
 
 export const loader = () => redirect("/");
 
@@ -13,13 +12,13 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await request.formData();
   const status = String(form.get("status") ?? "");
   const reason = String(form.get("reason") ?? "").slice(0, 200);
-  const error = statusChangeError(user.secondStatus || "ONLINE", status, reason);
+  // the built-in statuses and the admins' custom ones (app/accounts/custom-statuses.server.ts)
+  const error = await changeStatus(user, status, reason);
   if (error) {
     // back to the page, where the user menu opens with the error (a plain form post has no other page to show it on)
     const back = new URL(safeRedirect(form.get("redirectTo")), "http://x");
     back.searchParams.set("status_error", error.replace("status.", ""));
     return redirect(back.pathname + back.search);
   }
-  await setPresence(user.id, status as PresenceStatus, reason);
   return redirect(safeRedirect(form.get("redirectTo")));
 }

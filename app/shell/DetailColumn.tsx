@@ -11,11 +11,14 @@ import { AnnouncementBanner } from "~/components/AnnouncementBanner";
 import { NotificationBell } from "~/conversation/components/Notifications";
 import type { NotificationList } from "~/conversation/notifications.server";
 import type { Announcement } from "~/models/announcement.server";
+import type { CustomStatus } from "~/presence";
 
 /** What the shell's loader gives the detail column (signed-in pages only). */
 export interface ShellChrome {
   user: MenuUser & { statusTime: number };
   statusError: string | null;
+  /** the admins' custom second statuses, for the status menu */
+  customStatuses: CustomStatus[];
   popupOnCall: boolean;
   notifications: NotificationList;
   announcement: Announcement | null;
@@ -36,7 +39,7 @@ export function DetailColumn({ chrome, search, children }: { chrome: ShellChrome
         {search}
         <NotificationBell data={chrome.notifications} now={chrome.now} />
         <OnlineAgents />
-        <UserMenu user={chrome.user} statusError={chrome.statusError ? `status.${chrome.statusError}` : null} />
+        <UserMenu user={chrome.user} statusError={chrome.statusError ? `status.${chrome.statusError}` : null} customStatuses={chrome.customStatuses} />
       </header>
       <Realtime viewer={{ type: chrome.user.type, popupOnCall: chrome.popupOnCall }} />
       {chrome.expiry ? <ExpiryBanner trial={chrome.expiry.trial} /> : null}

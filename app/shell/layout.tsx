@@ -17,6 +17,7 @@ import { listNotifications } from "~/conversation/notifications.server";
 import { parseAnnouncement } from "~/models/announcement.server";
 import { announcementSeenCookie } from "~/cookies.server";
 import { installIsEmpty } from "~/accounts/setup.server";
+import { listCustomStatuses } from "~/accounts/custom-statuses.server";
 
 const STATUS_ERRORS = ["invalid", "same", "reasonRequired"] as const;
 
@@ -49,7 +50,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { workspace, user } = ctx;
   // the open conversation counts as read before the unread counts are taken
   await markViewed(user, url.pathname, context);
-  const [counts, notifications] = await Promise.all([unreadCounts(user.id), listNotifications(user.id)]);
+  const [counts, notifications, customStatuses] = await Promise.all([unreadCounts(user.id), listNotifications(user.id), listCustomStatuses()]);
   const unread = counts.ticket + counts.livechat + counts.chat;
   return json({
     signedIn: true as const,
@@ -66,6 +67,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
         statusTime: user.statusTime,
       },
       statusError: STATUS_ERRORS.find((e) => e === url.searchParams.get("status_error")) ?? null,
+      customStatuses: customStatuses.map((s) => ({ name: s.name, needsReason: s.needsReason })),
       popupOnCall: workspace.popupOnCall,
       notifications,
       announcement: await unseenAnnouncement(request, workspace),

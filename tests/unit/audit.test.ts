@@ -142,6 +142,21 @@ describe("the page's labels", () => {
     for (const action of AUDIT_ACTIONS) expect(typeof at(en.action, action), action).toBe("string");
     for (const target of AUDIT_TARGETS) expect(typeof en.target[target], target).toBe("string");
   });
+
+  it("cover every action the code writes, so no entry shows as raw text", () => {
+    const written = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name))
+          for (const m of fs.readFileSync(file, "utf8").matchAll(/action: "([a-z_]+\.[a-z_]+)"/g)) written.add(m[1]);
+      }
+    };
+    ["app", "plugins"].forEach((dir) => walk(path.resolve(dir)));
+    expect(written.size).toBeGreaterThan(20);
+    expect([...written].filter((a) => !(AUDIT_ACTIONS as readonly string[]).includes(a))).toEqual([]);
+  });
 });
 
 describe("the filters' days", () => {

@@ -4,7 +4,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requestContext, requireAdmin } from "~/context.server";
+import { publicOrigin, requestContext, requireAdmin } from "~/context.server";
 import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { CUSTOMER_LINK_KINDS, currentToken, renewToken, type CustomerLinkKind } from "~/accounts/public-tokens.server";
 
@@ -17,7 +17,7 @@ const LINKS: Record<CustomerLinkKind, { plugin: string; path: (token: string) =>
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const ctx = await requestContext(request, context);
-  const origin = new URL(request.url).origin;
+  const origin = publicOrigin(request);
   const kinds = CUSTOMER_LINK_KINDS.filter((kind) => ctx.edition.enabled.includes(LINKS[kind].plugin));
   const links = await Promise.all(
     kinds.map(async (kind) => {

@@ -4,7 +4,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requireAdmin } from "~/context.server";
+import { publicOrigin, requireAdmin } from "~/context.server";
 import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { DEFAULT_SCOPES, listProviders, providerSchema, redirectUri, removeProvider, saveProvider, setProviderEnabled } from "~/accounts/sso.server";
 import { formError, formResult, formValues, readFormResult, refusalKey, useFormResult, type FormResult } from "~/forms";
@@ -20,9 +20,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({
     saved: url.searchParams.get("saved"),
     removed: url.searchParams.has("removed"),
-    providers: providers.map((p) => ({ ...p, redirectUri: redirectUri(url.origin, p.id) })),
+    providers: providers.map((p) => ({ ...p, redirectUri: redirectUri(publicOrigin(request), p.id) })),
     // what the next one's redirect URI will look like, before it has an id
-    redirectPattern: redirectUri(url.origin, 0).replace("/0/", "/<id>/"),
+    redirectPattern: redirectUri(publicOrigin(request), 0).replace("/0/", "/<id>/"),
     defaultScopes: DEFAULT_SCOPES,
   });
 }

@@ -4,7 +4,7 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@rem
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requestContext, requireAdmin } from "~/context.server";
+import { publicOrigin, requestContext, requireAdmin } from "~/context.server";
 import { formError, formResult, formValues, readFormResult, valueList } from "~/forms";
 import { refuse } from "~/forms.server";
 import { AdminOnlyBoundary } from "~/components/AdminOnly";
@@ -85,7 +85,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         await resetTfa(actor, id, ip);
         return done("tfa_reset");
       case "resend_invite": {
-        const invite = await resendInvite(actor, id, { origin: new URL(request.url).origin, product: ctx.edition.title, ip });
+        const invite = await resendInvite(actor, id, { origin: publicOrigin(request), product: ctx.edition.title, ip });
         const target = await userDetail(id);
         return json(
           { invited: { name: target?.name ?? "", email: target?.email ?? "", link: invite.mailed ? null : invite.link } },

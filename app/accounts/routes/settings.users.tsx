@@ -4,7 +4,7 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@rem
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requestContext, requireAdmin } from "~/context.server";
+import { publicOrigin, requestContext, requireAdmin } from "~/context.server";
 import { formError, formValues, readFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
@@ -68,7 +68,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = inviteUserSchema.safeParse(values);
   if (!parsed.success) return refuse(formError(parsed.error, values, intent));
   try {
-    const invite = await inviteUser(actor, parsed.data, { origin: new URL(request.url).origin, product: ctx.edition.title, ip });
+    const invite = await inviteUser(actor, parsed.data, { origin: publicOrigin(request), product: ctx.edition.title, ip });
     // the link is shown only when no mail carries it
     return json(
       { invited: { name: parsed.data.name, email: parsed.data.email, link: invite.mailed ? null : invite.link } },

@@ -2,7 +2,7 @@
 // sends it back to /sso/<id>/callback, which signs in. Every refusal ends on the login page.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { sessionToken } from "~/context.server";
+import { publicOrigin, sessionToken } from "~/context.server";
 import { sessionCookie } from "~/cookies.server";
 import { deleteSession, findSession } from "~/accounts/sessions.server";
 import { finishSignIn, flowCookie, ssoSession, startSignIn } from "~/accounts/sso.server";
@@ -14,7 +14,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
   if (params.step === undefined) {
     if (await findSession(await sessionToken(request))) return redirect("/");
-    const start = await startSignIn(id, url.origin);
+    const start = await startSignIn(id, publicOrigin(request));
     if (!start.ok) return redirect(`/?sso=${start.reason}`);
     headers.append("Set-Cookie", await flowCookie().serialize(start.flow));
     return redirect(start.url, { headers });
@@ -25,7 +25,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const flow = await flowCookie().parse(request.headers.get("Cookie"));
   // the flow is used once, whatever the outcome
   headers.append("Set-Cookie", await flowCookie().serialize("", { maxAge: 0 }));
-  const result = await finishSignIn(id, url, flow, url.origin, ip);
+  const result = await finishSignIn(id, url, flow, publicOrigin(request), ip);
   if (!result.ok) return redirect(`/?sso=${result.reason}`, { headers });
   const previous = await sessionToken(request);
   if (previous) await deleteSession(previous);

@@ -6,6 +6,7 @@ import { useFormResult } from "~/forms";
 import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
 import type { ConversationData } from "../page.server";
 import { FormMessage } from "~/components/FormMessage";
+import { ProfileLink } from "~/accounts/components/ProfileCard";
 
 type Data = ConversationData;
 type Message = Data["messages"][number];
@@ -110,7 +111,7 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
       aria-label={t("conversation.messageFrom", { name: m.sender })}
     >
       <header>
-        <strong>{m.sender}</strong>
+        <strong>{m.senderUserId ? m.sender : <ProfileLink ticket={data.ticket.number}>{m.sender}</ProfileLink>}</strong>
         <time dateTime={new Date(m.createdAt).toISOString()} className="muted">
           {m.time}
         </time>
@@ -334,7 +335,7 @@ function Properties({ data }: { data: Data }) {
         <ul className="participants">
           {data.details.participants.map((p) => (
             <li key={p.userId}>
-              {p.name} {p.assignee ? <span className="badge">{t("conversation.assignee")}</span> : null}
+              <ProfileLink username={p.username}>{p.name}</ProfileLink> {p.assignee ? <span className="badge">{t("conversation.assignee")}</span> : null}
               <ActionButton
                 intent="remove_participant"
                 fields={{ user_id: p.userId }}
