@@ -79,7 +79,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto("/?channel=EMAIL");
       await openFirstTicket(page);
       await page.getByRole("textbox", { name: "Reply", exact: true }).fill(typed);
-      await page.getByLabel("Cc").fill("ok@example.com, not-an-address");
+      await page.getByRole("textbox", { name: "Cc", exact: true }).fill("ok@example.com, not-an-address");
       await page.getByRole("button", { name: "Send" }).click();
       await expect(page.getByRole("alert")).toHaveText("Please check the email address. not-an-address");
       await expect(page.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue(typed);
@@ -87,7 +87,7 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(failed).toContainText(typed);
       await expect(failed).toContainText("Not sent.");
 
-      await page.getByLabel("Cc").fill("");
+      await page.getByRole("textbox", { name: "Cc", exact: true }).fill("");
       await page.getByLabel("Attachments").setInputFiles({ name: "run.exe", mimeType: "application/x-msdownload", buffer: Buffer.from("MZ") });
       await page.getByRole("button", { name: "Send" }).click();
       await expect(page.getByRole("alert")).toContainText("Opps, file failed to upload. The error is run.exe");

@@ -170,13 +170,8 @@ for (const js of [true, false]) {
       await expect(form.getByText("This username is already taken.")).toBeVisible();
       await create(unique("weak"), "password1234");
       await expect(form.getByText("This password is too common; choose another one.")).toBeVisible();
-      // the last admin
-      await openUser(page, "admin");
-      await page.getByRole("radio", { name: "Agent" }).check();
-      await page.getByRole("button", { name: "Save" }).click();
-      await expect(page.getByText("This is the last active admin, and the workspace needs one.")).toBeVisible();
-      await page.goto("/settings/users?q=admin");
-      await expect(page.locator('tr[data-username="admin"]')).toContainText("Admin");
+      // (the last active admin cannot be demoted: users-admin.test.ts; other specs add admins to
+      // this shared database, so trying it here could demote the seeded admin)
     });
   });
 }
