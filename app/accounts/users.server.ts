@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { STATUSES_NEEDING_REASON } from "~/presence";
 import { broadcast, onlineUserIds } from "~/realtime.server";
@@ -6,9 +6,13 @@ import { SERVER_EVENTS } from "~/realtime-events";
 
 export type UserType = "admin" | "agent";
 
+/** Usernames name one account whatever their case (unique index on lower(username)). */
 export async function findUserByUsername(username: string) {
   const { db, schema } = getDb();
-  const [user] = await db.select().from(schema.users).where(eq(schema.users.username, username));
+  const [user] = await db
+    .select()
+    .from(schema.users)
+    .where(sql`lower(${schema.users.username}) = lower(${username})`);
   return user;
 }
 

@@ -69,6 +69,11 @@ describe.each(DIALECTS)("models on %s", (dialect) => {
       expect(await authenticate({ username: "admin", password: "nope", type: "admin", ip })).toMatchObject({ ok: false, code: "invalid" });
       expect(await authenticate({ username: "admin", password: DEFAULT_SEED_PASSWORD, type: "agent", ip })).toMatchObject({ ok: false, code: "invalid" });
       expect(await authenticate({ username: "ghost", password: "x", type: "agent", ip })).toMatchObject({ ok: false, code: "invalid" });
+      // one account whatever the case typed (usernames are unique that way)
+      expect(await authenticate({ username: "AdMin", password: DEFAULT_SEED_PASSWORD, type: "admin", ip })).toMatchObject({
+        ok: true,
+        user: { username: "admin" },
+      });
     });
 
     it("stores passwords as slow salted hashes", async () => {
