@@ -21,10 +21,10 @@ export function SettingsNav({ admin }: { admin: boolean }) {
   const links = admin ? [...PERSONAL, ...WORKSPACE] : PERSONAL;
   return (
     <nav className="settings-nav" aria-label={t("settingsNav.label")}>
-      <ul className="inline-list">
+      <ul>
         {links.map((l) => (
           <li key={l.to}>
-            <NavLink to={l.to} end>
+            <NavLink to={l.to} end={l.to === "/settings"}>
               {t(`settingsNav.${l.key}`)}
             </NavLink>
           </li>
