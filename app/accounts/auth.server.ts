@@ -3,6 +3,7 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { authenticator } from "otplib";
 import { getDb } from "@db/client";
+import { seal, unseal } from "~/secrets.server";
 import { audit } from "./audit.server";
 import { dummyHash, verifyPassword } from "./password.server";
 import { createSession, deleteUserSessions, endSession, disconnectSessions, type Auth } from "./sessions.server";
@@ -188,7 +189,8 @@ function stepOf(code: string, secret: string) {
  * that records it is conditional so two concurrent logins cannot both use the same code.
  */
 export async function consumeTotp(user: Pick<UserRow, "id" | "totpSecret">, code: string) {
-  const step = user.totpSecret ? stepOf(code, user.totpSecret) : null;
+  const secret = unseal(user.totpSecret);
+  const step = secret ? stepOf(code, secret) : null;
   if (step === null) return false;
   const { db, schema } = getDb();
   const updated = await db
@@ -205,20 +207,6 @@ export function newTotpSecret() {
 
 export function totpUri(username: string, issuer: string, secret: string) {
   return authenticator.keyuri(username, issuer, secret);
-}
-
-/** Turning two-factor on requires a valid code for the new secret, so the user cannot lock themselves out. */
-export async function enableTotp(userId: number, secret: string, code: string) {
-  const step = stepOf(code, secret);
-  if (step === null) return false;
-  const { db, schema } = getDb();
-  await db.update(schema.users).set({ totpSecret: secret, totpEnabled: true, totpLastStep: step }).where(eq(schema.users.id, userId));
-  return true;
-}
-
-export async function disableTotp(userId: number) {
-  const { db, schema } = getDb();
-  await db.update(schema.users).set({ totpEnabled: false, totpSecret: null, totpLastStep: 0 }).where(eq(schema.users.id, userId));
 }
 
 type TfaUser = Pick<UserRow, "id" | "name" | "username" | "passwordHash" | "totpEnabled">;
@@ -243,7 +231,10 @@ export async function turnOnTwoFactor(
   const handle = getDb();
   const { schema } = handle;
   const ended = await handle.transaction(async (tx) => {
-    await tx.update(schema.users).set({ totpSecret: input.secret, totpEnabled: true, totpLastStep: step }).where(eq(schema.users.id, user.id));
+    await tx
+      .update(schema.users)
+      .set({ totpSecret: seal(input.secret), totpEnabled: true, totpLastStep: step })
+      .where(eq(schema.users.id, user.id));
     const ids = await deleteUserSessions(tx, user.id, input.keepIdHash);
     await audit(
       {

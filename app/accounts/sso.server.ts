@@ -9,6 +9,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from "jose"
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { sessionCookie } from "~/cookies.server";
+import { seal, unseal } from "~/secrets.server";
 import { audit } from "./audit.server";
 import { createSession, hashToken } from "./sessions.server";
 import type { UserRow } from "./users.server";
@@ -96,8 +97,11 @@ async function findProvider(id: number) {
   if (!Number.isSafeInteger(id) || id < 1) return undefined;
   const { db, schema } = getDb();
   const [row] = await db.select().from(schema.oidcProviders).where(eq(schema.oidcProviders.id, id));
-  return row;
+  return row && opened(row);
 }
+
+/** A provider row with its client secret opened (it is kept sealed: app/secrets.server.ts). */
+const opened = <T extends { clientSecret: string }>(row: T): T => ({ ...row, clientSecret: unseal(row.clientSecret) ?? "" });
 
 export const redirectUri = (origin: string, providerId: number) => `${origin}/sso/${providerId}/callback`;
 
@@ -122,7 +126,10 @@ export async function saveProvider(input: ProviderInput, actor: Actor, ip: strin
   const { schema } = handle;
   return handle.transaction(async (tx) => {
     if (existing) {
-      await tx.update(schema.oidcProviders).set(values).where(eq(schema.oidcProviders.id, existing.id));
+      await tx
+        .update(schema.oidcProviders)
+        .set({ ...values, clientSecret: seal(clientSecret) })
+        .where(eq(schema.oidcProviders.id, existing.id));
       const changed: string[] = (["name", "issuer", "clientId", "scopes"] as const).filter((k) => existing[k] !== values[k]);
       if (input.clientSecret && input.clientSecret !== existing.clientSecret) changed.push("clientSecret");
       await audit({ action: "sso.provider_changed", actor, target: { type: "sso_provider", id: existing.id }, detail: { name: values.name, changed }, ip }, tx);
@@ -130,7 +137,7 @@ export async function saveProvider(input: ProviderInput, actor: Actor, ip: strin
     }
     const [row] = await tx
       .insert(schema.oidcProviders)
-      .values({ ...values, enabled: true, createdAt: Date.now() })
+      .values({ ...values, clientSecret: seal(clientSecret), enabled: true, createdAt: Date.now() })
       .returning({ id: schema.oidcProviders.id });
     await audit({ action: "sso.provider_added", actor, target: { type: "sso_provider", id: row.id }, detail: { name: values.name, issuer }, ip }, tx);
     return { ok: true as const, id: row.id };
@@ -359,7 +366,9 @@ export async function verifyIdToken(token: unknown, ip: string, secondFactor?: (
       .select()
       .from(p)
       .where(and(eq(p.enabled, true), eq(p.issuer, String(unverified.iss ?? ""))))
-  ).filter((c) => audiences.includes(c.clientId));
+  )
+    .filter((c) => audiences.includes(c.clientId))
+    .map(opened);
   for (const provider of candidates) {
     let payload: JWTPayload;
     try {

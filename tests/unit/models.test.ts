@@ -4,7 +4,8 @@ import { authenticator } from "otplib";
 import { eq, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { CHANNELS, seedDemo, DEFAULT_SEED_PASSWORD } from "~/seed/seed";
-import { authenticate, consumeTotp, enableTotp, LOGIN_FAILURES_ALLOWED, newTotpSecret } from "~/accounts/auth.server";
+import { authenticate, consumeTotp, LOGIN_FAILURES_ALLOWED, newTotpSecret, turnOnTwoFactor } from "~/accounts/auth.server";
+import { unseal } from "~/secrets.server";
 import { createSession, deleteSession, findSession, refreshSession } from "~/accounts/sessions.server";
 import { editionForHost, listEditions, saveEdition } from "~/models/editions.server";
 import { findUserByUsername } from "~/accounts/users.server";
@@ -93,8 +94,13 @@ describe.each(DIALECTS)("models on %s", (dialect) => {
     it("asks for a TOTP code, accepts it once and refuses its reuse", async () => {
       const user = (await findUserByUsername("agent2"))!;
       const secret = newTotpSecret();
-      expect(await enableTotp(user.id, secret, "000000")).toBe(authenticator.check("000000", secret));
-      expect(await enableTotp(user.id, secret, authenticator.generate(secret))).toBe(true);
+      const turnOn = (code: string) => turnOnTwoFactor(user, { password: DEFAULT_SEED_PASSWORD, secret, code, keepIdHash: "", ip });
+      expect((await turnOn("000000")).ok).toBe(authenticator.check("000000", secret));
+      expect(await turnOn(authenticator.generate(secret))).toMatchObject({ ok: true });
+      // kept sealed: the database does not show the seed
+      const stored = (await findUserByUsername("agent2"))!.totpSecret!;
+      expect(stored).not.toContain(secret);
+      expect(unseal(stored)).toBe(secret);
       const login = { username: "agent2", password: DEFAULT_SEED_PASSWORD, type: "agent" as const, ip };
       expect(await authenticate(login)).toMatchObject({ ok: false, code: "tfa_required" });
       // the code used to switch 2FA on is spent already
@@ -106,10 +112,11 @@ describe.each(DIALECTS)("models on %s", (dialect) => {
 
     it("lets only one of two concurrent logins use the same code", async () => {
       const user = (await findUserByUsername("agent2"))!;
-      const code = authenticator.clone({ epoch: Date.now() + 60_000 }).generate(user.totpSecret!);
+      const secret = unseal(user.totpSecret)!;
+      const code = authenticator.clone({ epoch: Date.now() + 60_000 }).generate(secret);
       // window 1 accepts one step ahead only; step back the last-used step so +1 is acceptable
       await t.handle.db.update(t.handle.schema.users).set({ totpLastStep: 0 }).where(eq(t.handle.schema.users.id, user.id));
-      const inWindow = authenticator.clone({ epoch: Date.now() + 30_000 }).generate(user.totpSecret!);
+      const inWindow = authenticator.clone({ epoch: Date.now() + 30_000 }).generate(secret);
       const results = await Promise.all([consumeTotp(user, inWindow), consumeTotp(user, inWindow)]);
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await consumeTotp(user, code)).toBe(false); // two steps ahead: outside the window

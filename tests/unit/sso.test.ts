@@ -1,5 +1,6 @@
 // Single sign-on: who a sign-in is (the matching rules), the providers an admin saves, the code
 // flow and token sign-in, against a real OpenID Provider on loopback (tests/support/oidc-standin.ts).
+import { unseal } from "~/secrets.server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
@@ -138,11 +139,13 @@ describe.each(DIALECTS)("single sign-on on %s", (dialect) => {
       expect(await auditActions()).toContain("sso.provider_added");
     });
 
-    it("keeps the stored secret when an edit leaves it empty", async () => {
+    it("keeps the stored secret, sealed, when an edit leaves it empty", async () => {
       expect(await saveProvider(input({ name: "Stand-in IdP", clientSecret: "" }), actor, ip, providerId)).toEqual({ ok: true, id: providerId });
       const { db, schema } = t.handle;
       const [row] = await db.select().from(schema.oidcProviders).where(eq(schema.oidcProviders.id, providerId));
-      expect(row).toMatchObject({ name: "Stand-in IdP", clientSecret: standin.clientSecret });
+      expect(row.name).toBe("Stand-in IdP");
+      expect(row.clientSecret).not.toContain(standin.clientSecret);
+      expect(unseal(row.clientSecret)).toBe(standin.clientSecret);
     });
 
     it("signs in through the authorization code flow with PKCE, state and nonce", async () => {
