@@ -5,6 +5,7 @@ import { authenticator } from "otplib";
 import { getDb } from "@db/client";
 import { seal, unseal } from "~/secrets.server";
 import { audit } from "./audit.server";
+import { tellAccountChanged } from "./security-mail.server";
 import { dummyHash, verifyPassword } from "./password.server";
 import { createSession, deleteUserSessions, endSession, disconnectSessions, type Auth } from "./sessions.server";
 import { ACCOUNT_LIMIT, accountKey, clearSlots, networkKey, returnSlot, takeSignInSlots, takeSlot } from "./throttle.server";
@@ -209,7 +210,7 @@ export function totpUri(username: string, issuer: string, secret: string) {
   return authenticator.keyuri(username, issuer, secret);
 }
 
-type TfaUser = Pick<UserRow, "id" | "name" | "username" | "passwordHash" | "totpEnabled">;
+type TfaUser = Pick<UserRow, "id" | "name" | "username" | "passwordHash" | "totpEnabled" | "email" | "language">;
 export type TfaChange =
   | { ok: true; sessionsEnded: number }
   | { ok: false; code: "password_invalid" | "code_invalid" | "already" }
@@ -246,6 +247,7 @@ export async function turnOnTwoFactor(
       },
       tx,
     );
+    await tellAccountChanged(user, "tfa_enabled", { ip: input.ip }, tx);
     return ids;
   });
   disconnectSessions(ended);
@@ -272,6 +274,7 @@ export async function turnOffTwoFactor(user: TfaUser, input: { password: string;
       },
       tx,
     );
+    await tellAccountChanged(user, "tfa_disabled", { ip: input.ip }, tx);
     return ids;
   });
   disconnectSessions(ended);

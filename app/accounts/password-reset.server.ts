@@ -8,6 +8,7 @@ import { translatorFor } from "~/i18n.server";
 import { getSetting } from "~/models/settings.server";
 import { mailConfigured, queueMail } from "~/mail/outbox.server";
 import { audit } from "./audit.server";
+import { tellAccountChanged } from "./security-mail.server";
 import { consumeOneTimeToken, issueOneTimeToken, peekOneTimeToken } from "./one-time-tokens.server";
 import { hashPassword } from "./password.server";
 import { passwordProblem } from "./password-policy.server";
@@ -134,6 +135,7 @@ export async function resetPassword(token: string | undefined, input: { password
       .set({ usedAt: Date.now() })
       .where(and(eq(t.userId, user.id), eq(t.purpose, "password_reset"), isNull(t.usedAt)));
     await audit({ action: "password.reset", actor: { id: user.id, name: user.name }, target: { type: "user", id: user.id }, ip }, tx);
+    await tellAccountChanged(user, "password_reset", { ip }, tx);
     return true;
   });
   if (!done) return { ok: false, expired: true };

@@ -8,6 +8,7 @@ import { readableBy, type Reader } from "~/conversation/access.server";
 import { formatDate } from "~/time";
 import { fileStorage } from "~/storage.server";
 import { audit } from "./audit.server";
+import { tellAccountChanged } from "./security-mail.server";
 import { reauthenticate } from "./auth.server";
 import { hashPassword } from "./password.server";
 import { passwordProblem } from "./password-policy.server";
@@ -206,6 +207,7 @@ export async function changePassword(
   await handle.transaction(async (tx) => {
     await tx.update(handle.schema.users).set({ passwordHash: hash }).where(eq(handle.schema.users.id, user.id));
     await audit({ action: "password.changed", actor: user, target: { type: "user", id: user.id }, ip }, tx);
+    await tellAccountChanged(user, "password_changed", { ip }, tx);
   });
   return { ok: true, endedSessions: await endUserSessions(user.id, auth.session.idHash) };
 }

@@ -10,6 +10,7 @@ import { refuse } from "~/forms.server";
 import { disconnectUserSockets, publish } from "~/realtime.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { audit } from "./audit.server";
+import { tellAccountChanged } from "./security-mail.server";
 import { hashPassword } from "./password.server";
 import { passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-policy.server";
 import { seatsFree } from "./seats.server";
@@ -396,6 +397,7 @@ export async function resetTfa(actor: Actor, id: number, ip = "") {
     if (!user.totpEnabled && !user.totpSecret) return false;
     await tx.update(schema.users).set({ totpEnabled: false, totpSecret: null, totpLastStep: 0 }).where(eq(schema.users.id, id));
     await audit({ action: "user.tfa_reset", actor, target: { type: "user", id }, detail: { username: user.username }, ip }, tx);
+    await tellAccountChanged(user, "tfa_reset", { ip }, tx);
     return true;
   });
 }
