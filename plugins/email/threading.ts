@@ -373,7 +373,8 @@ function replyAllOn(ctx: Ctx, ticket: TicketRef): boolean {
 async function newParticipants(ctx: Ctx, ticket: TicketRef): Promise<string[]> {
   if (ctx.flags.auto || ctx.flags.spoofedAgent) return [];
   const out: string[] = [];
-  const consider = [ctx.sender, ...recipients(ctx.mail)];
+  // To may hold an alias that forwards to us; Cc is where customers add the people who should follow
+  const consider = [ctx.sender, ...ctx.mail.cc.map((c) => normalizeAddress(c.address))];
   for (const a of consider) {
     if (out.length >= MAX_NEW_PARTICIPANTS) break;
     if (!a || out.includes(a) || isOurs(ctx, a, ticket) || knownOn(ticket, a)) continue;
