@@ -170,6 +170,8 @@ describe("helpers", () => {
     expect(isForwardSubject("RV: x")).toBe(true);
     expect(isForwardSubject("Re: Fwd: x")).toBe(false);
     expect(isForwardSubject("I: love it")).toBe(false);
+    expect(isForwardSubject("ПЕРЕСЛ: x")).toBe(true);
+    expect(isForwardSubject("Doorst: x")).toBe(true);
     expect(isForwardSubject("Forwarding address")).toBe(false);
   });
 
@@ -236,5 +238,64 @@ describe("helpers", () => {
     expect(Buffer.from(threadIndexFor("junk", now), "base64").length).toBe(22);
     expect(threadIndexRoot("AQ==")).toBeNull();
     expect(threadIndexRoot(Buffer.alloc(25).toString("base64"))).toBeNull();
+  });
+});
+
+describe("bad input", () => {
+  const ticket: TicketRef = {
+    id: 1,
+    number: 100001,
+    customerAddresses: ["c@example.com"],
+    participantAddresses: [],
+    mailboxAddress: "support@omnidesk.localhost",
+  };
+  const mail = (over: Partial<InboundMail>): InboundMail => ({
+    messageId: "m@example.com",
+    references: [],
+    subject: "Re: x",
+    from: { address: "c@example.com" },
+    to: [{ address: "support@omnidesk.localhost" }],
+    cc: [],
+    replyTo: [],
+    deliveredTo: [],
+    authenticated: true,
+    ...over,
+  });
+
+  it("bounds the lookups of a mail with 10,000 references and 10,000 reply+ recipients", async () => {
+    const calls = { ids: 0, tokens: 0, agents: 0 };
+    const lookup: ThreadingLookup = {
+      ticketByReplyToken: async () => (calls.tokens++, null),
+      ticketsByMessageIds: async (ids) => {
+        calls.ids = Math.max(calls.ids, ids.length);
+        return ids.includes("ref-9999@example.com") ? [{ messageId: "ref-9999@example.com", ticket, direction: "out", recipientCount: 1 }] : [];
+      },
+      ticketByThreadIndex: async () => null,
+      ticketByNumber: async () => null,
+      isAgentAddress: async () => (calls.agents++, false),
+    };
+    const references = Array.from({ length: 10_000 }, (_, i) => `ref-${i}@example.com`);
+    const to = Array.from({ length: 10_000 }, (_, i) => ({ address: `reply+token${String(i).padStart(5, "0")}@omnidesk.localhost` }));
+    const cc = Array.from({ length: 10_000 }, (_, i) => ({ address: `cc${i}@example.com` }));
+    const d = await decideThreading(mail({ references, to, cc }), lookup, { mailboxAddresses: ["support@omnidesk.localhost"] });
+    expect(d).toMatchObject({ action: "append", ticketId: 1, matchedBy: "message-id" });
+    expect(d.action === "append" && d.addParticipants.length).toBe(20);
+    expect(calls.tokens).toBeLessThanOrEqual(5);
+    expect(calls.ids).toBeLessThanOrEqual(200);
+    expect(calls.agents).toBeLessThanOrEqual(201);
+  });
+
+  it("survives empty and odd headers", async () => {
+    const lookup: ThreadingLookup = {
+      ticketByReplyToken: async () => null,
+      ticketsByMessageIds: async () => [],
+      ticketByThreadIndex: async () => null,
+      ticketByNumber: async () => null,
+      isAgentAddress: async () => false,
+    };
+    const d = await decideThreading(mail({ messageId: "", from: { address: "" }, subject: "", to: [], inReplyTo: "<>", threadIndex: "====" }), lookup, {
+      mailboxAddresses: [],
+    });
+    expect(d.action).toBe("new");
   });
 });

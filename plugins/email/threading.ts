@@ -85,6 +85,10 @@ export type ThreadingDecision =
 export const FAN_OUT_RECIPIENTS = 5;
 /** A reply-all to a huge list must not turn it into ticket participants. */
 export const MAX_NEW_PARTICIPANTS = 20;
+/** Bounds on what one mail can make us look up (10,000 recipients or references must not mean 10,000 queries). */
+export const MAX_LOOKED_UP_IDS = 200;
+export const MAX_TOKENS_TRIED = 5;
+export const MAX_ADDRESSES_CHECKED = 200;
 const THREAD_INDEX_HEADER = 22;
 const REPLY_LOCAL = "reply";
 
@@ -155,27 +159,7 @@ const REPLY_PREFIXES = [
   "σχετ",
   "απ",
 ];
-const FORWARD_PREFIXES = [
-  "fwd",
-  "fw",
-  "wg",
-  "tr",
-  "rv",
-  "enc",
-  "doorst",
-  "vb",
-  "vl",
-  "pd",
-  "pfwd",
-  "i",
-  "ilt",
-  "пересл",
-  "fwd",
-  "转发",
-  "轉寄",
-  "転送",
-  "προώθ",
-];
+const FORWARD_PREFIXES = ["fwd", "fw", "wg", "tr", "rv", "enc", "doorst", "vb", "vl", "pd", "ilt", "пересл", "转发", "轉寄", "転送", "προώθ"];
 const PREFIX_RE = new RegExp(`^\\s*(${[...REPLY_PREFIXES, ...FORWARD_PREFIXES].map(escapeRe).join("|")})\\s*(\\[\\d+\\]|\\(\\d+\\))?\\s*[:：]\\s*`, "iu");
 
 function escapeRe(s: string): string {
@@ -194,9 +178,9 @@ export function subjectPrefixes(subject: string): { prefixes: string[]; rest: st
 }
 
 export function isForwardSubject(subject: string): boolean {
+  // only the outermost prefix counts: "Re: Fwd:" is a reply to a forward
   const { prefixes } = subjectPrefixes(subject);
-  // "I:" (Italian inoltrato) is only trusted as the outermost of several prefixes or when followed by another prefix.
-  return prefixes.length > 0 && FORWARD_PREFIXES.includes(prefixes[0]) && (prefixes[0] !== "i" || prefixes.length > 1);
+  return prefixes.length > 0 && FORWARD_PREFIXES.includes(prefixes[0]);
 }
 
 const NUMBER_RES = [/\[#\s*(\d{3,12})\]/, /\bticket\s*#\s*(\d{3,12})\b/i];
@@ -375,7 +359,7 @@ async function newParticipants(ctx: Ctx, ticket: TicketRef): Promise<string[]> {
   const out: string[] = [];
   // To may hold an alias that forwards to us; Cc is where customers add the people who should follow
   const consider = [ctx.sender, ...ctx.mail.cc.map((c) => normalizeAddress(c.address))];
-  for (const a of consider) {
+  for (const a of consider.slice(0, MAX_ADDRESSES_CHECKED)) {
     if (out.length >= MAX_NEW_PARTICIPANTS) break;
     if (!a || out.includes(a) || isOurs(ctx, a, ticket) || knownOn(ticket, a)) continue;
     if (await isAgent(ctx, a)) continue;
@@ -387,7 +371,7 @@ async function newParticipants(ctx: Ctx, ticket: TicketRef): Promise<string[]> {
 /** A forward (outermost prefix Fwd:/WG:/TR:/RV:...) addressed To someone new: that person starts their own conversation. */
 async function forwardToNewRecipient(ctx: Ctx, ticket: TicketRef): Promise<string | null> {
   if (!isForwardSubject(ctx.mail.subject)) return null;
-  for (const t of ctx.mail.to) {
+  for (const t of ctx.mail.to.slice(0, MAX_ADDRESSES_CHECKED)) {
     const a = normalizeAddress(t.address);
     if (!a || a === ctx.sender || isOurs(ctx, a, ticket) || knownOn(ticket, a)) continue;
     if (await isAgent(ctx, a)) continue;
@@ -431,9 +415,12 @@ export async function decideThreading(mail: InboundMail, lookup: ThreadingLookup
   ctx.flags = { auto: verdict.auto, noAutoReply: verdict.noAutoReply || fromUs || spoofedAgent, spoofedAgent };
 
   // 1. our reply token in a recipient address; an unknown token falls through
+  const tried = new Set<string>();
   for (const a of [...mail.deliveredTo, ...mail.to.map((t) => t.address), ...mail.cc.map((c) => c.address)]) {
     const token = tokenFromAddress(a);
-    if (!token) continue;
+    if (!token || tried.has(token)) continue;
+    if (tried.size >= MAX_TOKENS_TRIED) break;
+    tried.add(token);
     const ticket = await lookup.ticketByReplyToken(token);
     if (ticket) return append(ctx, ticket, "token");
   }
@@ -443,6 +430,7 @@ export async function decideThreading(mail: InboundMail, lookup: ThreadingLookup
   for (const id of [mail.messageId, mail.reportedMessageId, mail.inReplyTo, ...[...mail.references].reverse()]) {
     const n = normalizeMessageId(id);
     if (n && !ids.includes(n)) ids.push(n);
+    if (ids.length >= MAX_LOOKED_UP_IDS) break;
   }
   let fanOutSkipped: StoredMessage | null = null;
   if (ids.length) {
