@@ -1,4 +1,16 @@
 // Threading decision for inbound email (issue 14, item 3). Pure: the caller reads the database through ThreadingLookup.
+//
+// Order: reply token in Delivered-To/To/Cc -> Message-IDs (own id, DSN original, In-Reply-To, References newest first)
+// -> Outlook Thread-Index root -> [#n] / "Ticket #n" in the subject -> new ticket.
+// The sender is "on" a ticket when it is the customer, a participant, or an authenticated agent/mailbox.
+// - Fan-out: a stored id sent to many (bulk, >= FAN_OUT_RECIPIENTS recipients, or stored on 2+ tickets) never pulls
+//   a sender who is not on that ticket into it; that id is skipped (older references may still match), else a new ticket.
+//   Ids of one-to-one mails and reply tokens let a stranger in: a CC'd or forwarded-to person joins as a participant.
+// - Thread-Index: a stranger joins only by reply-all (the mail also goes to someone on the ticket).
+// - Subject number: only from someone on that ticket.
+// - Forward: outermost prefix Fwd:/FW:/WG:/TR:/RV:... with a To recipient not ours, not an agent, not on the ticket -> new.
+// - Auto mail (auto-replies, bounces, bulk) is threaded like any other but never answered and never adds participants.
+// - From an agent or our mailbox without SPF/DKIM/DMARC pass: spoofedAgent, treated as a stranger, never answered.
 import { randomBytes } from "node:crypto";
 
 export interface MailAddress {
