@@ -299,3 +299,44 @@ describe("bad input", () => {
     expect(d.action).toBe("new");
   });
 });
+
+describe("inboundMailFromParsed", () => {
+  const parse = async (raw: string | Buffer, authenticated = true) =>
+    inboundMailFromParsed(await simpleParser(raw), { authenticated, envelopeRecipients: ["Env@Omnidesk.localhost"] });
+
+  it("reads the DSN's original Message-ID, Return-Path <> and multipart/report", async () => {
+    const m = await parse(readFileSync(path.join(DIR, "bounce-dsn.eml")));
+    expect(m).toMatchObject({
+      returnPath: "<>",
+      contentType: "multipart/report",
+      reportedMessageId: "out-42-1@omnidesk.localhost",
+      autoSubmitted: "auto-replied",
+    });
+    expect(m.from.address).toBe("mailer-daemon@mx.example.com");
+  });
+
+  it("reads List-Id, Precedence and every Delivered-To plus the envelope", async () => {
+    const m = await parse(readFileSync(path.join(DIR, "mailing-list-copy.eml")));
+    expect(m).toMatchObject({ listId: "users.lists.example.org", precedence: "list", returnPath: null });
+    expect(m.deliveredTo).toEqual(["support@omnidesk.localhost", "env@omnidesk.localhost"]);
+    const two = await parse(
+      "Delivered-To: a@x.com\r\nDelivered-To: reply+abcdefgh@x.com\r\nX-Original-To: b@x.com\r\nFrom: x@y.z\r\nSubject: s\r\n\r\nbody\r\n",
+    );
+    expect(two.deliveredTo).toEqual(["a@x.com", "reply+abcdefgh@x.com", "b@x.com", "env@omnidesk.localhost"]);
+  });
+
+  it("normalises ids, decodes encoded subjects and keeps the Thread-Index", async () => {
+    const m = await parse(readFileSync(path.join(DIR, "outlook-rewrote-in-reply-to.eml")));
+    expect(m.messageId).toBe("AM0PR10MB1234ABCD@am0pr10mb1234.eurprd10.prod.outlook.com");
+    expect(m.references).toEqual(["cust-original-42@mail.example.com", "out-42-1@omnidesk.localhost", "DB9PR01MB5555@db9pr01mb5555.eurprd01.prod.outlook.com"]);
+    expect((await parse(readFileSync(path.join(DIR, "german-aw-encoded-subject.eml")))).subject).toBe("AW: [#100042] Bestellung überfällig");
+    expect(threadIndexRoot((await parse(readFileSync(path.join(DIR, "thread-index-only.eml")))).threadIndex)).not.toBeNull();
+  });
+
+  it("does not throw on malformed headers", async () => {
+    const m = await parse("From: <<<\r\nTo: ,,,\r\nMessage-ID: not an id\r\nReferences: <a@b> garbage <c@D>\r\nSubject: =?x-unknown?Q?abc?=\r\n\r\n");
+    expect(m.references).toEqual(expect.arrayContaining(["a@b", "c@d"]));
+    expect(m.messageId).toBe("not an id");
+    expect(m.from.address).toBeTypeOf("string");
+  });
+});
