@@ -192,6 +192,7 @@ describe("helpers", () => {
     expect(classifyAuto({ ...base, autoSubmitted: "auto-generated" }).auto).toBe(true);
     expect(classifyAuto({ ...base, precedence: "junk" }).auto).toBe(true);
     expect(classifyAuto({ ...base, precedence: "first-class" }).auto).toBe(false);
+    expect(classifyAuto({ ...base, precedence: "list" })).toMatchObject({ auto: false, noAutoReply: true });
     expect(classifyAuto({ ...base, xAutoResponseSuppress: "DR, RN, NRN, OOF, AutoReply" }).auto).toBe(true);
     expect(classifyAuto({ ...base, xAutoResponseSuppress: "DR" }).auto).toBe(false);
     expect(classifyAuto({ ...base, contentType: "multipart/report" }).auto).toBe(true);

@@ -254,7 +254,7 @@ export function classifyAuto(mail: InboundMail): AutoVerdict {
   const autoSubmitted = h(mail.autoSubmitted);
   if (autoSubmitted && autoSubmitted !== "no") why.push(`Auto-Submitted: ${autoSubmitted}`);
   const precedence = h(mail.precedence);
-  if (["bulk", "junk", "list", "auto_reply", "auto-reply"].includes(precedence)) why.push(`Precedence: ${precedence}`);
+  if (["bulk", "junk", "auto_reply", "auto-reply"].includes(precedence)) why.push(`Precedence: ${precedence}`);
   if (h(mail.xAutoreply)) why.push("X-Autoreply");
   if (h(mail.xAutorespond)) why.push("X-Autorespond");
   const suppress = h(mail.xAutoResponseSuppress)
@@ -269,8 +269,9 @@ export function classifyAuto(mail: InboundMail): AutoVerdict {
   const subject = subjectPrefixes(mail.subject ?? "").rest;
   if (OOF_SUBJECTS.some((re) => re.test(subject) || re.test(mail.subject ?? ""))) why.push("auto-reply subject");
   const auto = why.length > 0;
-  // a list copy is written by a person but answering a list would mail everyone on it
-  const noAutoReply = auto || !!h(mail.listId);
+  // List-Id / Precedence: list mark a person's mail relayed by a list (Google Groups relays every customer mail that
+  // way), so it threads like any mail; but answering it would mail the whole list (FreeScout #4363 loop)
+  const noAutoReply = auto || !!h(mail.listId) || precedence === "list";
   return { auto, noAutoReply, why };
 }
 
