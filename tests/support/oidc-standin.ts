@@ -2,6 +2,7 @@
 // certified implementation): one confidential client, accounts the test defines, a sign-in that
 // needs no human (the interaction finishes at once as the account chosen with signInAs), and ID
 // tokens minted with the provider's own signing key for the token sign-in tests.
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider, { type KoaContextWithOIDC } from "oidc-provider";
@@ -95,13 +96,18 @@ export async function startOidcStandin(opts: {
       current = sub;
     },
     async mintIdToken(claims, o = {}) {
-      return new SignJWT({ email_verified: true, ...claims })
-        .setProtectedHeader({ alg: "RS256", kid: "standin-1" })
-        .setIssuer(issuer)
-        .setAudience(o.audience ?? clientId)
-        .setIssuedAt()
-        .setExpirationTime(o.expiresIn ?? "5m")
-        .sign(o.foreignKey ? foreign.privateKey : privateKey);
+      return (
+        new SignJWT({ email_verified: true, ...claims })
+          .setProtectedHeader({ alg: "RS256", kid: "standin-1" })
+          .setIssuer(issuer)
+          .setAudience(o.audience ?? clientId)
+          .setIssuedAt()
+          // RS256 signatures are deterministic: without a unique id, two tokens minted in the same
+          // second for the same person are the same token (and the second counts as reused)
+          .setJti(randomUUID())
+          .setExpirationTime(o.expiresIn ?? "5m")
+          .sign(o.foreignKey ? foreign.privateKey : privateKey)
+      );
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
