@@ -155,7 +155,7 @@ export async function createWorkspace(input: NewWorkspace, how: HowCreated, opts
         name: input.admin.name,
         type: "admin",
         email: input.admin.email,
-        passwordHash: input.admin.passwordHash ?? "!",
+        passwordHash: input.admin.passwordHash ?? "",
         language: input.language,
         createdAt: now,
       })
@@ -233,7 +233,7 @@ export async function createUserFromCli(
     if (await emailTaken(input.email, {}, tx)) throw new UserTaken("email");
     const [created] = await tx
       .insert(schema.users)
-      .values({ username: input.username, name: input.name, type: input.admin ? "admin" : "agent", email: input.email, passwordHash: "!", createdAt: now })
+      .values({ username: input.username, name: input.name, type: input.admin ? "admin" : "agent", email: input.email, passwordHash: "", createdAt: now })
       .returning();
     await audit(
       { action: "user.created", target: { type: "user", id: created.id }, detail: { username: created.username, type: created.type, via: "cli" } },

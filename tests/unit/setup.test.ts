@@ -178,6 +178,12 @@ describe.each(DIALECTS)("creating the workspace on %s", (dialect) => {
     expect(await verifyPassword("", user.passwordHash)).toBe(false);
     const [row] = await db.handle.db.select().from(db.handle.schema.oneTimeTokens).where(eq(db.handle.schema.oneTimeTokens.purpose, "invite"));
     expect(row).toMatchObject({ userId: user.id, email: "fay@example.com", usedAt: null });
+    // the link the command prints works: the invite page opens and sets the password
+    const { openInvite, acceptInvite } = await import("~/accounts/invites.server");
+    expect(await openInvite(invite)).toMatchObject({ id: user.id });
+    await acceptInvite(invite!, "a long and quiet harbour");
+    const [after] = await db.handle.db.select().from(db.handle.schema.users).where(eq(db.handle.schema.users.id, user.id));
+    expect(await verifyPassword("a long and quiet harbour", after.passwordHash)).toBe(true);
   });
 });
 

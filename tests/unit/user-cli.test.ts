@@ -54,7 +54,7 @@ describe("user:create", () => {
     const livechat = out.match(/\/livechat\/([\w-]+)/)![1];
     expect(livechat).not.toBe("demo");
     expect(query("select username, type, email, password_hash as hash from users")).toEqual([
-      { username: "Fay", type: "admin", email: "fay@example.com", hash: "!" },
+      { username: "Fay", type: "admin", email: "fay@example.com", hash: "" },
     ]);
     expect(query<{ token: string }>("select token from public_tokens where kind = 'livechat'")).toEqual([{ token: livechat }]);
     expect(query("select value from settings where key = 'admin_name'")).toEqual([{ value: "Acme" }]);
