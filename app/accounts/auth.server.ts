@@ -6,6 +6,7 @@ import { getDb } from "@db/client";
 import { seal, unseal } from "~/secrets.server";
 import { audit } from "./audit.server";
 import { tellAccountChanged } from "./security-mail.server";
+import { usernameProblem } from "./username";
 import { dummyHash, verifyPassword } from "./password.server";
 import { createSession, deleteUserSessions, endSession, disconnectSessions, type Auth } from "./sessions.server";
 import { ACCOUNT_LIMIT, accountKey, clearSlots, networkKey, returnSlot, takeSignInSlots, takeSlot } from "./throttle.server";
@@ -49,8 +50,12 @@ export async function authenticate(input: { username: string; password: string; 
     return { ok: false, code: "rate_limited", retryAfterSeconds: slots.retryAfterSeconds };
   }
 
-  const user = await findUserByUsername(username);
-  const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
+  // usernames are ASCII (username.ts): anything else names no account; looking it up anyway would
+  // let SQL's lower() fold letters JavaScript's does not (Turkish İ), a second counter for one account
+  const user = usernameProblem(username) ? undefined : await findUserByUsername(username);
+  // an account still waiting for its password is checked against the dummy too: same timing
+  const stored = user?.passwordHash.startsWith("scrypt$") ? user.passwordHash : await dummyHash();
+  const passwordOk = (await verifyPassword(input.password, stored)) && stored === user?.passwordHash;
   if (!user || !passwordOk || user.type !== input.type) {
     await auditFailure(username, "password", input.ip, user);
     return { ok: false, code: "invalid" };
