@@ -8,6 +8,8 @@ describe("safeRedirect", () => {
     ["/ticket/5?status=1#m-3", "/ticket/5?status=1#m-3"],
     ["/settings", "/settings"],
     ["//evil.example", "/"],
+    ["/.//evil.example", "/"],
+    ["/a/..//evil.example", "/"],
     ["/\\evil.example", "/"],
     ["/\t/evil.example", "/"],
     ["/\n/evil.example", "/"],

@@ -125,5 +125,7 @@ export function safeRedirect(target: FormDataEntryValue | null | undefined, fall
   if (!value.startsWith("/") || /[\u0000-\u001f\\]/.test(value)) return fallback;
   const base = "http://same.invalid";
   const url = new URL(value, base);
-  return url.origin === base ? url.pathname + url.search + url.hash : fallback;
+  const path = url.pathname + url.search + url.hash;
+  // "/.//evil.example" resolves to the path "//evil.example", which a browser reads as another host
+  return url.origin === base && !path.startsWith("//") ? path : fallback;
 }

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { getDb } from "@db/client";
 import { sessionCookie } from "~/cookies.server";
 import { seal, unseal } from "~/secrets.server";
+import { safeRedirect } from "~/forms";
 import { audit } from "./audit.server";
 import { createSession, hashToken } from "./sessions.server";
 import type { UserRow } from "./users.server";
@@ -454,5 +455,5 @@ export async function oauthQuerySignIn(request: Request, ip: string) {
   if (!result.ok) return redirect(`/?sso=${result.reason}`);
   const { token, pending } = await ssoSession(result, { ip, userAgent: request.headers.get("User-Agent") ?? "", method: "sso_token", allowPending: true });
   url.searchParams.delete("oauth");
-  return redirect(pending ? "/" : url.pathname + url.search + url.hash, { headers: { "Set-Cookie": await sessionCookie().serialize(token) } });
+  return redirect(pending ? "/" : safeRedirect(url.pathname + url.search + url.hash), { headers: { "Set-Cookie": await sessionCookie().serialize(token) } });
 }
