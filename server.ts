@@ -30,6 +30,10 @@ const production = process.env.NODE_ENV === "production";
 
 /** Signing secret for cookies: from the environment, or generated once and kept in DATA_DIR. */
 function settleSessionSecret() {
+  // links in mail (invites, password resets) and the single sign-on address must not follow a
+  // forged Host header
+  if (production && !process.env.BASE_URL)
+    throw new Error("BASE_URL must be set when NODE_ENV=production (the address users reach, e.g. https://desk.example.com)");
   if (process.env.SESSION_SECRET) return;
   if (production) throw new Error("SESSION_SECRET must be set when NODE_ENV=production");
   const file = path.join(dataDir(), "session-secret");

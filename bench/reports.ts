@@ -58,6 +58,7 @@ async function withServer<T>(fn: (pid: number, cookie: string) => Promise<T>) {
     DATABASE_URL: pgUrl ?? "",
     SESSION_SECRET: "bench",
     NODE_ENV: "production",
+    BASE_URL: base,
     SEED_PASSWORD: password,
   });
   try {

@@ -86,6 +86,7 @@ async function main() {
     DATABASE_URL: pgUrl ?? "",
     SESSION_SECRET: "bench",
     NODE_ENV: "production",
+    BASE_URL: base,
     SEED_PASSWORD: process.env.SEED_PASSWORD || "bench-password",
   });
   try {

@@ -45,6 +45,7 @@ async function startFresh(env: Record<string, string> = {}): Promise<Fresh> {
     env: {
       ...inherited,
       NODE_ENV: "production",
+      BASE_URL: `http://localhost:${port}`,
       SESSION_SECRET: "first-run-secret",
       PORT: String(port),
       DATA_DIR: dataDir,
