@@ -156,11 +156,23 @@ export const profileSchema = z
     if (v.email && !EMAIL.test(v.email)) ctx.addIssue({ code: "custom", path: ["email"], message: "account.badEmail", params: { address: v.email } });
   });
 
-type Actor = Pick<UserRow, "id" | "name" | "email">;
+export type ProfileRefusal = { errors: Record<string, string>; status: number };
 
-/** Name and email (lower-cased, unique among users; empty allowed). Answers field errors, or null. */
-export async function updateProfile(user: Actor, input: { name: string; email: string }, ip = ""): Promise<Record<string, string> | null> {
+/**
+ * Name and email (lower-cased, unique among users; empty allowed). The email is where reset links
+ * go, so changing it asks for the current password (counted on the sign-in limit) and the old
+ * address is told. Answers field errors with a status, or null when saved.
+ */
+export async function updateProfile(user: UserRow, input: { name: string; email: string; current?: string }, ip = ""): Promise<ProfileRefusal | null> {
   const { name, email } = profileSchema.parse(input);
+  if (email !== user.email) {
+    if (!input.current) return { status: 400, errors: { current: "account.currentRequired" } };
+    const check = await reauthenticate(user, input.current, ip, "email_change");
+    if (!check.ok)
+      return check.code === "rate_limited"
+        ? { status: 429, errors: { current: "account.tooManyAttempts" } }
+        : { status: 400, errors: { current: "account.currentWrong" } };
+  }
   const handle = getDb();
   const u = handle.schema.users;
   return handle.transaction(async (tx) => {
@@ -170,12 +182,13 @@ export async function updateProfile(user: Actor, input: { name: string; email: s
         .from(u)
         .where(and(eq(u.email, email), ne(u.id, user.id)))
         .limit(1);
-      if (taken) return { email: "account.emailTaken" };
+      if (taken) return { status: 409, errors: { email: "account.emailTaken" } };
     }
     await tx.update(u).set({ name, email }).where(eq(u.id, user.id));
     const changed = { ...(name !== user.name ? { name } : {}), ...(email !== user.email ? { email, previousEmail: user.email } : {}) };
-    // the email is where reset links go: a change is a security event
     if (Object.keys(changed).length) await audit({ action: "profile.updated", actor: user, target: { type: "user", id: user.id }, detail: changed, ip }, tx);
+    // told at the address it had: whoever took over a session cannot hide the change
+    if (email !== user.email) await tellAccountChanged(user, "email_changed", { ip, newEmail: email || "-" }, tx);
     return null;
   });
 }

@@ -1,5 +1,6 @@
 // A person hears by mail when their sign-in details change (ASVS 2.2.3 and 2.5.5): password
-// changed or reset, two-factor turned on or off, or reset by an admin. Queued in the change's own
+// changed or reset, two-factor turned on or off, or reset by an admin, the email changed (told at
+// the old address). Queued in the change's own
 // transaction; accounts without an email get nothing, and without a mail server it waits.
 import type { Tx } from "@db/client";
 import { isLanguage } from "~/i18n";
@@ -9,12 +10,12 @@ import { getSettings } from "~/models/settings.server";
 import { formatDate, formatTime } from "~/time";
 import type { UserRow } from "./users.server";
 
-export type AccountChange = "password_changed" | "password_reset" | "tfa_enabled" | "tfa_disabled" | "tfa_reset";
+export type AccountChange = "password_changed" | "password_reset" | "tfa_enabled" | "tfa_disabled" | "tfa_reset" | "email_changed";
 
 export async function tellAccountChanged(
   user: Pick<UserRow, "id" | "name" | "email" | "language">,
   change: AccountChange,
-  where: { ip: string; at?: number },
+  where: { ip: string; at?: number; newEmail?: string },
   tx?: Tx,
 ) {
   if (!user.email) return;
@@ -28,7 +29,12 @@ export async function tellAccountChanged(
     {
       to: user.email,
       subject: t("security.mail.subject"),
-      text: t("security.mail.text", { name: user.name, what: t(`security.mail.change.${change}`), when, address: where.ip || "-" }),
+      text: t("security.mail.text", {
+        name: user.name,
+        what: t(`security.mail.change.${change}`, { email: where.newEmail ?? "" }),
+        when,
+        address: where.ip || "-",
+      }),
     },
     tx,
   );

@@ -61,7 +61,7 @@ async function signedIn(browser: Browser, baseURL: string, user: { username: str
 }
 
 async function changePassword(page: Page, current: string, next: string, confirm = next) {
-  await page.getByLabel("Current password").fill(current);
+  await page.getByLabel("Current password", { exact: true }).fill(current);
   await page.getByLabel("New password", { exact: true }).fill(next);
   await page.getByLabel("Confirm new password").fill(confirm);
   await page.getByRole("button", { name: "Change password" }).click();
@@ -87,7 +87,7 @@ for (const javaScriptEnabled of [true, false]) {
 
         await changePassword(page, "not my password", NEW);
         await expect(page.getByText("That password is not right.")).toBeVisible();
-        await expect(page.getByLabel("Current password")).toHaveAttribute("aria-invalid", "true");
+        await expect(page.getByLabel("Current password", { exact: true })).toHaveAttribute("aria-invalid", "true");
 
         await changePassword(page, GOOD, "short");
         await expect(page.getByText("The password must be at least 12 characters long.")).toBeVisible();
@@ -183,17 +183,25 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto("/profile");
       if (javaScriptEnabled) await hydrated(page);
       await page.getByLabel("Name", { exact: true }).fill("Renamed Person");
-      await page.getByRole("textbox", { name: "Email" }).fill("not-an-address");
+      await page.getByRole("textbox", { name: "Email", exact: true }).fill("not-an-address");
       await page.getByRole("button", { name: "Save" }).click();
       await expect(page.getByText("Please check the email address. not-an-address")).toBeVisible();
       await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Renamed Person");
-      await page.getByRole("textbox", { name: "Email" }).fill(other.email.toUpperCase());
+      // a new email asks for the password (reset links go there)
+      await page.getByRole("textbox", { name: "Email", exact: true }).fill(`New.${user.email}`);
+      await page.getByRole("button", { name: "Save" }).click();
+      await expect(page.getByText("Please enter your current password.")).toBeVisible();
+      await expect(page.getByRole("textbox", { name: "Email", exact: true })).toHaveValue(`New.${user.email}`);
+      const current = page.getByLabel("Current password (needed to change the email)");
+      await current.fill(GOOD);
+      await page.getByRole("textbox", { name: "Email", exact: true }).fill(other.email.toUpperCase());
       await page.getByRole("button", { name: "Save" }).click();
       await expect(page.getByText("Another user already has this email address.")).toBeVisible();
-      await page.getByRole("textbox", { name: "Email" }).fill(`New.${user.email}`);
+      await page.getByRole("textbox", { name: "Email", exact: true }).fill(`New.${user.email}`);
+      await current.fill(GOOD);
       await page.getByRole("button", { name: "Save" }).click();
       await expect(page.getByText("Profile updated.")).toBeVisible();
-      await expect(page.getByRole("textbox", { name: "Email" })).toHaveValue(`new.${user.email}`);
+      await expect(page.getByRole("textbox", { name: "Email", exact: true })).toHaveValue(`new.${user.email}`);
       await expect(page.locator(".user-menu summary")).toContainText("Renamed Person");
     });
 

@@ -195,11 +195,21 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
     it("lower-cases the email, refuses one another user has, and audits the change", async () => {
       const a = await makeUser();
       const b = await makeUser();
-      expect(await updateProfile(a, { name: "Ada Lovelace", email: `Ada.${dialect}@Example.COM` }, "10.0.0.1")).toBeNull();
+      // the email is where reset links go: changing it needs the current password
+      const newEmail = { name: "Ada Lovelace", email: `Ada.${dialect}@Example.COM` };
+      expect(await updateProfile(a, newEmail, "10.0.0.1")).toEqual({ status: 400, errors: { current: "account.currentRequired" } });
+      expect(await updateProfile(a, { ...newEmail, current: "not it" }, "10.0.0.1")).toEqual({ status: 400, errors: { current: "account.currentWrong" } });
+      expect((await findUserById(a.id))!.email).toBe("");
+      expect(await updateProfile(a, { ...newEmail, current: GOOD }, "10.0.0.1")).toBeNull();
       expect((await findUserById(a.id))!.email).toBe(`ada.${dialect}@example.com`);
-      expect(await updateProfile(b, { name: b.name, email: `ADA.${dialect}@example.com` })).toEqual({ email: "account.emailTaken" });
+      expect(await updateProfile(b, { name: b.name, email: `ADA.${dialect}@example.com`, current: GOOD })).toEqual({
+        status: 409,
+        errors: { email: "account.emailTaken" },
+      });
+      // a name alone needs no password
+      expect(await updateProfile(b, { name: "Bea", email: "" })).toBeNull();
       expect((await findUserById(b.id))!.email).toBe("");
-      const [entry] = await auditOf("profile.updated");
+      const entry = (await auditOf("profile.updated")).find((e) => e.actorId === a.id)!;
       expect(entry).toMatchObject({ actorId: a.id, targetId: String(a.id), ip: "10.0.0.1" });
       expect(JSON.parse(entry.detail)).toMatchObject({ name: "Ada Lovelace", email: `ada.${dialect}@example.com` });
     });

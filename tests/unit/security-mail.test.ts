@@ -56,6 +56,16 @@ describe("mail when sign-in details change", () => {
     expect(mails.every((m) => m.subject === "Butiran log masuk anda telah diubah")).toBe(true);
   });
 
+  it("tells the old address when the email changes", async () => {
+    const { updateProfile } = await import("~/accounts/profile.server");
+    const user = await makeUser("omar", "omar@example.com");
+    expect(await updateProfile(user, { name: user.name, email: "taken-over@evil.example", current: PASSWORD }, "203.0.113.9")).toBeNull();
+    const [mail] = await mailsTo("omar@example.com");
+    expect(mail.text).toContain("taken-over@evil.example");
+    expect(mail.text).toContain("203.0.113.9");
+    expect(await mailsTo("taken-over@evil.example")).toEqual([]);
+  });
+
   it("sends nothing to an account without an email", async () => {
     const user = await makeUser("nomail", "");
     const { token } = await createSession(user.id);

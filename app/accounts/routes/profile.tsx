@@ -62,8 +62,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const values = formValues(form, ["name", "email"]);
     const parsed = profileSchema.safeParse(values);
     if (!parsed.success) return refuse(formError(parsed.error, values, "details"));
-    const errors = await updateProfile(auth.user, parsed.data, ip);
-    if (errors) return refuse(formResult({ intent: "details", errors, values }), 409);
+    const refused = await updateProfile(auth.user, { ...parsed.data, current: String(form.get("current") ?? "") }, ip);
+    if (refused) return refuse(formResult({ intent: "details", errors: refused.errors, values }), refused.status);
     return redirect("/profile?saved=details");
   }
   if (intent === "password") {
@@ -222,6 +222,16 @@ function DetailsSection({ me }: { me: { username: string; name: string; email: s
           defaultValue={values?.email ?? me.email}
           autoComplete="email"
           maxLength={254}
+        />
+        {/* the email is where reset links go: changing it asks for the password */}
+        <Field
+          name="current"
+          type="password"
+          label={t("account.currentForEmail")}
+          result={result}
+          defaultValue=""
+          autoComplete="current-password"
+          maxLength={1000}
         />
         <button type="submit" className="button primary">
           {t("account.save")}
