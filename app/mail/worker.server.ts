@@ -95,7 +95,9 @@ export function createMailWorker(options: MailWorkerOptions = {}) {
         messageId: messageIdFor(row.dedupeKey, domain),
         headers: { "Auto-Submitted": "auto-generated" },
       });
-      await handle.db.update(o).set({ status: "sent", sentAt: now(), lastError: null }).where(mine);
+      // once delivered the body is not kept: it may hold a single-use link (invite, password reset)
+      // that a copy of the database would otherwise carry until it expires
+      await handle.db.update(o).set({ status: "sent", sentAt: now(), lastError: null, text: "", html: null }).where(mine);
       return true;
     } catch (error) {
       const e = error as Error & { responseCode?: number };
