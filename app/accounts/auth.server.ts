@@ -234,29 +234,12 @@ export async function turnOnTwoFactor(
   if (!check.ok) return check.code === "invalid" ? { ok: false, code: "password_invalid" } : check;
   const step = stepOf(input.code, input.secret);
   if (step === null) return { ok: false, code: "code_invalid" };
-  const handle = getDb();
-  const { schema } = handle;
-  const ended = await handle.transaction(async (tx) => {
-    await tx
-      .update(schema.users)
-      .set({ totpSecret: seal(input.secret), totpEnabled: true, totpLastStep: step })
-      .where(eq(schema.users.id, user.id));
-    const ids = await deleteUserSessions(tx, user.id, input.keepIdHash);
-    await audit(
-      {
-        action: "tfa.enabled",
-        actor: { id: user.id, name: user.name },
-        target: { type: "user", id: user.id },
-        detail: { sessionsEnded: ids.length },
-        ip: input.ip,
-      },
-      tx,
-    );
-    await tellAccountChanged(user, "tfa_enabled", { ip: input.ip }, tx);
-    return ids;
-  });
-  disconnectSessions(ended);
-  return { ok: true, sessionsEnded: ended.length };
+  return switchTwoFactor(
+    user,
+    { action: "tfa.enabled", mail: "tfa_enabled" },
+    { totpSecret: seal(input.secret), totpEnabled: true, totpLastStep: step },
+    input,
+  );
 }
 
 /** Two-factor off, from the settings page: the password (limited); every other session ends. */
@@ -264,14 +247,27 @@ export async function turnOffTwoFactor(user: TfaUser, input: { password: string;
   if (!user.totpEnabled) return { ok: false, code: "already" };
   const check = await reauthenticate(user, input.password, input.ip, "tfa_disable");
   if (!check.ok) return check.code === "invalid" ? { ok: false, code: "password_invalid" } : check;
+  return switchTwoFactor(user, { action: "tfa.disabled", mail: "tfa_disabled" }, { totpEnabled: false, totpSecret: null, totpLastStep: 0 }, input);
+}
+
+/**
+ * The write both directions share, in one transaction: the two-factor fields, every other session
+ * of the user ended, the change audited and told by mail; the ended sessions' sockets go after.
+ */
+async function switchTwoFactor(
+  user: TfaUser,
+  what: { action: "tfa.enabled"; mail: "tfa_enabled" } | { action: "tfa.disabled"; mail: "tfa_disabled" },
+  fields: { totpSecret: string | null; totpEnabled: boolean; totpLastStep: number },
+  input: { keepIdHash: string; ip: string },
+): Promise<TfaChange> {
   const handle = getDb();
   const { schema } = handle;
   const ended = await handle.transaction(async (tx) => {
-    await tx.update(schema.users).set({ totpEnabled: false, totpSecret: null, totpLastStep: 0 }).where(eq(schema.users.id, user.id));
+    await tx.update(schema.users).set(fields).where(eq(schema.users.id, user.id));
     const ids = await deleteUserSessions(tx, user.id, input.keepIdHash);
     await audit(
       {
-        action: "tfa.disabled",
+        action: what.action,
         actor: { id: user.id, name: user.name },
         target: { type: "user", id: user.id },
         detail: { sessionsEnded: ids.length },
@@ -279,7 +275,7 @@ export async function turnOffTwoFactor(user: TfaUser, input: { password: string;
       },
       tx,
     );
-    await tellAccountChanged(user, "tfa_disabled", { ip: input.ip }, tx);
+    await tellAccountChanged(user, what.mail, { ip: input.ip }, tx);
     return ids;
   });
   disconnectSessions(ended);
