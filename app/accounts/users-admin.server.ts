@@ -266,40 +266,30 @@ async function lockedUser(tx: Tx, id: number) {
 export async function createUser(actor: Actor, input: CreateUserInput, ip = "") {
   const passwordHash = await hashPassword(input.password); // slow: before the transaction
   const handle = getDb();
-  const { schema } = handle;
   return handle.transaction(async (tx) => {
     await lockAccounts(tx);
-    await assertUnique(tx, input);
-    await assertDepartment(tx, input.department);
-    await assertSeat(tx);
-    const [row] = await tx
-      .insert(schema.users)
-      .values({
-        username: input.username,
-        name: input.name,
-        email: input.email,
-        type: input.type,
-        departmentId: input.department,
-        passwordHash,
-        createdAt: Date.now(),
-      })
-      .returning({ id: schema.users.id });
+    const id = await insertUser(tx, input, passwordHash);
     await audit(
       {
         action: "user.created",
         actor,
-        target: { type: "user", id: row.id },
+        target: { type: "user", id },
         detail: { username: input.username, type: input.type, email: input.email, departmentId: input.department },
         ip,
       },
       tx,
     );
-    return row.id;
+    return id;
   });
 }
 
 /** An account without a usable password (the invite sets one); the caller issues the link in `tx`. */
-export async function insertInvitedUser(tx: Tx, input: InviteUserInput) {
+export function insertInvitedUser(tx: Tx, input: InviteUserInput) {
+  return insertUser(tx, input, "");
+}
+
+/** The rules every new account passes (unique, a real department, a free seat), then the row. */
+async function insertUser(tx: Tx, input: InviteUserInput, passwordHash: string) {
   const { schema } = getDb();
   await assertUnique(tx, input);
   await assertDepartment(tx, input.department);
@@ -312,7 +302,7 @@ export async function insertInvitedUser(tx: Tx, input: InviteUserInput) {
       email: input.email,
       type: input.type,
       departmentId: input.department,
-      passwordHash: "",
+      passwordHash,
       createdAt: Date.now(),
     })
     .returning({ id: schema.users.id });
