@@ -143,7 +143,7 @@ export type RefreshOutcome = { ok: true; token: string; refreshToken: string } |
  * Exchanges a refresh token for a new session of the same family (the old one is deleted and its
  * refresh token recorded as spent). A spent token presented again ends the whole family.
  */
-export async function refreshSessionWith(refreshToken: string, opts: { ip?: string; userAgent?: string } = {}): Promise<RefreshOutcome> {
+export async function refreshSession(refreshToken: string, opts: { ip?: string; userAgent?: string } = {}): Promise<RefreshOutcome> {
   const handle = getDb();
   const { schema } = handle;
   const s = schema.sessions;
@@ -192,12 +192,6 @@ export async function refreshSessionWith(refreshToken: string, opts: { ip?: stri
   for (const idHash of ended) disconnectSessionSockets(idHash);
   void pruneSpent(now);
   return outcome;
-}
-
-/** Exchanges a refresh token for a fresh session, or undefined (see refreshSessionWith). */
-export async function refreshSession(refreshToken: string, opts: { ip?: string; userAgent?: string } = {}) {
-  const outcome = await refreshSessionWith(refreshToken, opts);
-  return outcome.ok ? { token: outcome.token, refreshToken: outcome.refreshToken } : undefined;
 }
 
 /** Is this the refresh token of that session (so an auth check may hand it back)? */

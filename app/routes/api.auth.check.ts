@@ -4,7 +4,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiAuth, readBody, str } from "~/api.server";
-import { findSession, isRefreshTokenOf, refreshSessionWith } from "~/accounts/sessions.server";
+import { findSession, isRefreshTokenOf, refreshSession } from "~/accounts/sessions.server";
 import { authSettings } from "~/accounts/auth-settings.server";
 import { editionForHost } from "~/models/editions.server";
 
@@ -23,7 +23,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     tokens = { token: presented, refresh_token: isRefreshTokenOf(auth.session, refreshToken) ? refreshToken : "" };
   } else {
     if (!refreshToken) return expired();
-    const renewed = await refreshSessionWith(refreshToken, { ip: context.clientIp, userAgent: request.headers.get("User-Agent") ?? "" });
+    const renewed = await refreshSession(refreshToken, { ip: context.clientIp, userAgent: request.headers.get("User-Agent") ?? "" });
     if (!renewed.ok) return expired();
     auth = await findSession(renewed.token);
     if (!auth) return expired();

@@ -10,7 +10,7 @@ import {
   findSession,
   hashToken,
   listUserSessions,
-  refreshSessionWith,
+  refreshSession,
   revokeOtherSessions,
   revokeSession,
   setSessionSettings,
@@ -58,7 +58,7 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
       // the refresh token of an idle session buys nothing either
       const stale = await createSession(2);
       await setLastSeen(stale.token, Date.now() - 13 * HOUR);
-      expect(await refreshSessionWith(stale.refreshToken)).toEqual({ ok: false, reason: "idle" });
+      expect(await refreshSession(stale.refreshToken)).toEqual({ ok: false, reason: "idle" });
     });
 
     it("follows the admin's setting, which is audited", async () => {
@@ -90,7 +90,7 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
         .update(t.handle.schema.sessions)
         .set({ createdAt: Date.now() - 31 * 24 * HOUR, lastSeenAt: Date.now() - 60_000 })
         .where(eq(t.handle.schema.sessions.idHash, hashToken(aging.token)));
-      expect(await refreshSessionWith(aging.refreshToken)).toEqual({ ok: false, reason: "idle" });
+      expect(await refreshSession(aging.refreshToken)).toEqual({ ok: false, reason: "idle" });
     });
 
     it("writes lastSeenAt at most once a minute", async () => {
@@ -124,7 +124,7 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
       const pending = await createSession(2, { mfaPending: true });
       const r = await row(pending.token);
       expect(Number(r.expiresAt) - Number(r.createdAt)).toBe(10 * 60 * 1000);
-      expect(await refreshSessionWith(pending.refreshToken)).toEqual({ ok: false, reason: "unknown" });
+      expect(await refreshSession(pending.refreshToken)).toEqual({ ok: false, reason: "unknown" });
     });
   });
 
@@ -171,7 +171,7 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
       const first = await createSession(2, { ip });
       const bystander = await createSession(2, { ip }); // another sign-in of the same user: another family
       const before = await row(first.token);
-      const second = await refreshSessionWith(first.refreshToken, { ip: "192.0.2.45" });
+      const second = await refreshSession(first.refreshToken, { ip: "192.0.2.45" });
       if (!second.ok) throw new Error("refresh failed");
       expect(await findSession(first.token)).toBeUndefined();
       const after = await row(second.token);
@@ -184,13 +184,13 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
         .where(eq(t.handle.schema.spentRefreshTokens.hash, hashToken(first.refreshToken)));
       expect(spent).toHaveLength(1);
 
-      const third = await refreshSessionWith(second.refreshToken);
+      const third = await refreshSession(second.refreshToken);
       if (!third.ok) throw new Error("refresh failed");
       // a thief replays the first refresh token a while later: the whole family ends
       await t.handle.db.update(t.handle.schema.spentRefreshTokens).set({ spentAt: Date.now() - 60_000 });
-      expect(await refreshSessionWith(first.refreshToken, { ip: "198.51.100.66" })).toEqual({ ok: false, reason: "reused" });
+      expect(await refreshSession(first.refreshToken, { ip: "198.51.100.66" })).toEqual({ ok: false, reason: "reused" });
       expect(await findSession(third.token)).toBeUndefined();
-      expect(await refreshSessionWith(third.refreshToken)).toMatchObject({ ok: false });
+      expect(await refreshSession(third.refreshToken)).toMatchObject({ ok: false });
       expect(await findSession(bystander.token)).toBeDefined();
       const [entry] = await audits("session.refresh_reuse");
       expect(entry).toMatchObject({ actorId: 2, ip: "198.51.100.66" });
@@ -198,7 +198,7 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
 
     it("lets one of several concurrent refreshes with the same token win, and keeps the winner signed in", async () => {
       const s = await createSession(2);
-      const results = await Promise.all(Array.from({ length: 5 }, () => refreshSessionWith(s.refreshToken)));
+      const results = await Promise.all(Array.from({ length: 5 }, () => refreshSession(s.refreshToken)));
       const winners = results.filter((r) => r.ok);
       expect(winners).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.reason === "raced")).toHaveLength(4);
@@ -209,7 +209,7 @@ describe.each(DIALECTS)("sessions on %s", (dialect) => {
       const s = await createSession(2);
       await t.handle.db.update(t.handle.schema.users).set({ disabledAt: Date.now() }).where(eq(t.handle.schema.users.id, 2));
       try {
-        expect(await refreshSessionWith(s.refreshToken)).toEqual({ ok: false, reason: "disabled" });
+        expect(await refreshSession(s.refreshToken)).toEqual({ ok: false, reason: "disabled" });
       } finally {
         await t.handle.db.update(t.handle.schema.users).set({ disabledAt: null }).where(eq(t.handle.schema.users.id, 2));
       }
