@@ -8,6 +8,9 @@ import { z } from "zod";
  * What a refused form post answers (400, or the status its reason has: 403, 409, 429, ...). The
  * page shows the message and each field's error and keeps what was typed, also without JavaScript.
  */
+/** The spec's basic email address pattern (section 5: 'Please check the email address.'). */
+export const EMAIL_PATTERN = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+
 export type FormResult = {
   /** which of the page's forms was posted, so the error shows beside it */
   intent?: string;

@@ -4,6 +4,7 @@ import { and, count, desc, eq, exists, inArray, ne, or, sql } from "drizzle-orm"
 import { unstable_parseMultipartFormData, type UploadHandler } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "@db/client";
+import { EMAIL_PATTERN } from "~/forms";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { formatDate } from "~/time";
 import { fileStorage } from "~/storage.server";
@@ -145,15 +146,13 @@ export async function avatarFile(key: string): Promise<{ bytes: Uint8Array; type
 
 // ---- name, email, password ----
 
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
-
 export const profileSchema = z
   .object({
     name: z.string().trim().min(1, "account.nameRequired").max(100, "account.nameTooLong"),
     email: z.string().trim().toLowerCase().max(254),
   })
   .superRefine((v, ctx) => {
-    if (v.email && !EMAIL.test(v.email)) ctx.addIssue({ code: "custom", path: ["email"], message: "account.badEmail", params: { address: v.email } });
+    if (v.email && !EMAIL_PATTERN.test(v.email)) ctx.addIssue({ code: "custom", path: ["email"], message: "account.badEmail", params: { address: v.email } });
   });
 
 export type ProfileRefusal = { errors: Record<string, string>; status: number };

@@ -1,10 +1,7 @@
 // Input rules of the conversation page, shared by its action and its JSON twins.
 import { z } from "zod";
 import { MAX_MESSAGE_LENGTH, PRIORITIES } from "~/conversation/constants";
-import { valueList } from "~/forms";
-
-/** A basic address pattern, as the spec asks (section 5). */
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+import { EMAIL_PATTERN, valueList } from "~/forms";
 
 /** Comma or space separated addresses; returns the first bad one, if any. */
 export function checkAddresses(text: string): { addresses: string[]; bad?: string } {
@@ -12,7 +9,7 @@ export function checkAddresses(text: string): { addresses: string[]; bad?: strin
     .split(/[\s,;]+/)
     .map((a) => a.trim())
     .filter(Boolean);
-  return { addresses, bad: addresses.find((a) => !EMAIL.test(a)) };
+  return { addresses, bad: addresses.find((a) => !EMAIL_PATTERN.test(a)) };
 }
 
 /**

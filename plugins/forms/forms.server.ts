@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, type DB } from "@db/client";
+import { EMAIL_PATTERN } from "~/forms";
 
 export const FIELD_TYPES = ["text", "textarea", "email", "number", "select", "rating"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -84,7 +85,6 @@ export async function listSurveys(): Promise<(Survey & { submissions: number })[
 // ---- answers -----------------------------------------------------------------------------------
 
 /** A basic address pattern, the same as the new-ticket form's. */
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 export interface FieldError {
@@ -112,7 +112,7 @@ export function answersSchema(fields: SurveyField[]) {
         const fail = (key: string, values?: Record<string, string>) => ctx.addIssue({ code: z.ZodIssueCode.custom, message: key, params: values });
         if (text === "") return field.required ? fail(ERROR_KEYS.empty) : undefined;
         if ([...text].length > ANSWER_MAX[field.type]) return fail(ERROR_KEYS.tooLong);
-        if (field.type === "email" && !EMAIL.test(text)) return fail(ERROR_KEYS.email, { address: text });
+        if (field.type === "email" && !EMAIL_PATTERN.test(text)) return fail(ERROR_KEYS.email, { address: text });
         if (field.type === "number" && !NUMBER.test(text)) return fail(ERROR_KEYS.number);
         if ((field.type === "select" || field.type === "rating") && !optionsOf(field).includes(text)) return fail(ERROR_KEYS.choice);
       });
