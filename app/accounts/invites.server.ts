@@ -3,9 +3,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { translatorFor } from "~/i18n.server";
-import { isLanguage } from "~/i18n";
-import { mailConfigured, queueMail } from "~/mail/outbox.server";
-import { getSetting } from "~/models/settings.server";
+import { mailConfigured, mailLanguage, queueMail } from "~/mail/outbox.server";
 import { audit } from "./audit.server";
 import { consumeOneTimeToken, issueOneTimeToken, peekOneTimeToken } from "./one-time-tokens.server";
 import { hashPassword } from "./password.server";
@@ -39,8 +37,7 @@ async function issueInvite(tx: Tx, actor: Actor, user: { id: number; name: strin
   // without a mail server nothing would send it, and a usable link would sit in the outbox
   const mailed = mailConfigured() && !!user.email;
   if (mailed) {
-    const language = await getSetting("language");
-    const t = translatorFor(isLanguage(language) ? language : "en");
+    const t = translatorFor(await mailLanguage());
     const values = { name: user.name, inviter: actor.name, product: ctx.product, link, days: "7" };
     await queueMail(
       `invite:${hashToken(token)}`,

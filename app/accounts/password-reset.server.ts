@@ -3,10 +3,8 @@
 import { and, count, eq, gt, isNull, ne, or } from "drizzle-orm";
 import { publicOrigin } from "~/context.server";
 import { getDb, type Tx } from "@db/client";
-import { isLanguage } from "~/i18n";
 import { translatorFor } from "~/i18n.server";
-import { getSetting } from "~/models/settings.server";
-import { mailConfigured, queueMail } from "~/mail/outbox.server";
+import { mailConfigured, mailLanguage, queueMail } from "~/mail/outbox.server";
 import { audit } from "./audit.server";
 import { tellAccountChanged } from "./security-mail.server";
 import { consumeOneTimeToken, issueOneTimeToken, peekOneTimeToken } from "./one-time-tokens.server";
@@ -51,8 +49,7 @@ export async function createResetLink(
   const token = await issueOneTimeToken("password_reset", { userId: user.id, email: user.email, createdBy: opts.createdBy ?? null, ttlMs: RESET_TTL_MS }, tx);
   const link = `${opts.linkBase.replace(/\/+$/, "")}/password_reset/${token}`;
   if (user.email) {
-    const language = isLanguage(user.language) ? user.language : await workspaceLanguage();
-    const t = translatorFor(language);
+    const t = translatorFor(await mailLanguage(user));
     await queueMail(
       `password_reset:${hashToken(token)}`,
       {
@@ -64,11 +61,6 @@ export async function createResetLink(
     );
   }
   return link;
-}
-
-async function workspaceLanguage() {
-  const language = await getSetting("language");
-  return isLanguage(language) ? language : "en";
 }
 
 export type ResetRequest = { limited: boolean };

@@ -3,9 +3,8 @@
 // the old address). Queued in the change's own
 // transaction; accounts without an email get nothing, and without a mail server it waits.
 import type { Tx } from "@db/client";
-import { isLanguage } from "~/i18n";
 import { translatorFor } from "~/i18n.server";
-import { queueMail } from "~/mail/outbox.server";
+import { mailLanguage, queueMail } from "~/mail/outbox.server";
 import { getSettings } from "~/models/settings.server";
 import { formatDate, formatTime } from "~/time";
 import type { UserRow } from "./users.server";
@@ -21,8 +20,7 @@ export async function tellAccountChanged(
   if (!user.email) return;
   const at = where.at ?? Date.now();
   const settings = await getSettings();
-  const language = isLanguage(user.language) ? user.language : isLanguage(settings.language) ? settings.language : "en";
-  const t = translatorFor(language);
+  const t = translatorFor(await mailLanguage(user));
   const when = `${formatDate(at, settings.timezone)} ${formatTime(at, settings.timezone)} (${settings.timezone})`;
   await queueMail(
     `account_changed:${user.id}:${change}:${at}`,

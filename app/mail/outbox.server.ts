@@ -1,6 +1,8 @@
 // System mail (invites, password resets): queued in the database in the caller's transaction,
 // sent by the outbox worker (app/mail/worker.server.ts) when a mail server is configured.
 import { getDb, type Tx } from "@db/client";
+import { isLanguage, type Language } from "~/i18n";
+import { getSetting } from "~/models/settings.server";
 
 export type OutgoingMail = { to: string; subject: string; text: string; html?: string };
 
@@ -17,4 +19,11 @@ export async function queueMail(dedupeKey: string, mail: OutgoingMail, tx?: Tx) 
     .insert(schema.mailOutbox)
     .values({ dedupeKey, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null, createdAt: now, nextAttemptAt: now })
     .onConflictDoNothing();
+}
+
+/** The language a person's mail is written in: theirs, else the workspace's, else English. */
+export async function mailLanguage(person?: { language?: string | null }): Promise<Language> {
+  if (isLanguage(person?.language)) return person.language;
+  const workspace = await getSetting("language");
+  return isLanguage(workspace) ? workspace : "en";
 }
