@@ -121,8 +121,7 @@ export async function findSession(token: string | null | undefined, opts: { mfaP
   const { session, user } = row;
   const seen = lastActive(session);
   if (outlived(session, { idleMs: idleMsOf(row.idle), maxAgeMs: maxAgeMsOf(row.maxDays) }, now)) {
-    await db.delete(s).where(eq(s.idHash, session.idHash));
-    disconnectSessionSockets(session.idHash);
+    await endSession(session.idHash);
     return undefined;
   }
   if (now - seen >= TOUCH_EVERY_MS) {
@@ -189,7 +188,7 @@ export async function refreshSession(refreshToken: string, opts: { ip?: string; 
     );
     return { ok: false, reason: "reused" };
   });
-  for (const idHash of ended) disconnectSessionSockets(idHash);
+  disconnectSessions(ended);
   void pruneSpent(now);
   return outcome;
 }
