@@ -23,8 +23,15 @@ const pluginFile = (plugin, file) => {
   return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
 };
 
-/** The files of a plugin the host calls: its socket module and its widgets' loaders (app/plugins/modules.server.ts). */
-const moduleFiles = (plugin) => [...new Set([...(plugin.socket ? [plugin.socket] : []), ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0])])];
+/** The files of a plugin the host calls: its socket and start modules, channel adapters and widgets' loaders (app/plugins/modules.server.ts). */
+const moduleFiles = (plugin) => [
+  ...new Set([
+    ...(plugin.socket ? [plugin.socket] : []),
+    ...(plugin.start ? [plugin.start] : []),
+    ...(plugin.channels ?? []).map((c) => c.adapter),
+    ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0]),
+  ]),
+];
 
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {

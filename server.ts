@@ -24,6 +24,7 @@ import { pluginForPath, sharedFiles } from "./app/plugins/registry.server";
 import { registerPluginModules } from "./app/plugins/modules.server";
 import { mailConfigured } from "./app/mail/outbox.server";
 import { startMailWorker } from "./app/mail/worker.server";
+import { startBackgroundWork } from "./app/plugins/start.server";
 
 const PORT = Number(process.env.PORT || 3000);
 const production = process.env.NODE_ENV === "production";
@@ -196,6 +197,7 @@ async function main() {
 
   server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
   if (mailConfigured()) startMailWorker();
+  const stopBackgroundWork = await startBackgroundWork();
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -205,6 +207,7 @@ async function main() {
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     // io.close disconnects every socket, then closes the HTTP server
     io.close(async () => {
+      await stopBackgroundWork();
       await handle.close();
       clearTimeout(force);
       process.exit(0);

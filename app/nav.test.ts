@@ -10,6 +10,7 @@ const plugin = (id: string, menu: [string, PluginManifest["menu"][number]["rule"
   trial,
   menu: menu.map(([itemId, rule]) => ({ id: itemId, path: `/${itemId}`, icon: "x", rule, label: `plugin_${id}.menu.${itemId}` })),
   routes: [],
+  channels: [],
   publicRoutes: [],
   widgets: [],
   requires: [],

@@ -4,6 +4,7 @@
 /** The server tells browsers. */
 export const SERVER_EVENTS = {
   newMessage: "newMessage",
+  messageStateChanged: "messageStateChanged",
   updateTicket: "updateTicket",
   ticketStatusChanged: "ticketStatusChanged",
   createTicket: "createTicket",

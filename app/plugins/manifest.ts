@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { VARIANTS, type Edition } from "@editions/types";
+import { CHANNELS } from "~/conversation/channels";
 
 /**
  * Plugin titles, menu labels and widget titles are translation keys into the plugin's own
@@ -88,6 +89,17 @@ export const pluginManifest = z.object({
    * detail column). At most one plugin gives one.
    */
   frame: pluginFile.optional(),
+  /**
+   * Background work of the plugin (listeners, pollers, job kinds): a module exporting
+   * `start(): Promise<() => Promise<void>>`, called once by server.ts when the server listens
+   * (plugins it requires first); what it returns stops it at shutdown.
+   */
+  start: pluginFile.optional(),
+  /**
+   * The channels of spec section 1 this plugin connects customers through: each names its adapter
+   * module, exporting `adapter` (a ChannelAdapter of plugins/channels/adapter.ts).
+   */
+  channels: z.array(z.object({ kind: z.enum(CHANNELS), adapter: pluginFile })).default([]),
   /** Static files under public/ that other websites load (served with CORP cross-origin). */
   sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**

@@ -23,6 +23,11 @@ export function plugins(): PluginManifest[] {
   return cache;
 }
 
+/** Channel kinds (spec section 1) the plugins connect, with the plugin module of each one's adapter. */
+export function channelAdapterFiles() {
+  return plugins().flatMap((p) => p.channels.map((c) => ({ kind: c.kind, pluginId: p.id, file: c.adapter })));
+}
+
 /** Static files that other websites load (the live chat's embed script). */
 export function sharedFiles(): Set<string> {
   return new Set(plugins().flatMap((p) => p.sharedFiles));

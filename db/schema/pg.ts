@@ -106,6 +106,9 @@ export const tickets = pgTable(
     /** Live chats: the visitor's rating (1-5 stars) and reason, once given. */
     rating: integer("rating"),
     ratingReason: text("rating_reason").notNull().default(""),
+    /** Channel tickets: the address the customer wrote to (spec receiver_email) and the account that answers. */
+    receiverEmail: text("receiver_email").notNull().default(""),
+    channelAccountId: integer("channel_account_id"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -192,6 +195,10 @@ export const messages = pgTable(
     fileName: text("file_name"),
     fileType: text("file_type"),
     fileSize: integer("file_size"),
+    /** Agent messages on a channel: queued | sending | sent | delivered | read | failed ('' elsewhere). */
+    deliveryState: text("delivery_state").notNull().default(""),
+    /** The provider's reason when failed, or why it waits (no mail server configured). */
+    deliveryError: text("delivery_error"),
     createdAt: time("created_at").notNull(),
   },
   (t) => [index("messages_ticket_created_idx").on(t.ticketId, t.createdAt)],
@@ -580,3 +587,163 @@ export const customStatuses = pgTable("custom_statuses", {
   needsReason: bool("needs_reason").notNull().default(false),
   createdAt: time("created_at").notNull(),
 });
+
+// ---------- channels (plugins/channels, plugins/email) and the job queue (app/jobs) ----------
+
+/** A channel account an admin added: an email mailbox now, later a WhatsApp number, a LINE bot... */
+export const channelAccounts = pgTable(
+  "channel_accounts",
+  {
+    id: serial("id").primaryKey(),
+    /** A channel of spec section 1 (EMAIL, GRAPH_EMAIL, ...). */
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    /** What customers write to: the mailbox address (lower-cased), a phone number, a page id. */
+    address: text("address").notNull(),
+    /** New conversations of this account land in this department. */
+    departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
+    /** JSON of the settings that are not secret (hosts, ports, user names). */
+    config: text("config").notNull().default("{}"),
+    /** JSON of passwords and tokens, sealed with app/secrets.server.ts; never sent to a browser. */
+    secrets: text("secrets").notNull().default(""),
+    enabled: bool("enabled").notNull().default(true),
+    /** untested | ok | failing: the last test or connection, with its error. */
+    state: text("state").notNull().default("untested"),
+    lastError: text("last_error"),
+    checkedAt: time("checked_at"),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("channel_accounts_kind_address_idx").on(t.kind, t.address)],
+);
+
+/**
+ * Every event a provider hands us (a mail, a webhook call), stored and committed before the
+ * provider is acknowledged; the unique key makes a redelivery a no-op.
+ */
+export const inboundEvents = pgTable(
+  "inbound_events",
+  {
+    id: serial("id").primaryKey(),
+    accountId: integer("account_id").references(() => channelAccounts.id, { onDelete: "set null" }),
+    /** Whose key space eventKey is in: "email" (Message-ID or a hash of the bytes), "whatsapp", ... */
+    provider: text("provider").notNull(),
+    eventKey: text("event_key").notNull(),
+    /** How it came: smtp, imap, graph, webhook. */
+    source: text("source").notNull().default(""),
+    /** The raw bytes in file storage (kept for reprocessing and quarantine review). */
+    rawKey: text("raw_key"),
+    size: integer("size").notNull().default(0),
+    /** received | processed | quarantined | failed */
+    state: text("state").notNull().default("received"),
+    ticketId: integer("ticket_id"),
+    messageId: integer("message_id"),
+    error: text("error"),
+    receivedAt: time("received_at").notNull(),
+    processedAt: time("processed_at"),
+  },
+  (t) => [uniqueIndex("inbound_events_key_idx").on(t.provider, t.eventKey), index("inbound_events_state_idx").on(t.state, t.receivedAt)],
+);
+
+/** Where a channel account's polling stands (IMAP UIDVALIDITY and last UID, Graph's delta link). */
+export const channelCursors = pgTable(
+  "channel_cursors",
+  {
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => channelAccounts.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.key] })],
+);
+
+/** The durable job queue (app/jobs): channel sends, inbound processing; claimed with a lease, retried with backoff. */
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: serial("id").primaryKey(),
+    kind: text("kind").notNull(),
+    /** Enqueueing the same key again does nothing. */
+    key: text("key").notNull(),
+    payload: text("payload").notNull().default("{}"),
+    /** queued | running (leased until runAt) | done | failed */
+    state: text("state").notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    runAt: time("run_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: time("created_at").notNull(),
+    finishedAt: time("finished_at"),
+  },
+  (t) => [uniqueIndex("jobs_key_idx").on(t.key), index("jobs_due_idx").on(t.state, t.runAt)],
+);
+
+/** The email facts of a message (plugins/email): what threading looks up and what a reply answers. */
+export const emailMessages = pgTable(
+  "email_messages",
+  {
+    messageId: integer("message_id")
+      .primaryKey()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    accountId: integer("account_id"),
+    /** in | out */
+    direction: text("direction").notNull(),
+    /** Normalised (plugins/email/threading.ts normalizeMessageId). */
+    internetMessageId: text("internet_message_id").notNull(),
+    inReplyTo: text("in_reply_to"),
+    /** Space-separated, oldest first. */
+    references: text("references").notNull().default(""),
+    threadIndex: text("thread_index"),
+    threadIndexRoot: text("thread_index_root"),
+    subject: text("subject").notNull().default(""),
+    fromAddress: text("from_address").notNull().default(""),
+    fromName: text("from_name").notNull().default(""),
+    /** JSON lists of {address, name}. */
+    to: text("to_addresses").notNull().default("[]"),
+    cc: text("cc_addresses").notNull().default("[]"),
+    recipientCount: integer("recipient_count").notNull().default(0),
+    bulk: bool("bulk").notNull().default(false),
+    /** An auto-reply, bounce or list mail: never answered. */
+    auto: bool("auto").notNull().default(false),
+    /** JSON of the SPF, DKIM and DMARC verdicts (mailauth) and whether the sender is authenticated. */
+    auth: text("auth").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [
+    index("email_messages_internet_id_idx").on(t.internetMessageId),
+    index("email_messages_thread_root_idx").on(t.threadIndexRoot),
+    index("email_messages_ticket_idx").on(t.ticketId),
+  ],
+);
+
+/** A ticket's email thread: the token of its reply address (reply+<token>@) and its mailbox. */
+export const emailThreads = pgTable(
+  "email_threads",
+  {
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    accountId: integer("account_id"),
+    replyToken: text("reply_token").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("email_threads_token_idx").on(t.replyToken)],
+);
+
+/** People on the customer's side of an email ticket besides its contact (CC'd people who replied). */
+export const emailParticipants = pgTable(
+  "email_participants",
+  {
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    address: text("address").notNull(),
+    name: text("name").notNull().default(""),
+    addedAt: time("added_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.address] }), index("email_participants_address_idx").on(t.address)],
+);

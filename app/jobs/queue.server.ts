@@ -1,0 +1,228 @@
+// The durable job queue (docs/architecture.md "one durable job queue"): background work that must
+// not be lost (a reply going out on a channel, an inbound mail waiting to become a ticket) is a row
+// in `jobs`, written in the transaction of the change that needs it, and run by a worker on every
+// node. Works the same on SQLite and PostgreSQL.
+//
+// A due row is claimed by one conditional UPDATE (its state and attempt count as read: whoever
+// changes them first wins, so two nodes never run the same attempt) that leases it ("running"
+// until runAt). Done rows are "done"; a failure waits 1, 2, 4 ... minutes (at most an hour) and
+// gives up as "failed" after the kind's maxAttempts. A node that dies mid-job leaves its lease to
+// run out and the job runs again, so handlers are idempotent (each checks what it already did).
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { getDb, type DbHandle, type Tx } from "@db/client";
+
+export const LEASE_MS = 5 * 60_000;
+const BATCH = 20;
+const POLL_MS = 2_000;
+
+/** The wait after the n-th failed attempt: 1 min, 2, 4, ... at most 1 h. */
+export const backoffMs = (attempts: number) => Math.min(60_000 * 2 ** Math.max(0, attempts - 1), 60 * 60_000);
+
+export type JobRow = typeof import("@db/schema/sqlite").jobs.$inferSelect;
+
+/** What a handler knows of its run. */
+export interface JobContext {
+  job: JobRow;
+  /** This is the last attempt: a failure now is final (the handler records it where users see it). */
+  lastAttempt: boolean;
+}
+
+/**
+ * Thrown by a handler: the job waits and runs again later without using up an attempt (a channel
+ * with no mail server configured: the mail waits until one is).
+ */
+export class WaitAndRetry extends Error {
+  constructor(
+    message: string,
+    readonly delayMs = 60_000,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by a handler: trying again cannot help (the provider refused the recipient for good). */
+export class PermanentFailure extends Error {}
+
+export interface JobKind {
+  run(payload: unknown, context: JobContext): Promise<void>;
+  /** Called once when the job has failed for good (after its last attempt or a PermanentFailure). */
+  failed?(payload: unknown, error: string, job: JobRow): Promise<void>;
+  maxAttempts?: number;
+}
+
+// kept on globalThis: server.ts and the Remix build are two bundles with their own copy of this file
+const g = globalThis as unknown as { __omnideskJobKinds?: Map<string, JobKind>; __omnideskJobWake?: Set<() => void> };
+const kinds = (g.__omnideskJobKinds ??= new Map());
+const wakers = (g.__omnideskJobWake ??= new Set());
+
+/** A plugin's start() says how its kind of job runs. */
+export function defineJobKind(kind: string, definition: JobKind) {
+  kinds.set(kind, definition);
+}
+
+/**
+ * Queues a job once per key (enqueueing the same key again does nothing), in the caller's
+ * transaction when given. Call wakeJobs() after the transaction commits to run it at once.
+ */
+export async function enqueue(tx: Tx | undefined, job: { kind: string; key: string; payload?: unknown; runAt?: number }) {
+  const { db, schema } = getDb();
+  const now = Date.now();
+  await (tx ?? db)
+    .insert(schema.jobs)
+    .values({ kind: job.kind, key: job.key, payload: JSON.stringify(job.payload ?? {}), runAt: job.runAt ?? now, createdAt: now })
+    .onConflictDoNothing();
+}
+
+/** Runs this node's workers now instead of at their next poll (others find the job within POLL_MS). */
+export function wakeJobs() {
+  for (const wake of wakers) wake();
+}
+
+/** Puts a finished (failed) job back in the queue, as the agent's Retry does. */
+export async function retryJob(key: string, tx?: Tx) {
+  const { db, schema } = getDb();
+  const j = schema.jobs;
+  const [row] = await (tx ?? db)
+    .update(j)
+    .set({ state: "queued", attempts: 0, runAt: Date.now(), lastError: null, finishedAt: null })
+    .where(and(eq(j.key, key), eq(j.state, "failed")))
+    .returning();
+  return !!row;
+}
+
+export interface JobWorkerOptions {
+  /** The database (default the process's; tests give each worker its own connection). */
+  db?: DbHandle;
+  pollMs?: number;
+  now?: () => number;
+  log?: (message: string) => void;
+}
+
+export function createJobWorker(options: JobWorkerOptions = {}) {
+  const now = options.now ?? Date.now;
+  const log = options.log ?? ((m: string) => console.warn(m));
+  const db = () => options.db ?? getDb();
+
+  async function due(at: number) {
+    if (!kinds.size) return [];
+    const handle = db();
+    const j = handle.schema.jobs;
+    return handle.db
+      .select()
+      .from(j)
+      .where(and(inArray(j.state, ["queued", "running"]), lte(j.runAt, at), inArray(j.kind, [...kinds.keys()])))
+      .orderBy(asc(j.runAt), asc(j.id))
+      .limit(BATCH);
+  }
+
+  async function finish(row: JobRow, set: Partial<JobRow>) {
+    const handle = db();
+    const j = handle.schema.jobs;
+    // only while the lease is ours: a job taken over after its lease ran out is another node's now
+    const [changed] = await handle.db
+      .update(j)
+      .set(set)
+      .where(and(eq(j.id, row.id), eq(j.state, "running"), eq(j.attempts, row.attempts)))
+      .returning();
+    return changed;
+  }
+
+  /** Takes the row if nobody changed it since it was read; the claimed row, or undefined. */
+  async function claim(row: JobRow, at: number) {
+    const handle = db();
+    const j = handle.schema.jobs;
+    const [claimed] = await handle.db
+      .update(j)
+      .set({ state: "running", attempts: row.attempts + 1, runAt: at + LEASE_MS })
+      .where(and(eq(j.id, row.id), eq(j.state, row.state), eq(j.attempts, row.attempts), lte(j.runAt, at)))
+      .returning();
+    return claimed;
+  }
+
+  async function run(row: JobRow) {
+    const kind = kinds.get(row.kind);
+    if (!kind) return false;
+    const maxAttempts = kind.maxAttempts ?? 10;
+    if (row.attempts > maxAttempts) {
+      // its last attempt's lease ran out (a node died mid-job): give up, as after a failure
+      const error = row.lastError ?? "stopped during the last attempt";
+      if (await finish(row, { state: "failed", lastError: error, finishedAt: now() })) await kind.failed?.(JSON.parse(row.payload), error, row);
+      return false;
+    }
+    try {
+      await kind.run(JSON.parse(row.payload), { job: row, lastAttempt: row.attempts >= maxAttempts });
+      await finish(row, { state: "done", lastError: null, finishedAt: now() });
+      return true;
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error).slice(0, 1000);
+      if (error instanceof WaitAndRetry) {
+        // waiting is not trying: the attempt is given back
+        await finish(row, { state: "queued", attempts: row.attempts - 1, lastError: message, runAt: now() + error.delayMs });
+        return false;
+      }
+      const final = error instanceof PermanentFailure || row.attempts >= maxAttempts;
+      const changed = await finish(
+        row,
+        final ? { state: "failed", lastError: message, finishedAt: now() } : { state: "queued", lastError: message, runAt: now() + backoffMs(row.attempts) },
+      );
+      log(`job ${row.kind} ${row.key}: attempt ${row.attempts} failed (${message})${final ? ", given up" : ""}`);
+      if (final && changed) await kind.failed?.(JSON.parse(row.payload), message, row);
+      return false;
+    }
+  }
+
+  /** One pass: claims and runs what is due; answers how many were done. */
+  async function runOnce() {
+    let done = 0;
+    const at = now();
+    for (const row of await due(at)) {
+      const claimed = await claim(row, at);
+      if (claimed && (await run(claimed))) done++;
+    }
+    return done;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let again = false;
+  let stopped = true;
+  const schedule = (ms: number) => {
+    clearTimeout(timer);
+    if (!stopped) (timer = setTimeout(tick, ms)).unref();
+  };
+  function tick() {
+    if (running) {
+      // woken mid-pass: go round once more when it ends, for the job that woke us
+      again = true;
+      return;
+    }
+    running = runOnce()
+      .catch((error) => log(`job worker: ${String(error)}`))
+      .finally(() => {
+        running = undefined;
+        const next = again;
+        again = false;
+        schedule(next ? 0 : (options.pollMs ?? POLL_MS));
+      });
+  }
+  const wake = () => {
+    if (!stopped) tick();
+  };
+
+  return {
+    runOnce,
+    /** Polls until stopped (the timer does not keep the process alive); wakeJobs() runs it at once. */
+    start() {
+      stopped = false;
+      wakers.add(wake);
+      tick();
+      return this;
+    },
+    async stop() {
+      stopped = true;
+      wakers.delete(wake);
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

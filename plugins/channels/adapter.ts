@@ -1,0 +1,81 @@
+// What a channel plugin (plugins/email, later WhatsApp, LINE, ...) hands the channel layer: one
+// adapter per channel kind, named in its plugin.json `channels`. The layer keeps the accounts and
+// their secrets, stores inbound events before they are acknowledged, runs the inbound and outbound
+// jobs and records delivery states; the adapter only speaks its provider's protocol.
+import type { Readable } from "node:stream";
+import type { Channel } from "~/conversation/channels";
+
+/** An account as adapters see it: settings parsed, secrets opened. Server side only. */
+export interface ChannelAccount {
+  id: number;
+  kind: Channel;
+  name: string;
+  /** What customers write to (the mailbox address, lower-cased). */
+  address: string;
+  departmentId: number | null;
+  enabled: boolean;
+  config: Record<string, string>;
+  secrets: Record<string, string>;
+}
+
+/** One field of an account's form on /settings/channels. */
+export interface AccountField {
+  name: string;
+  /** Translation key of the label (the adapter plugin's locale file). */
+  label: string;
+  type: "text" | "email" | "number" | "url" | "password" | "checkbox";
+  /** Stored sealed and never shown back: the form shows whether one is set, and an empty field keeps it. */
+  secret?: boolean;
+  required?: boolean;
+  /** Translation key of a hint shown under the field. */
+  hint?: string;
+  placeholder?: string;
+}
+
+/** A stored inbound event handed to the adapter by the inbound job. */
+export interface InboundEvent {
+  id: number;
+  accountId: number | null;
+  provider: string;
+  eventKey: string;
+  source: string;
+  /** The raw bytes (the whole mail) as stored before the provider was acknowledged, as a stream (mails may be large). */
+  raw: () => Promise<Readable>;
+  receivedAt: number;
+}
+
+/** What became of an inbound event. */
+export type ReceiveOutcome =
+  | { state: "processed"; ticketId: number; messageId: number | null }
+  /** Kept but not made a ticket (a mail claiming to be from an agent, malformed beyond use); the reason is shown to admins. */
+  | { state: "quarantined"; reason: string };
+
+/** An agent's reply going out: the messages written together by conversation.reply. */
+export interface OutboundMessage {
+  ticketId: number;
+  /** The reply's messages: its text (if any) first, then one per attachment. */
+  messageIds: number[];
+  /** Extra recipients the agent gave (spec reply fields cc, email2, toEmail). */
+  to: string[];
+  cc: string[];
+}
+
+export interface ChannelAdapter {
+  kind: Channel;
+  /** The fields of an account of this kind, beside the name, address and department every account has. */
+  fields: AccountField[];
+  /** Refuses settings that cannot work: a translation key per bad field. */
+  validate?(config: Record<string, string>, secrets: Record<string, string>): Record<string, string>;
+  /** Tries the account's connections (the admin's Test button); the provider's error when one fails. */
+  test(account: ChannelAccount): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Makes a stored event a message (the inbound job; runs again after a crash, so it checks what it already did). */
+  receive(event: InboundEvent, account: ChannelAccount | null): Promise<ReceiveOutcome>;
+  /**
+   * Sends a reply (the outbound job). Throws WaitAndRetry (app/jobs) while it cannot be sent yet
+   * (no mail server configured), PermanentFailure when trying again cannot help, any other error
+   * to be tried again later; the error's message is shown to the agent.
+   */
+  send(message: OutboundMessage, account: ChannelAccount): Promise<{ providerRef: string }>;
+  /** Background work per enabled account (IMAP polling, Graph delta): started by the layer, answers its stop. */
+  watch?(account: ChannelAccount): () => Promise<void>;
+}
