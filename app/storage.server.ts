@@ -2,11 +2,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { dataDir } from "@db/client";
+
+/** A stream passed its size limit (putStream): nothing was kept. */
+export class TooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`larger than ${maxBytes} bytes`);
+  }
+}
 
 export interface FileStorage {
   put(data: Uint8Array): Promise<string>;
+  /** Stores a stream without holding it in memory; throws TooLarge (keeping nothing) past maxBytes. */
+  putStream(stream: Readable, options?: { maxBytes?: number }): Promise<{ key: string; size: number }>;
   /** A stream of the stored bytes, or undefined when the key is unknown. */
   get(key: string): Promise<ReadableStream<Uint8Array> | undefined>;
   remove(key: string): Promise<void>;
@@ -28,6 +38,27 @@ export class LocalDiskStorage implements FileStorage {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     await fs.promises.writeFile(file, data, { flag: "wx" });
     return key;
+  }
+
+  async putStream(stream: Readable, options: { maxBytes?: number } = {}) {
+    const key = randomBytes(16).toString("hex");
+    const file = this.pathOf(key);
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    let size = 0;
+    const limit = options.maxBytes ?? Infinity;
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        done(size > limit ? new TooLarge(limit) : null, chunk);
+      },
+    });
+    try {
+      await pipeline(stream, count, fs.createWriteStream(file, { flags: "wx" }));
+    } catch (error) {
+      await fs.promises.rm(file, { force: true });
+      throw error;
+    }
+    return { key, size };
   }
 
   async get(key: string) {

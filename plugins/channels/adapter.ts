@@ -68,7 +68,10 @@ export interface ChannelAdapter {
   validate?(config: Record<string, string>, secrets: Record<string, string>): Record<string, string>;
   /** Tries the account's connections (the admin's Test button); the provider's error when one fails. */
   test(account: ChannelAccount): Promise<{ ok: true } | { ok: false; error: string }>;
-  /** Makes a stored event a message (the inbound job; runs again after a crash, so it checks what it already did). */
+  /**
+   * Makes a stored event a message (the inbound job). Calls markEventProcessed (inbound.server.ts)
+   * in the transaction that writes the message, so a job run again after a crash finds it done.
+   */
   receive(event: InboundEvent, account: ChannelAccount | null): Promise<ReceiveOutcome>;
   /**
    * Sends a reply (the outbound job). Throws WaitAndRetry (app/jobs) while it cannot be sent yet

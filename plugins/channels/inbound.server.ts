@@ -1,0 +1,115 @@
+// Inbound events: whatever a provider hands us is stored and committed before the provider is
+// acknowledged (the SMTP 250, the webhook's 200, the IMAP cursor moving on), with a job that makes
+// it a message. The unique (provider, event key) makes a redelivery a no-op, so nothing is lost
+// and nothing is doubled, whichever way and however often it arrives.
+import { Readable } from "node:stream";
+import { and, eq } from "drizzle-orm";
+import { getDb, type Tx } from "@db/client";
+import { enqueue, wakeJobs, defineJobKind } from "~/jobs/queue.server";
+import { fileStorage } from "~/storage.server";
+import { adapterFor } from "./adapters.server";
+import { loadAccount } from "./accounts.server";
+
+export const INBOUND_JOB = "channels.inbound";
+
+export interface InboundInput {
+  accountId: number | null;
+  /** Whose key space eventKey is in ("email" for mail however it came, so SMTP and IMAP copies are one). */
+  provider: string;
+  eventKey: string;
+  /** smtp, imap, graph, webhook */
+  source: string;
+}
+
+/** Whether an event is stored already (lets a poller skip fetching a body it has). */
+export async function hasInboundEvent(provider: string, eventKey: string) {
+  const { db, schema } = getDb();
+  const e = schema.inboundEvents;
+  const [row] = await db
+    .select({ id: e.id })
+    .from(e)
+    .where(and(eq(e.provider, provider), eq(e.eventKey, eventKey)))
+    .limit(1);
+  return !!row;
+}
+
+/**
+ * Records an event whose raw bytes are already in file storage (rawKey): the event and its job in
+ * one transaction. A duplicate keeps the first copy and drops this one's bytes.
+ */
+export async function recordInboundEvent(input: InboundInput & { rawKey: string | null; size: number }) {
+  const handle = getDb();
+  const { schema } = handle;
+  const created = await handle.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(schema.inboundEvents)
+      .values({ ...input, receivedAt: Date.now() })
+      .onConflictDoNothing()
+      .returning({ id: schema.inboundEvents.id });
+    if (row) await enqueue(tx, { kind: INBOUND_JOB, key: `inbound:${row.id}`, payload: { eventId: row.id } });
+    return row;
+  });
+  if (!created) {
+    if (input.rawKey) await fileStorage().remove(input.rawKey);
+    return { duplicate: true as const };
+  }
+  wakeJobs();
+  return { duplicate: false as const, eventId: created.id };
+}
+
+/** Stores a small event's bytes (a webhook's body), then records it. */
+export async function storeInboundEvent(input: InboundInput & { raw: Uint8Array | string }) {
+  const bytes = typeof input.raw === "string" ? Buffer.from(input.raw) : input.raw;
+  const rawKey = await fileStorage().put(bytes);
+  return recordInboundEvent({ ...input, rawKey, size: bytes.length });
+}
+
+async function rawStream(rawKey: string | null): Promise<Readable> {
+  const stream = rawKey ? await fileStorage().get(rawKey) : undefined;
+  if (!stream) throw new Error("the event's stored bytes are missing");
+  return Readable.fromWeb(stream as import("node:stream/web").ReadableStream);
+}
+
+/**
+ * Called by an adapter's receive inside the transaction that writes the message: the event is
+ * done exactly when its message exists, so a job run again after a crash finds it done.
+ */
+export async function markEventProcessed(tx: Tx, eventId: number, result: { ticketId: number; messageId: number | null }) {
+  const { schema } = getDb();
+  await tx
+    .update(schema.inboundEvents)
+    .set({ state: "processed", ...result, processedAt: Date.now(), error: null })
+    .where(eq(schema.inboundEvents.id, eventId));
+}
+
+/** The inbound job: the account's adapter makes the event a message, once. */
+export async function processInboundEvent(eventId: number) {
+  const { db, schema } = getDb();
+  const e = schema.inboundEvents;
+  const [event] = await db.select().from(e).where(eq(e.id, eventId));
+  // done before a crash stopped the job from finishing: nothing more to do
+  if (!event || event.state !== "received") return;
+  const account = await loadAccount(event.accountId);
+  const adapter = account ? await adapterFor(account.kind) : undefined;
+  const outcome = adapter
+    ? await adapter.receive({ ...event, raw: () => rawStream(event.rawKey) }, account)
+    : { state: "quarantined" as const, reason: "no enabled channel account takes this event" };
+  if (outcome.state === "quarantined")
+    await db
+      .update(e)
+      .set({ state: "quarantined", error: outcome.reason, processedAt: Date.now() })
+      .where(and(eq(e.id, eventId), eq(e.state, "received")));
+}
+
+export function defineInboundJob() {
+  defineJobKind(INBOUND_JOB, {
+    run: (payload) => processInboundEvent((payload as { eventId: number }).eventId),
+    async failed(payload, error) {
+      const { db, schema } = getDb();
+      await db
+        .update(schema.inboundEvents)
+        .set({ state: "failed", error, processedAt: Date.now() })
+        .where(eq(schema.inboundEvents.id, (payload as { eventId: number }).eventId));
+    },
+  });
+}
