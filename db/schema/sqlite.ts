@@ -634,6 +634,8 @@ export const inboundEvents = sqliteTable(
     /** The raw bytes in file storage (kept for reprocessing and quarantine review). */
     rawKey: text("raw_key"),
     size: integer("size").notNull().default(0),
+    /** JSON of what the transport knew: the SMTP client's address and HELO, MAIL FROM, the RCPT TO addresses. */
+    meta: text("meta").notNull().default("{}"),
     /** received | processed | quarantined | failed */
     state: text("state").notNull().default("received"),
     ticketId: integer("ticket_id"),

@@ -39,6 +39,8 @@ export interface InboundEvent {
   provider: string;
   eventKey: string;
   source: string;
+  /** What the transport knew (SMTP: ip, helo, mailFrom, rcptTo). */
+  meta: Record<string, unknown>;
   /** The raw bytes (the whole mail) as stored before the provider was acknowledged, as a stream (mails may be large). */
   raw: () => Promise<Readable>;
   receivedAt: number;

@@ -19,6 +19,8 @@ export interface InboundInput {
   eventKey: string;
   /** smtp, imap, graph, webhook */
   source: string;
+  /** What the transport knew (SMTP: ip, helo, mailFrom, rcptTo); handed to the adapter with the event. */
+  meta?: Record<string, unknown>;
 }
 
 /** Whether an event is stored already (lets a poller skip fetching a body it has). */
@@ -43,7 +45,7 @@ export async function recordInboundEvent(input: InboundInput & { rawKey: string 
   const created = await handle.transaction(async (tx) => {
     const [row] = await tx
       .insert(schema.inboundEvents)
-      .values({ ...input, receivedAt: Date.now() })
+      .values({ ...input, meta: JSON.stringify(input.meta ?? {}), receivedAt: Date.now() })
       .onConflictDoNothing()
       .returning({ id: schema.inboundEvents.id });
     if (row) await enqueue(tx, { kind: INBOUND_JOB, key: `inbound:${row.id}`, payload: { eventId: row.id } });
@@ -92,7 +94,7 @@ export async function processInboundEvent(eventId: number) {
   const account = await loadAccount(event.accountId);
   const adapter = account ? await adapterFor(account.kind) : undefined;
   const outcome = adapter
-    ? await adapter.receive({ ...event, raw: () => rawStream(event.rawKey) }, account)
+    ? await adapter.receive({ ...event, meta: JSON.parse(event.meta || "{}"), raw: () => rawStream(event.rawKey) }, account)
     : { state: "quarantined" as const, reason: "no enabled channel account takes this event" };
   if (outcome.state === "quarantined")
     await db

@@ -79,6 +79,7 @@ CREATE TABLE `inbound_events` (
 	`source` text DEFAULT '' NOT NULL,
 	`raw_key` text,
 	`size` integer DEFAULT 0 NOT NULL,
+	`meta` text DEFAULT '{}' NOT NULL,
 	`state` text DEFAULT 'received' NOT NULL,
 	`ticket_id` integer,
 	`message_id` integer,
