@@ -22,8 +22,9 @@ import type { ChannelAccount, OutboundMessage } from "@plugins/channels/adapter"
 import { normalizeAddress, normalizeMessageId, replyAddress, subjectWithTicketNumber, threadIndexFor, threadIndexRoot, tokenFromAddress } from "./threading";
 
 /**
- * Stable codes of the errors this file raises itself (the server's own text is passed on as it is).
- * Texts: plugin_email.out.error.<code> in the plugin's locale files.
+ * Stable codes of the errors this file raises itself (the server's own text is passed on as it is). An error's
+ * message is "<code>" or "<code>: <detail>" (the address, the file name); texts: plugin_email.out.error.<code> in the
+ * plugin's locale files, with {{address}} / {{name}} for the detail.
  */
 export const OUT_ERRORS = {
   /** Neither the account's own SMTP server nor SMTP_RELAY_URL: the mail waits (WaitAndRetry). */

@@ -393,6 +393,22 @@ describe.each(DIALECTS)("agent replies as mail on %s", (dialect) => {
     expect((error as Error).message).toBe("no-recipient");
     expect(smtp.received).toHaveLength(0);
   });
+
+  it("refuses a recipient that is not a mail address, and a reply whose file is gone, sending nothing", async () => {
+    const { reply } = await ticketWithReply();
+    const bad = await sendReplyMail({ ...reply, cc: ["dave@partner.test", "not an address"] }, ACCOUNT).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(PermanentFailure);
+    expect((bad as Error).message).toBe("bad-address: not an address");
+
+    const other = await ticketWithReply();
+    const { db, schema } = t.handle;
+    const [file] = await db.select().from(schema.messages).where(eq(schema.messages.id, other.reply.messageIds[1]));
+    await fileStorage().remove(file.fileKey!);
+    const gone = await sendReplyMail(other.reply, ACCOUNT).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(PermanentFailure);
+    expect((gone as Error).message).toBe("attachment-missing: driver guide.pdf");
+    expect(smtp.received).toHaveLength(0);
+  });
 });
 
 afterAll(() => {
