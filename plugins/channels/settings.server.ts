@@ -64,6 +64,9 @@ export async function kindForms(): Promise<KindForm[]> {
 /** The form's input name of an adapter field: prefixed, so no adapter field can shadow name/address/intent. */
 export const fieldInput = (name: string) => `config.${name}`;
 
+/** A field the form did not send (an unticked checkbox, a field the adapter added since) reads as empty. */
+const orEmpty = (v: unknown) => v ?? "";
+
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /** What was typed, as a page may show it again: never a secret field. */
@@ -95,7 +98,10 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
     const required = field.required && !(field.secret && secretsSet.includes(field.name));
     let check = z.string();
     if (field.type === "checkbox") {
-      shape[fieldInput(field.name)] = z.string().transform((v) => (v ? "1" : ""));
+      shape[fieldInput(field.name)] = z.preprocess(
+        orEmpty,
+        z.string().transform((v) => (v ? "1" : "")),
+      );
       continue;
     }
     if (required) check = check.min(1, "plugin_channels.errors.required");
@@ -108,7 +114,7 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
             ? check.refine((v) => v === "" || /^https?:\/\/[^\s]+$/i.test(v.trim()), "plugin_channels.errors.url")
             : check.max(field.secret ? 4000 : 1000, "plugin_channels.errors.tooLong");
     // secrets are taken as typed (a password may start with a space); the rest is trimmed
-    shape[fieldInput(field.name)] = field.secret ? typed : typed.transform((v) => v.trim());
+    shape[fieldInput(field.name)] = z.preprocess(orEmpty, field.secret ? typed : typed.transform((v) => v.trim()));
   }
   return z.object(shape).superRefine((data, ctx) => {
     if (!adapter.validate) return;
@@ -180,11 +186,18 @@ export async function saveAccountForm(form: FormData, by: By, id?: number): Prom
     });
   } catch (error) {
     // two admins adding the same address at once: the unique index answers
-    if (/unique|duplicate/i.test(String((error as { message?: string })?.message ?? error))) return refusedTaken();
+    if (isUniqueViolation(error)) return refusedTaken();
     throw error;
   }
   accountsChanged(saved);
   return { ok: true, id: saved };
+}
+
+/** SQLite's and PostgreSQL's unique-index refusal, also when drizzle wraps it (the driver's error is the cause). */
+function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++)
+    if (e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed|duplicate key value/i.test(e.message ?? "")) return true;
+  return false;
 }
 
 export async function setEnabled(id: number, enabled: boolean, by: By) {

@@ -9,7 +9,7 @@ import { sessionCookie } from "~/cookies.server";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { listAccounts, loadAccount } from "@plugins/channels/accounts.server";
-import { deliveryTrouble, onAccountsChanged, saveAccountForm, testAccount } from "@plugins/channels/settings.server";
+import { accountSchema, deliveryTrouble, onAccountsChanged, saveAccountForm, testAccount } from "@plugins/channels/settings.server";
 import { action as listAction, loader as listLoader } from "@plugins/channels/routes/settings.channels";
 import { action as accountAction, loader as accountLoader } from "@plugins/channels/routes/settings.channel";
 
@@ -223,5 +223,51 @@ describe.each(DIALECTS)("channel settings on %s", (dialect) => {
     expect((await listAccounts()).some((a) => a.address === "agent@example.com")).toBe(false);
     const one = await settle(() => accountLoader({ request: request("/settings/channels/1", agentCookie), params: { id: "1" }, context }));
     expect(one.status).toBe(403);
+  });
+});
+
+describe("an account form built from its adapter's fields", () => {
+  const adapter = {
+    fields: [
+      { name: "token", label: "x", type: "password" as const, secret: true, required: true },
+      { name: "host", label: "x", type: "text" as const, required: true },
+      { name: "endpoint", label: "x", type: "url" as const },
+      { name: "tls", label: "x", type: "checkbox" as const },
+    ],
+    validate: (config: Record<string, string>): Record<string, string> => (config.host === "localhost" ? { host: "plugin_x.errors.noLocal" } : {}),
+  };
+  const base = { name: "Bot", address: "+60123456789", department: "" };
+  const errors = (values: Record<string, string>, secretsSet: string[] = []) => {
+    const parsed = accountSchema("TELEGRAM", adapter, [], secretsSet).safeParse({ ...base, ...values });
+    return parsed.success ? {} : Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message]));
+  };
+
+  it("asks for a required secret on creation only, when none is stored yet", () => {
+    expect(errors({ "config.token": "", "config.host": "h" })).toEqual({ "config.token": "plugin_channels.errors.required" });
+    expect(errors({ "config.token": "", "config.host": "h" }, ["token"])).toEqual({});
+  });
+
+  it("checks required fields, addresses of web links, and what the adapter refuses", () => {
+    expect(errors({ "config.token": "t", "config.host": "", "config.endpoint": "ftp://x" })).toEqual({
+      "config.host": "plugin_channels.errors.required",
+      "config.endpoint": "plugin_channels.errors.url",
+    });
+    expect(errors({ "config.token": "t", "config.host": "localhost" })).toEqual({ "config.host": "plugin_x.errors.noLocal" });
+  });
+
+  it("does not take a non-email kind's address for an email address", () => {
+    expect(errors({ "config.token": "t", "config.host": "h" })).toEqual({});
+    expect(
+      accountSchema("EMAIL", { fields: [] }, [])
+        .safeParse(base)
+        .error?.issues.map((i) => i.message),
+    ).toEqual(["account.badEmail"]);
+  });
+
+  it("reads a ticked checkbox as 1 and an unticked one as empty", () => {
+    const parsed = accountSchema("TELEGRAM", adapter, []).safeParse({ ...base, "config.token": "t", "config.host": "h", "config.tls": "1" });
+    expect(parsed.data?.["config.tls"]).toBe("1");
+    const off = accountSchema("TELEGRAM", adapter, []).safeParse({ ...base, "config.token": "t", "config.host": "h", "config.tls": "" });
+    expect(off.data?.["config.tls"]).toBe("");
   });
 });
