@@ -209,6 +209,21 @@ describe.each(DIALECTS)("channel settings on %s", (dialect) => {
     expect(page.trouble.waiting).toBe(before.waiting + 1);
   });
 
+  it("lists refused incoming messages, newest first, with their reason", async () => {
+    const { db, schema } = t.handle;
+    const at = Date.now();
+    await db.insert(schema.inboundEvents).values([
+      { provider: "email", eventKey: `q-${dialect}-1`, source: "smtp", state: "quarantined", error: "Claims to be from an agent", receivedAt: at - 2000 },
+      { provider: "email", eventKey: `q-${dialect}-2`, source: "imap", state: "processed", receivedAt: at - 1000 },
+      { provider: "email", eventKey: `q-${dialect}-3`, source: "imap", state: "failed", error: "Malformed", receivedAt: at },
+    ]);
+    const page = await (await listLoader({ request: request("/settings/channels", adminCookie), params: {}, context })).json();
+    expect(page.refused.map((e) => [e.source, e.reason])).toEqual([
+      ["imap", "Malformed"],
+      ["smtp", "Claims to be from an agent"],
+    ]);
+  });
+
   it("keeps agents out of both pages and their posts", async () => {
     const list = await settle(() => listLoader({ request: request("/settings/channels", agentCookie), params: {}, context }));
     expect(list.status).toBe(403);
