@@ -103,7 +103,7 @@ export function AccountForm(props: AccountFormProps) {
           const id = `${idPrefix}-${name.replace(/\W/g, "-")}`;
           return (
             <div className="stack" key={name}>
-              <label htmlFor={id} className="inline-form">
+              <label htmlFor={id} className="inline">
                 <input id={id} name={name} type="checkbox" value="1" defaultChecked={checked} aria-describedby={field.hint ? `${id}-help` : undefined} />
                 {t(field.label)}
               </label>
