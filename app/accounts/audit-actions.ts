@@ -31,6 +31,12 @@ export const AUDIT_ACTIONS = [
   "export.csv",
   "workspace.created",
   "link.renewed",
+  "channel.create",
+  "channel.update",
+  "channel.enable",
+  "channel.disable",
+  "channel.delete",
+  "channel.test",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -50,4 +56,5 @@ export const AUDIT_TARGETS = [
   "invite",
   "workspace",
   "link",
+  "channel_account",
 ] as const;

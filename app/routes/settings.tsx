@@ -30,6 +30,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     admin: user.type === "admin",
     // section 17, subscriptions and billing, lives in the payment plugin
     billing: user.type === "admin" && ctx.edition.enabled.includes("payment"),
+    // channel accounts live in the channels plugin (a link, not an import: app/ imports no plugin)
+    channels: user.type === "admin" && ctx.edition.enabled.includes("channels"),
   });
 }
 
@@ -106,6 +108,11 @@ export default function Settings() {
       {data.billing ? (
         <p>
           <Link to="/settings/billing">{t("payment.billingTitle")}</Link>
+        </p>
+      ) : null}
+      {data.channels ? (
+        <p>
+          <Link to="/settings/channels">{t("plugin_channels.title")}</Link>
         </p>
       ) : null}
       <section>
