@@ -9,6 +9,8 @@ export default defineEdition({
   plugins: [
     "tickets",
     "chat",
+    "channels",
+    "email",
     "livechat",
     "calls",
     "reports",

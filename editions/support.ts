@@ -8,6 +8,8 @@ export default defineEdition({
   plugins: [
     "tickets",
     "chat",
+    "channels",
+    "email",
     "livechat",
     "reports",
     "payment",
