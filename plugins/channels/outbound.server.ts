@@ -3,7 +3,7 @@
 // which tells the open pages. States: queued -> sending -> sent; "waiting" while no mail server (or
 // account) is configured, without using up attempts; "queued" with the last error while retries
 // remain; "failed" with the provider's reason once trying again cannot help.
-import { defineJobKind, PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { defineJobKind, isPermanentFailure, isWaitAndRetry, WaitAndRetry } from "~/jobs/queue.server";
 import { NOT_CONFIGURED, SEND_JOB, deliveryMessages, deliveryTicket, setDeliveryState, type SendPayload } from "~/conversation/delivery.server";
 import type { Channel } from "~/conversation/channels";
 import { enabledAccounts, loadAccount } from "./accounts.server";
@@ -51,9 +51,9 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
       try {
         await adapter.send({ ticketId: ticket.id, messageIds: ids, to: payload.to ?? [], cc: payload.cc ?? [] }, account);
       } catch (error) {
-        if (error instanceof WaitAndRetry) await setDeliveryState(ticket.id, ids, "waiting", errorText(error));
+        if (isWaitAndRetry(error)) await setDeliveryState(ticket.id, ids, "waiting", errorText(error));
         // a final failure is recorded by `failed`, once the queue has given the job up
-        else if (!(error instanceof PermanentFailure) && !lastAttempt) await setDeliveryState(ticket.id, ids, "queued", errorText(error));
+        else if (!isPermanentFailure(error) && !lastAttempt) await setDeliveryState(ticket.id, ids, "queued", errorText(error));
         throw error;
       }
       await setDeliveryState(ticket.id, ids, "sent");

@@ -59,6 +59,8 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     runs.length = 0;
     failures.length = 0;
     behaviour.clear();
+    // each test runs its own jobs only
+    await t.handle.db.delete(t.handle.schema.jobs);
   });
   afterAll(async () => {
     await other?.close();
@@ -151,6 +153,29 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     expect(count("waits")).toBe(7);
     expect(await row("waits")).toMatchObject({ state: "done", attempts: 1 });
     expect(failures).toEqual([]);
+  });
+
+  it("knows a wait and a permanent failure thrown from the other bundle's copy of the classes", async () => {
+    // server.ts runs the worker; plugins' adapters come from the Remix build, with their own classes
+    class OtherWaitAndRetry extends Error {
+      readonly jobOutcome = "wait";
+      readonly delayMs = 5_000;
+    }
+    class OtherPermanentFailure extends Error {
+      readonly jobOutcome = "permanent";
+    }
+    await add("other-wait");
+    await add("other-refused");
+    behaviour.set("other-wait", () => {
+      throw new OtherWaitAndRetry("not-configured");
+    });
+    behaviour.set("other-refused", () => {
+      throw new OtherPermanentFailure("554 rejected");
+    });
+    await worker().runOnce();
+    expect(await row("other-wait")).toMatchObject({ state: "queued", attempts: 0, runAt: clock + 5_000 });
+    expect(await row("other-refused")).toMatchObject({ state: "failed", attempts: 1 });
+    expect(failures).toEqual([{ key: "other-refused", error: "554 rejected" }]);
   });
 
   it("gives up at once on a permanent failure and tells the kind once", async () => {
