@@ -1,4 +1,4 @@
-// A reply that failed to go out, with JavaScript on and off: the conversation shows the spec's
+// Delivery states with JavaScript on and off: a reply that failed to go out shows the spec's
 // 'Opps, message failed to send. The error is {server response}' and Retry (a plain form) puts it
 // back in the queue. The failed reply is written straight into the e2e database (playwright.config.ts
 // keeps its folder in E2E_DATA_DIR), on a ticket of its own, so seeded data stays as it is.
@@ -16,33 +16,33 @@ function openDb() {
   return db;
 }
 
+/** An EMAIL ticket of its own, far above the numbers other tests create, so no one else takes it meanwhile. */
+function emailTicket(db: Database.Database) {
+  const now = Date.now();
+  const number = 800_000 + randomInt(100_000);
+  const ticket = db
+    .prepare(
+      "insert into tickets (ticket_number, title, channel, kind, contact_name, contact_email, created_at, updated_at) values (?, ?, 'EMAIL', 'ticket', 'Mia Customer', 'mia@example.com', ?, ?)",
+    )
+    .run(number, `Refund ${number}`, now, now).lastInsertRowid as number;
+  return { ticket, number };
+}
+
 /** An EMAIL ticket whose admin reply failed for good, as the send job leaves it. */
 function failedReply(reason: string) {
   const db = openDb();
   try {
     const now = Date.now();
     const admin = db.prepare("select id from users where username = 'admin'").get() as { id: number };
-    // far above the numbers other tests create, so no one else takes it meanwhile
-    const number = 800_000 + randomInt(100_000);
-    const ticket = db
-      .prepare(
-        "insert into tickets (ticket_number, title, channel, kind, contact_name, contact_email, created_at, updated_at) values (?, ?, 'EMAIL', 'ticket', 'Mia Customer', 'mia@example.com', ?, ?)",
-      )
-      .run(number, `Refund ${number}`, now, now).lastInsertRowid as number;
+    const { ticket, number } = emailTicket(db);
     const message = db
       .prepare(
         "insert into messages (ticket_id, type, body, sender_user_id, delivery_state, delivery_error, created_at) values (?, 'text', 'Your refund is on its way.', ?, 'failed', ?, ?)",
       )
       .run(ticket, admin.id, reason, now).lastInsertRowid as number;
-    db.prepare("insert into jobs (kind, key, payload, state, attempts, run_at, last_error, created_at, finished_at) values (?, ?, ?, 'failed', 1, ?, ?, ?, ?)").run(
-      "conversation.send",
-      `send:${message}`,
-      JSON.stringify({ ticketId: ticket, messageIds: [message], to: [], cc: [] }),
-      now,
-      reason,
-      now,
-      now,
-    );
+    db.prepare(
+      "insert into jobs (kind, key, payload, state, attempts, run_at, last_error, created_at, finished_at) values (?, ?, ?, 'failed', 1, ?, ?, ?, ?)",
+    ).run("conversation.send", `send:${message}`, JSON.stringify({ ticketId: ticket, messageIds: [message], to: [], cc: [] }), now, reason, now, now);
     return { number, message };
   } finally {
     db.close();
@@ -50,7 +50,7 @@ function failedReply(reason: string) {
 }
 
 for (const javaScriptEnabled of [true, false]) {
-  test.describe(`a failed reply with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+  test.describe(`delivery states with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
     test.use({ javaScriptEnabled });
     test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
 
@@ -67,6 +67,26 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(item.getByText("Opps, message failed to send.")).toHaveCount(0);
       await expect(item.getByRole("button", { name: "Retry" })).toHaveCount(0);
       await expect(item.getByText(/^(Queued|Sending…|Sent|Waiting to be sent: .+|Not sent yet, will try again\. .+)$/)).toBeVisible();
+    });
+
+    test("a reply to a mail ticket waits in the outbox while no mail server is configured", async ({ page }) => {
+      const db = openDb();
+      const { number } = emailTicket(db);
+      db.close();
+      await login(page, "admin", "admin");
+      await page.goto(`/ticket/${number}`);
+      await page.getByLabel("Reply", { exact: true }).fill("We have sent your refund.");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      const item = page.locator(".message", { hasText: "We have sent your refund." });
+      await expect(item).toBeVisible();
+      // the e2e server has no SMTP_RELAY_URL: with JavaScript the page follows by itself; without, a reload shows it
+      const waiting = item.getByText("Waiting to be sent: No mail server is configured");
+      if (javaScriptEnabled) await expect(waiting).toBeVisible();
+      else
+        await expect(async () => {
+          await page.reload();
+          await expect(waiting).toBeVisible({ timeout: 500 });
+        }).toPass();
     });
   });
 }
