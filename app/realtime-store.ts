@@ -36,7 +36,14 @@ export const realtime = proxy({
   notices: [] as { ticketNumber: number; path: string; at: number }[],
   /** Agent popups (app/popups.ts), newest first. */
   popups: [] as { ticketNumber: number; path: string; title: string; kind: PopupKind }[],
+  /** messageId -> its delivery state as last heard (messageStateChanged), over what the page loaded. */
+  delivery: {} as Record<string, { state: string; error: string | null }>,
 });
+
+/** A messageStateChanged event: the open conversation shows the new state without a reload. */
+export function setDeliveryStates(e: { messageIds: number[]; state: string; error?: string | null }) {
+  for (const id of e.messageIds ?? []) realtime.delivery[id] = { state: e.state, error: e.error ?? null };
+}
 
 export function setSocket(socket: Socket) {
   realtime.socket = ref(socket) as Socket;

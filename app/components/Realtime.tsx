@@ -15,6 +15,7 @@ import {
   clearTyping,
   markFresh,
   realtime,
+  setDeliveryStates,
   setSocket,
   setTyping,
   useRealtime,
@@ -153,6 +154,7 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
       });
       socket.on(SERVER_EVENTS.setTyping, (e: { ticketId: number; username: string; name: string }) => setTyping(e.ticketId, e.username, e.name));
       socket.on(SERVER_EVENTS.removeTyping, (e: { ticketId: number; username: string }) => clearTyping(e.ticketId, e.username));
+      socket.on(SERVER_EVENTS.messageStateChanged, setDeliveryStates);
       cleanup = () => socket.close();
     });
     return () => {

@@ -26,10 +26,11 @@ export function oneAddress<T extends { email: string }>(data: T, ctx: z.Refineme
 export const replySchema = z.object({
   message: z.string().max(MAX_MESSAGE_LENGTH, "conversation.tooLong").default(""),
   reply_to: z.coerce.number().int().positive().optional().catch(undefined),
-  // recipients of e-mail replies; checked here, delivered once mail channels exist
+  // recipients of replies that go out on a channel (delivery.server.ts replyRecipients)
   cc: z.string().max(2000).default(""),
   email2: z.string().max(2000).default(""),
   email: z.string().max(2000).default(""),
+  toEmail: z.string().max(2000).default(""),
 });
 
 export const idSchema = z.coerce.number().int().positive();
@@ -66,4 +67,5 @@ export const conversationFormSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("react"), message_id: idSchema, reaction: z.string().default("") }),
   z.object({ intent: z.literal("pin"), message_id: idSchema }),
   z.object({ intent: z.literal("delete_message"), message_id: idSchema }),
+  z.object({ intent: z.literal("retry_delivery"), message_id: idSchema }),
 ]);

@@ -8,6 +8,8 @@ import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { wakeJobs } from "~/jobs/queue.server";
+import { queueDelivery, type DeliveryState } from "~/conversation/delivery.server";
 
 export class NotFound extends Error {}
 
@@ -71,6 +73,9 @@ export interface MessageView {
   notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
   reactions: { reaction: string; usernames: string[] }[];
   readBy: string[];
+  /** Agent messages on a channel: how far it got ('' when it does not go out), and the provider's reason. */
+  deliveryState: DeliveryState;
+  deliveryError: string | null;
 }
 
 /**
@@ -164,6 +169,8 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
         .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
       reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
       readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
+      deliveryState: r.deliveryState as DeliveryState,
+      deliveryError: r.deliveryError,
     };
   });
 }
@@ -177,9 +184,14 @@ export interface StoredFile {
 
 /**
  * An agent's reply: the text (if any) and one message per attachment, written together; the
- * ticket's last message, activity time and "responded" flag follow.
+ * ticket's last message, activity time and "responded" flag follow. On a channel ticket the same
+ * transaction queues it to go out (delivery.server.ts) to the customer and `recipients`.
  */
-export async function reply(actor: Actor, ticket: TicketRow, input: { body: string; replyToId?: number; files: StoredFile[]; html?: boolean }) {
+export async function reply(
+  actor: Actor,
+  ticket: TicketRow,
+  input: { body: string; replyToId?: number; files: StoredFile[]; html?: boolean; recipients?: { to: string[]; cc: string[] } },
+) {
   if (input.replyToId) await messageOf(ticket, input.replyToId);
   const handle = getDb();
   const { schema } = handle;
@@ -199,9 +211,13 @@ export async function reply(actor: Actor, ticket: TicketRow, input: { body: stri
     const inserted = await tx.insert(schema.messages).values(rows).returning();
     const last = input.body || input.files.at(-1)?.name || "";
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
+    const ids = inserted.map((m) => m.id);
+    if (await queueDelivery(tx, ticket, ids, input.recipients ?? { to: [], cc: [] }))
+      return inserted.map((m) => ({ ...m, deliveryState: "queued", deliveryError: null }));
     return inserted;
   });
   await announce(ticket, SERVER_EVENTS.newMessage, { messageIds: created.map((m) => m.id) });
+  if (created[0]?.deliveryState === "queued") wakeJobs();
   return created;
 }
 

@@ -11,6 +11,7 @@ import { formatDate, formatTime } from "~/time";
 import { fileStorage } from "~/storage.server";
 import { BodyTooLarge, readReplyForm, type ParsedForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
+import { NotRetryable, retryDelivery } from "~/conversation/delivery.server";
 import { conversationFormSchema } from "~/conversation/forms";
 import { formResult, formValues } from "~/forms";
 import { refuse } from "~/forms.server";
@@ -167,10 +168,14 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
         if (key) await fileStorage().remove(key);
         return back();
       }
+      case "retry_delivery":
+        await retryDelivery(ticket, input.message_id);
+        return back(`#m-${input.message_id}`);
     }
   } catch (error) {
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
     if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
+    if (error instanceof NotRetryable) return refuse(formResult({ intent, message: "conversation.delivery.notRetryable" }), 409);
     throw error;
   }
 }

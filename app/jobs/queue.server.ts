@@ -32,6 +32,7 @@ export interface JobContext {
  * with no mail server configured: the mail waits until one is).
  */
 export class WaitAndRetry extends Error {
+  readonly jobOutcome = "wait";
   constructor(
     message: string,
     readonly delayMs = 60_000,
@@ -41,7 +42,14 @@ export class WaitAndRetry extends Error {
 }
 
 /** Thrown by a handler: trying again cannot help (the provider refused the recipient for good). */
-export class PermanentFailure extends Error {}
+export class PermanentFailure extends Error {
+  readonly jobOutcome = "permanent";
+}
+
+// told apart by a mark, not instanceof: server.ts (the worker) and the Remix build (plugins,
+// adapters) each have their own copy of these classes
+export const isWaitAndRetry = (error: unknown): error is WaitAndRetry => (error as { jobOutcome?: string })?.jobOutcome === "wait";
+export const isPermanentFailure = (error: unknown): error is PermanentFailure => (error as { jobOutcome?: string })?.jobOutcome === "permanent";
 
 export interface JobKind {
   run(payload: unknown, context: JobContext): Promise<void>;
@@ -155,12 +163,12 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       return true;
     } catch (error) {
       const message = String((error as Error)?.message ?? error).slice(0, 1000);
-      if (error instanceof WaitAndRetry) {
+      if (isWaitAndRetry(error)) {
         // waiting is not trying: the attempt is given back
-        await finish(row, { state: "queued", attempts: row.attempts - 1, lastError: message, runAt: now() + error.delayMs });
+        await finish(row, { state: "queued", attempts: row.attempts - 1, lastError: message, runAt: now() + (Number(error.delayMs) || 60_000) });
         return false;
       }
-      const final = error instanceof PermanentFailure || row.attempts >= maxAttempts;
+      const final = isPermanentFailure(error) || row.attempts >= maxAttempts;
       const changed = await finish(
         row,
         final ? { state: "failed", lastError: message, finishedAt: now() } : { state: "queued", lastError: message, runAt: now() + backoffMs(row.attempts) },

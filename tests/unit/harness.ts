@@ -12,17 +12,21 @@ export const PG_URL = process.env.TEST_DATABASE_URL || "postgres://postgres@127.
 
 export interface TestDb {
   handle: DbHandle;
+  /** Where it is, for a second connection (another node). */
+  url: string;
   cleanup(): Promise<void>;
 }
 
 export async function createTestDb(dialect: Dialect): Promise<TestDb> {
   if (dialect === "sqlite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-test-"));
-    const handle = openDatabase(path.join(dir, "test.sqlite"));
+    const file = path.join(dir, "test.sqlite");
+    const handle = openDatabase(file);
     await handle.migrate();
     setDb(handle);
     return {
       handle,
+      url: file,
       async cleanup() {
         setDb(undefined);
         await handle.close();
@@ -42,6 +46,7 @@ export async function createTestDb(dialect: Dialect): Promise<TestDb> {
   setDb(handle);
   return {
     handle,
+    url: url.toString(),
     async cleanup() {
       setDb(undefined);
       await handle.close();

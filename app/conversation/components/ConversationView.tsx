@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { REACTIONS } from "~/conversation/constants";
 import { listParams } from "~/list-params";
 import { useFormResult } from "~/forms";
-import { TypingIndicator, useConversationRoom, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
+import { TypingIndicator, useConversationRoom, useDeliveryState, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
 import type { ConversationData } from "../page.server";
 import { FormMessage } from "~/components/FormMessage";
 import { ProfileLink } from "~/accounts/components/ProfileCard";
@@ -135,6 +135,7 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
       ) : (
         <p className="text-body">{m.body}</p>
       )}
+      {m.deliveryState ? <Delivery message={m} /> : null}
       {m.reactions.length ? (
         <p className="reactions">
           {m.reactions.map((r) => (
@@ -188,6 +189,29 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
         </div>
       </details>
     </article>
+  );
+}
+
+/**
+ * How far an agent's message on a channel got. Visible text in a polite live region (a failure in
+ * the history is not an alert); a failed one has Retry, a plain form.
+ */
+function Delivery({ message }: { message: Message }) {
+  const { t } = useTranslation();
+  const { state, error } = useDeliveryState(message);
+  let text: string;
+  if (state === "failed") text = t("conversation.sendFailed", { error: error ?? "" });
+  else if (state === "waiting")
+    text = error === "not-configured" ? t("conversation.delivery.notConfigured") : t("conversation.delivery.waiting", { reason: error ?? "" });
+  else if (state === "queued" && error) text = t("conversation.delivery.retrying", { error });
+  else text = t(`conversation.delivery.${state}`);
+  return (
+    <div className="delivery-state" data-delivery={state}>
+      <p className={state === "failed" ? "field-error" : "muted"} aria-live="polite">
+        {text}
+      </p>
+      {state === "failed" ? <ActionButton intent="retry_delivery" fields={{ message_id: message.id }} label={t("conversation.retry")} /> : null}
+    </div>
   );
 }
 

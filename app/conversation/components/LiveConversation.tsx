@@ -75,3 +75,9 @@ export function TypingIndicator({ ticketId }: { ticketId: number }) {
 export function useLive(ticketId: number) {
   return useRealtime().rooms[ticketId] ? "on" : "off";
 }
+
+/** A message's delivery state: as the page loaded it, or as messageStateChanged told since. */
+export function useDeliveryState(message: { id: number; deliveryState: string; deliveryError: string | null }) {
+  const heard = useRealtime().delivery[message.id];
+  return heard ?? { state: message.deliveryState, error: message.deliveryError };
+}

@@ -1,4 +1,4 @@
-// POST /api/ticket/message/reply (JSON or multipart) {ticket_id, message, _token, reply, cc, email, email2, attachment[]}
+// POST /api/ticket/message/reply (JSON or multipart) {ticket_id, message, _token, reply, cc, email, email2, toEmail, attachment[]}
 // and POST /api/upload (multipart) {attachment[], _token, ticket_id} -> {result, id, file, fileType, fileName}
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";

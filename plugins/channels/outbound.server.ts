@@ -1,0 +1,68 @@
+// The outbound job: an agent's reply queued by conversation.reply goes out through its ticket's
+// account and adapter, and each step is recorded on the messages (app/conversation/delivery.server.ts),
+// which tells the open pages. States: queued -> sending -> sent; "waiting" while no mail server (or
+// account) is configured, without using up attempts; "queued" with the last error while retries
+// remain; "failed" with the provider's reason once trying again cannot help.
+import { defineJobKind, isPermanentFailure, isWaitAndRetry, WaitAndRetry } from "~/jobs/queue.server";
+import { NOT_CONFIGURED, SEND_JOB, deliveryMessages, deliveryTicket, setDeliveryState, type SendPayload } from "~/conversation/delivery.server";
+import type { Channel } from "~/conversation/channels";
+import { enabledAccounts, loadAccount } from "./accounts.server";
+import { adapterFor as pluginAdapterFor } from "./adapters.server";
+import type { ChannelAccount, ChannelAdapter } from "./adapter";
+
+export const SEND_MAX_ATTEMPTS = 8;
+/** How often a reply waiting for a mail server looks again. */
+export const NOT_CONFIGURED_WAIT_MS = 60_000;
+
+export interface OutboundDeps {
+  /** The adapter of a channel kind (tests hand in their own). */
+  adapterFor?: (kind: string) => Promise<ChannelAdapter | undefined>;
+}
+
+const errorText = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 1000);
+
+/** The account that answers: the ticket's own while enabled, else the first enabled one of its kind (mail: EMAIL). */
+async function answeringAccount(ticket: { channel: string; channelAccountId: number | null }): Promise<ChannelAccount | null> {
+  const own = await loadAccount(ticket.channelAccountId);
+  if (own?.enabled) return own;
+  const kind: Channel = ticket.channel === "GRAPH_EMAIL" ? "GRAPH_EMAIL" : own && own.kind !== "EMAIL" ? own.kind : "EMAIL";
+  return (await enabledAccounts(kind))[0] ?? null;
+}
+
+export function defineOutboundJob(deps: OutboundDeps = {}) {
+  const adapterFor = deps.adapterFor ?? pluginAdapterFor;
+  defineJobKind(SEND_JOB, {
+    maxAttempts: SEND_MAX_ATTEMPTS,
+    async run(raw, { lastAttempt }) {
+      const payload = raw as SendPayload;
+      const ticket = await deliveryTicket(payload.ticketId);
+      if (!ticket) return;
+      const messages = await deliveryMessages(payload);
+      // deleted meanwhile, or sent before a crash kept the job from finishing: nothing to do
+      const ids = messages.filter((m) => !["sent", "delivered", "read"].includes(m.deliveryState)).map((m) => m.id);
+      if (!ids.length) return;
+      const account = await answeringAccount(ticket);
+      const adapter = account ? await adapterFor(account.kind) : undefined;
+      if (!account || !adapter) {
+        await setDeliveryState(ticket.id, ids, "waiting", NOT_CONFIGURED);
+        throw new WaitAndRetry(NOT_CONFIGURED, NOT_CONFIGURED_WAIT_MS);
+      }
+      await setDeliveryState(ticket.id, ids, "sending");
+      try {
+        await adapter.send({ ticketId: ticket.id, messageIds: ids, to: payload.to ?? [], cc: payload.cc ?? [] }, account);
+      } catch (error) {
+        if (isWaitAndRetry(error)) await setDeliveryState(ticket.id, ids, "waiting", errorText(error));
+        // a final failure is recorded by `failed`, once the queue has given the job up
+        else if (!isPermanentFailure(error) && !lastAttempt) await setDeliveryState(ticket.id, ids, "queued", errorText(error));
+        throw error;
+      }
+      await setDeliveryState(ticket.id, ids, "sent");
+    },
+    async failed(raw, error) {
+      const payload = raw as SendPayload;
+      const messages = await deliveryMessages(payload);
+      const ids = messages.filter((m) => !["sent", "delivered", "read"].includes(m.deliveryState)).map((m) => m.id);
+      await setDeliveryState(payload.ticketId, ids, "failed", error);
+    },
+  });
+}

@@ -1,0 +1,218 @@
+// The durable job queue on both dialects: a key is queued once; two nodes (two connections) run a
+// job once; a lease that ran out is taken over; failures wait 1, 2, 4 ... minutes; waiting does not
+// use up attempts; a permanent failure and the last attempt give up and tell the kind once; Retry
+// puts a failed job back.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { openDatabase, type DbHandle } from "@db/client";
+import { createTestDb, DIALECTS, type TestDb } from "./harness";
+import { backoffMs, createJobWorker, defineJobKind, enqueue, LEASE_MS, PermanentFailure, retryJob, WaitAndRetry } from "~/jobs/queue.server";
+
+const MINUTE = 60_000;
+
+describe("job waits", () => {
+  it("double from 1 minute up to 1 hour", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffMs(n) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
+  });
+});
+
+describe.each(DIALECTS)("the job queue on %s", (dialect) => {
+  let t: TestDb;
+  let other: DbHandle;
+  let clock = 0;
+  // what each job's handler is told to do, by key, and what it did
+  const behaviour = new Map<string, () => void | Promise<void>>();
+  const runs: string[] = [];
+  const failures: { key: string; error: string }[] = [];
+  const workers: ReturnType<typeof createJobWorker>[] = [];
+  const worker = (db?: DbHandle) => {
+    const w = createJobWorker({ db, now: () => clock, log: () => undefined });
+    workers.push(w);
+    return w;
+  };
+  const row = async (key: string) => {
+    const { db, schema } = t.handle;
+    return (await db.select().from(schema.jobs).where(eq(schema.jobs.key, key)))[0];
+  };
+  const count = (key: string) => runs.filter((k) => k === key).length;
+
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    other = openDatabase(t.url);
+    defineJobKind("test.job", {
+      maxAttempts: 3,
+      async run(payload) {
+        const { key } = payload as { key: string };
+        runs.push(key);
+        await behaviour.get(key)?.();
+      },
+      async failed(payload, error) {
+        failures.push({ key: (payload as { key: string }).key, error });
+      },
+    });
+  });
+  beforeEach(() => {
+    clock = Date.now() + 1000;
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    runs.length = 0;
+    failures.length = 0;
+    behaviour.clear();
+    // each test runs its own jobs only
+    await t.handle.db.delete(t.handle.schema.jobs);
+  });
+  afterAll(async () => {
+    await other?.close();
+    await t?.cleanup();
+  });
+
+  const add = (key: string) => enqueue(undefined, { kind: "test.job", key, payload: { key } });
+
+  it("queues a key once and runs it once", async () => {
+    await add("once");
+    await t.handle.transaction((tx) => enqueue(tx, { kind: "test.job", key: "once", payload: { key: "other payload" } }));
+    const w = worker();
+    expect(await w.runOnce()).toBe(1);
+    expect(await w.runOnce()).toBe(0);
+    expect(runs).toEqual(["once"]);
+    expect(await row("once")).toMatchObject({ state: "done", attempts: 1, lastError: null, finishedAt: clock });
+  });
+
+  it("runs each job once when two nodes work on the same database", async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `many-${i}`);
+    for (const key of keys) {
+      await add(key);
+      // slow handlers: both nodes read the same due rows while the other is still busy
+      behaviour.set(key, () => new Promise((r) => setTimeout(r, 5)));
+    }
+    const [a, b] = [worker(), worker(other)];
+    let done = 0;
+    for (let round = 0; round < 3; round++) done += (await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y, 0);
+    expect(done).toBe(12);
+    expect([...runs].sort()).toEqual([...keys].sort());
+    for (const key of keys) expect(await row(key)).toMatchObject({ state: "done", attempts: 1 });
+  });
+
+  it("runs a job again once the lease of a node that died mid-job runs out", async () => {
+    await add("crashed");
+    const { db, schema } = t.handle;
+    // another node claimed it and never came back
+    await db
+      .update(schema.jobs)
+      .set({ state: "running", attempts: 1, runAt: clock + LEASE_MS })
+      .where(eq(schema.jobs.key, "crashed"));
+    const w = worker();
+    clock += LEASE_MS - 1;
+    expect(await w.runOnce()).toBe(0);
+    expect(runs).toEqual([]);
+    clock += 1;
+    expect(await w.runOnce()).toBe(1);
+    expect(runs).toEqual(["crashed"]);
+    expect(await row("crashed")).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  it("tries a failed job again after a minute, then after two, keeping the last error", async () => {
+    await add("flaky");
+    let fail = true;
+    behaviour.set("flaky", () => {
+      if (fail) throw new Error("provider busy");
+    });
+    const w = worker();
+    const start = clock;
+    expect(await w.runOnce()).toBe(0);
+    expect(await row("flaky")).toMatchObject({ state: "queued", attempts: 1, runAt: start + MINUTE, lastError: "provider busy" });
+    clock = start + MINUTE - 1;
+    expect(await w.runOnce()).toBe(0);
+    expect(count("flaky")).toBe(1); // not due yet: not even tried
+    clock = start + MINUTE;
+    expect(await w.runOnce()).toBe(0);
+    expect(await row("flaky")).toMatchObject({ state: "queued", attempts: 2, runAt: clock + 2 * MINUTE });
+    fail = false;
+    clock += 2 * MINUTE;
+    expect(await w.runOnce()).toBe(1);
+    expect(await row("flaky")).toMatchObject({ state: "done", attempts: 3, lastError: null });
+    expect(failures).toEqual([]);
+  });
+
+  it("waits without using up attempts", async () => {
+    await add("waits");
+    let waiting = true;
+    behaviour.set("waits", () => {
+      if (waiting) throw new WaitAndRetry("not-configured", 5_000);
+    });
+    const w = worker();
+    // far more waits than the kind's 3 attempts
+    for (let i = 0; i < 6; i++) {
+      expect(await w.runOnce()).toBe(0);
+      expect(await row("waits")).toMatchObject({ state: "queued", attempts: 0, runAt: clock + 5_000, lastError: "not-configured" });
+      clock += 5_000;
+    }
+    waiting = false;
+    expect(await w.runOnce()).toBe(1);
+    expect(count("waits")).toBe(7);
+    expect(await row("waits")).toMatchObject({ state: "done", attempts: 1 });
+    expect(failures).toEqual([]);
+  });
+
+  it("knows a wait and a permanent failure thrown from the other bundle's copy of the classes", async () => {
+    // server.ts runs the worker; plugins' adapters come from the Remix build, with their own classes
+    class OtherWaitAndRetry extends Error {
+      readonly jobOutcome = "wait";
+      readonly delayMs = 5_000;
+    }
+    class OtherPermanentFailure extends Error {
+      readonly jobOutcome = "permanent";
+    }
+    await add("other-wait");
+    await add("other-refused");
+    behaviour.set("other-wait", () => {
+      throw new OtherWaitAndRetry("not-configured");
+    });
+    behaviour.set("other-refused", () => {
+      throw new OtherPermanentFailure("554 rejected");
+    });
+    await worker().runOnce();
+    expect(await row("other-wait")).toMatchObject({ state: "queued", attempts: 0, runAt: clock + 5_000 });
+    expect(await row("other-refused")).toMatchObject({ state: "failed", attempts: 1 });
+    expect(failures).toEqual([{ key: "other-refused", error: "554 rejected" }]);
+  });
+
+  it("gives up at once on a permanent failure and tells the kind once", async () => {
+    await add("refused");
+    behaviour.set("refused", () => {
+      throw new PermanentFailure("550 no such user");
+    });
+    const w = worker();
+    expect(await w.runOnce()).toBe(0);
+    expect(await row("refused")).toMatchObject({ state: "failed", attempts: 1, lastError: "550 no such user" });
+    clock += 2 * 60 * MINUTE;
+    expect(await w.runOnce()).toBe(0);
+    expect(count("refused")).toBe(1);
+    expect(failures).toEqual([{ key: "refused", error: "550 no such user" }]);
+  });
+
+  it("gives up after the kind's attempts, and runs again from the start on Retry", async () => {
+    await add("hopeless");
+    let fail = true;
+    behaviour.set("hopeless", () => {
+      if (fail) throw new Error("timeout");
+    });
+    const w = worker();
+    for (let i = 0; i < 6; i++) {
+      await w.runOnce();
+      clock += 61 * MINUTE;
+    }
+    expect(count("hopeless")).toBe(3);
+    expect(await row("hopeless")).toMatchObject({ state: "failed", attempts: 3, lastError: "timeout" });
+    expect(failures).toEqual([{ key: "hopeless", error: "timeout" }]);
+    // Retry of an unknown key does nothing; of a failed job, runs it again (once for a double click)
+    expect(await retryJob("nothing-like-it")).toBe(false);
+    fail = false;
+    expect(await retryJob("hopeless")).toBe(true);
+    expect(await retryJob("hopeless")).toBe(false);
+    clock = Date.now() + 1000;
+    expect(await w.runOnce()).toBe(1);
+    expect(await row("hopeless")).toMatchObject({ state: "done", attempts: 1 });
+  });
+});
