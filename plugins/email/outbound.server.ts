@@ -18,24 +18,12 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
+import { DELIVERY_ERRORS } from "~/conversation/delivery";
 import type { ChannelAccount, OutboundMessage } from "@plugins/channels/adapter";
 import { normalizeAddress, normalizeMessageId, replyAddress, subjectWithTicketNumber, threadIndexFor, threadIndexRoot, tokenFromAddress } from "./threading";
 
-/**
- * Stable codes of the errors this file raises itself (the server's own text is passed on as it is). An error's
- * message is "<code>" or "<code>: <detail>" (the address, the file name); texts: plugin_email.out.error.<code> in the
- * plugin's locale files, with {{address}} / {{name}} for the detail.
- */
-export const OUT_ERRORS = {
-  /** Neither the account's own SMTP server nor SMTP_RELAY_URL: the mail waits (WaitAndRetry). */
-  notConfigured: "not-configured",
-  /** The ticket has no customer address and the agent gave none. */
-  noRecipient: "no-recipient",
-  /** A recipient that is not a mail address. */
-  badAddress: "bad-address",
-  /** An attached file is no longer in storage. */
-  attachmentMissing: "attachment-missing",
-} as const;
+/** The problems this file raises itself, as "<code>" or "<code>: <detail>" (the server's own text is passed on as it is). */
+const OUT_ERRORS = DELIVERY_ERRORS;
 
 /** References kept on a reply: the first (the conversation's root) and the newest, as mail clients trim them. */
 export const MAX_REFERENCES = 20;

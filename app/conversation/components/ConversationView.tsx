@@ -1,5 +1,6 @@
 import { Form, Link, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { deliveryErrorText } from "~/conversation/delivery";
 import { REACTIONS } from "~/conversation/constants";
 import { listParams } from "~/list-params";
 import { useFormResult } from "~/forms";
@@ -200,10 +201,10 @@ function Delivery({ message }: { message: Message }) {
   const { t } = useTranslation();
   const { state, error } = useDeliveryState(message);
   let text: string;
-  if (state === "failed") text = t("conversation.sendFailed", { error: error ?? "" });
-  else if (state === "waiting")
-    text = error === "not-configured" ? t("conversation.delivery.notConfigured") : t("conversation.delivery.waiting", { reason: error ?? "" });
-  else if (state === "queued" && error) text = t("conversation.delivery.retrying", { error });
+  const reason = deliveryErrorText(t, error);
+  if (state === "failed") text = t("conversation.sendFailed", { error: reason });
+  else if (state === "waiting") text = t("conversation.delivery.waiting", { reason });
+  else if (state === "queued" && error) text = t("conversation.delivery.retrying", { error: reason });
   else text = t(`conversation.delivery.${state}`);
   return (
     <div className="delivery-state" data-delivery={state}>

@@ -1,6 +1,7 @@
 // /settings/channels/:id (admins): one channel account. Edit it (secrets are write-only), test its
 // connections, enable or disable it, delete it after a confirmation step (a second page state, so
 // it works without JavaScript).
+import { deliveryErrorText } from "~/conversation/delivery";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
@@ -111,7 +112,7 @@ export default function ChannelAccountSettings() {
                 ({formatDate(a.checkedAt, data.timeZone)} {formatTime(a.checkedAt, data.timeZone)})
               </span>
             ) : null}
-            {a.state === "failing" && a.lastError ? <div className="field-error">{a.lastError}</div> : null}
+            {a.state === "failing" && a.lastError ? <div className="field-error">{deliveryErrorText(t, a.lastError)}</div> : null}
           </dd>
         </dl>
         <div className="inline-form">

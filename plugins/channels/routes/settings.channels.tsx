@@ -1,6 +1,7 @@
 // /settings/channels (admins): every channel account, the form to add one of any connectable kind
 // (chosen with a plain GET form, so it works without JavaScript), and what cannot get through:
 // replies waiting for a mail server, failed deliveries, refused incoming messages.
+import { deliveryErrorText } from "~/conversation/delivery";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
@@ -98,7 +99,7 @@ export default function ChannelSettings() {
                     <td>
                       {t(`plugin_channels.state.${a.state}`)}
                       {a.checkedAt ? <span className="muted"> ({when(a.checkedAt)})</span> : null}
-                      {a.state === "failing" && a.lastError ? <div className="field-error">{a.lastError}</div> : null}
+                      {a.state === "failing" && a.lastError ? <div className="field-error">{deliveryErrorText(t, a.lastError)}</div> : null}
                     </td>
                   </tr>
                 ))}
