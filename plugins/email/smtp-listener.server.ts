@@ -107,7 +107,7 @@ export class HeaderScanner {
   }
 }
 
-export function listenerSettings(env: NodeJS.ProcessEnv = process.env) {
+export function listenerSettings(env: Record<string, string | undefined> = process.env) {
   const raw = (env.SMTP_LISTEN_PORT ?? "").trim().toLowerCase();
   const off = raw === "off" || raw === "0" || raw === "false" || raw === "no";
   const port = raw === "" ? 2525 : Number(raw);

@@ -2,16 +2,18 @@
 // is answered, and which inbound events (with their jobs and stored bytes) that answer stands for.
 import fs from "node:fs";
 import os from "node:os";
+import net from "node:net";
 import path from "node:path";
 import { execFile } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { DEMO_MAILBOX, seedDemo } from "~/seed/seed";
 import { fileStorage, type FileStorage } from "~/storage.server";
 import { recordInboundEvent, INBOUND_JOB } from "@plugins/channels/inbound.server";
-import { startSmtpListener, type SmtpListener, type SmtpListenerOptions } from "@plugins/email/smtp-listener.server";
+import { listenerSettings, startSmtpListener, type SmtpListener, type SmtpListenerOptions } from "@plugins/email/smtp-listener.server";
+import { start } from "@plugins/email/start.server";
 
 // stored mail goes under DATA_DIR/files: a throwaway one for this file, set before storage is first used
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-smtp-"));
@@ -246,7 +248,6 @@ describe.each(DIALECTS)("SMTP listener on %s", (dialect) => {
   });
 
   it("survives a client that drops the connection in the middle of DATA", async () => {
-    const net = await import("node:net");
     const files = storedFiles();
     const before = (await events()).length;
     await new Promise<void>((resolve) => {
@@ -283,5 +284,81 @@ describe.each(DIALECTS)("SMTP listener on %s", (dialect) => {
     );
     expect(out).toMatch(/^<- +250 2\.0\.0 Stored as event \d+$/m);
     expect((await events()).filter((e) => e.eventKey === `mid:${id}`)).toHaveLength(1);
+  });
+});
+
+describe("starting with the server (plugins/email/start.server.ts)", () => {
+  const previous = { port: process.env.SMTP_LISTEN_PORT, host: process.env.SMTP_LISTEN_HOST };
+  afterAll(() => {
+    process.env.SMTP_LISTEN_PORT = previous.port;
+    process.env.SMTP_LISTEN_HOST = previous.host;
+    if (previous.port === undefined) delete process.env.SMTP_LISTEN_PORT;
+    if (previous.host === undefined) delete process.env.SMTP_LISTEN_HOST;
+  });
+  const connects = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = net.connect(port, "127.0.0.1", () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on("error", () => resolve(false));
+    });
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as net.AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+
+  it("listens on SMTP_LISTEN_PORT and stops when told", async () => {
+    const port = await freePort();
+    process.env.SMTP_LISTEN_PORT = String(port);
+    const stop = await start();
+    expect(await connects(port)).toBe(true);
+    await stop();
+    expect(await connects(port)).toBe(false);
+  });
+
+  it("carries on with a clear line when the port is in use", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", () => r()));
+    const port = (taken.address() as net.AddressInfo).port;
+    process.env.SMTP_LISTEN_PORT = String(port);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const stop = await start();
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(new RegExp(`SMTP listener not started: 127\\.0\\.0\\.1:${port} is in use`)));
+      await stop();
+    } finally {
+      warn.mockRestore();
+      await new Promise((r) => taken.close(r));
+    }
+  });
+
+  it("starts nothing when SMTP_LISTEN_PORT is off or 0", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      for (const off of ["off", "0"]) {
+        process.env.SMTP_LISTEN_PORT = off;
+        await (
+          await start()
+        )();
+      }
+      expect(log).not.toHaveBeenCalledWith(expect.stringMatching(/SMTP listener receiving/));
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it("defaults to loopback port 2525 and 75 MB", () => {
+    expect(listenerSettings({})).toEqual({ enabled: true, host: "127.0.0.1", port: 2525, maxBytes: 75 * 1024 * 1024 });
+    expect(listenerSettings({ SMTP_LISTEN_HOST: "0.0.0.0", SMTP_LISTEN_PORT: "25", MAIL_MAX_BYTES: "1000" })).toEqual({
+      enabled: true,
+      host: "0.0.0.0",
+      port: 25,
+      maxBytes: 1000,
+    });
+    expect(listenerSettings({ SMTP_LISTEN_PORT: "off" }).enabled).toBe(false);
   });
 });
