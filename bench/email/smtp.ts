@@ -3,15 +3,16 @@
 // over CONNECTIONS parallel SMTP connections, then resends RESEND of them (same Message-IDs).
 // Prints mails per second, the time from the 250 to the event being processed (the receive job's
 // ticket, or its quarantine), the server's peak RSS, and how many extra events and tickets the
-// resends made (must be 0).
+// resends made (must be 0), and what a 60 MB mail costs.
 //   npm run build && npm run bench:email
-// MAILS (10000), CONNECTIONS (8), RESEND (1000), BENCH_PORT (3398), BENCH_SMTP_PORT (2598) change the run;
+// MAILS (10000), CONNECTIONS (8), RESEND (1000), BIG_MB (60: one mail that large at the end; 0: none), BENCH_PORT (3398), BENCH_SMTP_PORT (2598) change the run;
 // KEEP_DATA=1 keeps the temp DATA_DIR. The receive job decides what an event becomes; while it is a stub
 // that quarantines, "tickets created" stays 0 and the latency is to the quarantine.
 import fs from "node:fs";
 import os from "node:os";
 import net from "node:net";
 import path from "node:path";
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import nodemailer from "nodemailer";
@@ -20,6 +21,7 @@ import { startServer, stopServer, waitHealthy } from "../../tests/support/server
 const MAILS = Number(process.env.MAILS || 10_000);
 const CONNECTIONS = Number(process.env.CONNECTIONS || 8);
 const RESEND = Math.min(MAILS, Number(process.env.RESEND || 1_000));
+const BIG_MB = Number(process.env.BIG_MB ?? 60);
 const port = Number(process.env.BENCH_PORT || 3398);
 const smtpPort = Number(process.env.BENCH_SMTP_PORT || 2598);
 const TO = "support@omnidesk.localhost";
@@ -95,7 +97,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 /** Sends mails `indexes` over `connections` parallel connections; answers each mail's 250 time and reply. */
-async function push(indexes: number[], connections: number) {
+async function push(indexes: number[], connections: number, raw: (i: number) => string | Buffer = mailFor) {
   const transport = nodemailer.createTransport({
     host: "127.0.0.1",
     port: smtpPort,
@@ -112,7 +114,7 @@ async function push(indexes: number[], connections: number) {
     while (next < indexes.length) {
       const i = indexes[next++];
       try {
-        const info = await transport.sendMail({ envelope: { from: `customer${i % 500}@example.com`, to: [TO] }, raw: mailFor(i) });
+        const info = await transport.sendMail({ envelope: { from: `customer${i % 500}@example.com`, to: [TO] }, raw: raw(i) });
         results.push({ i, acceptedAt: Date.now(), response: info.response });
       } catch (error) {
         errors.push(String((error as Error).message));
@@ -180,6 +182,29 @@ async function main() {
   const told = again.results.filter((r) => /Already received/.test(r.response)).length;
   console.log(`  answered 250 "already received": ${told} of ${RESEND}; refused: ${again.errors.length}`);
   console.log(`  duplicates: ${events2 - events1} extra events, ${tickets2 - tickets1} extra tickets`);
+
+  if (BIG_MB > 0) {
+    // one big mail: streamed to storage, so the server's memory should not grow by its size
+    const rawBig = Buffer.concat([
+      Buffer.from(
+        `From: <big@example.com>\r\nTo: <${TO}>\r\nSubject: big\r\nMessage-ID: <big-${run}@example.com>\r\nMIME-Version: 1.0\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n`,
+      ),
+      Buffer.from(
+        randomBytes(Math.floor((BIG_MB * 1024 * 1024 * 0.75 * 76) / 78))
+          .toString("base64")
+          .replace(/.{76}/g, "$&\r\n"),
+      ),
+    ]);
+    const peakBefore = rssPeak;
+    rssPeak = rssOf(pid);
+    const tBig = performance.now();
+    const big = await push([-1], 1, () => rawBig);
+    const outcome = big.results[0]?.response ?? big.errors[0];
+    console.log(
+      `A ${(rawBig.length / 1024 / 1024).toFixed(0)} MB mail: "${outcome}" after ${((performance.now() - tBig) / 1000).toFixed(1)} s; server RSS peak during it ${rssPeak.toFixed(0)} MB`,
+    );
+    rssPeak = Math.max(peakBefore, rssPeak);
+  }
 
   clearInterval(sampler);
   console.log(
