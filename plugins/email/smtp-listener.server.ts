@@ -197,13 +197,15 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
     // possible once the whole DATA section is in.
     const ended = new Promise<boolean>((resolve) => {
       stream.on("data", (chunk: Buffer) => {
+        // refused already: the rest is only read to reach the end of DATA
+        if (state.refused || body.destroyed) return;
         hash.update(chunk);
         headers.push(chunk);
-        if (headers.tooLarge && !state.refused) {
+        if (headers.tooLarge) {
           state.refused = reply(552, `5.3.4 Header section larger than ${MAX_HEADER_BYTES} bytes; message refused`);
           body.destroy(state.refused);
+          return;
         }
-        if (state.refused || body.destroyed) return;
         if (!body.write(chunk)) {
           stream.pause();
           const go = () => {
@@ -230,8 +232,14 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
     const refused = state.refused;
     if (refused || !file) {
       if (file) await storage.remove(file.key).catch(() => {});
-      if (refused instanceof TooLarge) throw reply(552, `5.3.4 Message larger than ${maxBytes} bytes; not stored`);
-      if (refused && (refused as { responseCode?: number }).responseCode) throw refused;
+      if (refused instanceof TooLarge) {
+        log(`refused a mail from ${session.remoteAddress}: larger than ${maxBytes} bytes`);
+        throw reply(552, `5.3.4 Message larger than ${maxBytes} bytes; not stored`);
+      }
+      if (refused && (refused as { responseCode?: number }).responseCode) {
+        log(`refused a mail from ${session.remoteAddress}: ${refused.message}`);
+        throw refused;
+      }
       log(`storing a mail failed: ${String(refused)}`);
       throw reply(451, "4.3.0 Temporary storage failure, try again later");
     }
