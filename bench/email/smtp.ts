@@ -196,12 +196,12 @@ async function main() {
       ),
     ]);
     const peakBefore = rssPeak;
-    rssPeak = rssOf(pid);
+    const rssAtBig = (rssPeak = rssOf(pid));
     const tBig = performance.now();
     const big = await push([-1], 1, () => rawBig);
     const outcome = big.results[0]?.response ?? big.errors[0];
     console.log(
-      `A ${(rawBig.length / 1024 / 1024).toFixed(0)} MB mail: "${outcome}" after ${((performance.now() - tBig) / 1000).toFixed(1)} s; server RSS peak during it ${rssPeak.toFixed(0)} MB`,
+      `A ${(rawBig.length / 1024 / 1024).toFixed(0)} MB mail: "${outcome}" after ${((performance.now() - tBig) / 1000).toFixed(1)} s; server RSS ${rssAtBig.toFixed(0)} MB before it, peak ${rssPeak.toFixed(0)} MB during it`,
     );
     rssPeak = Math.max(peakBefore, rssPeak);
   }
