@@ -125,6 +125,9 @@ export const DEMO_LABELS = [
   { name: "Spam", color: "#616161", colorDark: "#bdbdbd", level: 0, sla: 1440 },
 ];
 
+/** The demo workspace's email channel. */
+export const DEMO_MAILBOX = "support@omnidesk.localhost";
+
 export async function isEmpty(handle: DbHandle) {
   const rows = await handle.db.select({ id: handle.schema.users.id }).from(handle.schema.users).limit(1);
   return rows.length === 0;
@@ -171,6 +174,16 @@ export async function seedDemo(handle: DbHandle, opts: { tickets: number; now?: 
       { key: "account_type", value: "1" },
     ]);
     await tx.insert(schema.publicTokens).values(["livechat", "survey", "new_ticket"].map((kind) => ({ kind, token: DEMO_TOKEN, createdAt: now })));
+    // receives on the built-in SMTP listener (`swaks --to support@omnidesk.localhost --server 127.0.0.1:2525`)
+    await tx.insert(schema.channelAccounts).values({
+      kind: "EMAIL",
+      name: "Support",
+      address: DEMO_MAILBOX,
+      departmentId: 2,
+      enabled: true,
+      createdAt: now,
+      updatedAt: now,
+    });
   });
   await seedForms(handle, { token: DEMO_TOKEN, now });
   if (handle.dialect === "pg") {
