@@ -5,6 +5,9 @@ import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT || 3210);
+/** The server's own SMTP listener, and the relay it sends mail through (tests/e2e/email.spec.ts runs it). */
+export const E2E_SMTP_PORT = PORT + 1;
+export const E2E_RELAY_PORT = PORT + 2;
 // kept in the environment so test workers (which load this file again) find the server's database
 const dataDir = (process.env.E2E_DATA_DIR ||= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-")));
 
@@ -40,6 +43,8 @@ export default defineConfig({
       NEW_TICKETS_PER_VISITOR: "1000",
       LIVECHATS_PER_VISITOR: "1000",
       NODE_ENV: "test",
+      SMTP_LISTEN_PORT: String(E2E_SMTP_PORT),
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${E2E_RELAY_PORT}`,
     },
   },
 });
