@@ -3,7 +3,7 @@
 // JavaScript), the agent answers with an attachment, the test's own SMTP server (the relay) gets
 // the answer threaded, and the customer's reply to it lands in the same ticket.
 import { test, expect, type Page } from "@playwright/test";
-import nodemailer from "nodemailer";
+import nodemailer, { type SendMailOptions } from "nodemailer";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { chooseLanguage, login } from "./helpers";
@@ -31,7 +31,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => new Promise<void>((resolve) => relay.close(() => resolve())));
 
 /** Mails the demo mailbox through the product's listener, as a customer's mail server would. */
-async function mailIn(mail: nodemailer.SendMailOptions) {
+async function mailIn(mail: SendMailOptions) {
   const transport = nodemailer.createTransport({ host: "127.0.0.1", port: E2E_SMTP_PORT, secure: false, ignoreTLS: true });
   try {
     return await transport.sendMail({ to: MAILBOX, ...mail });
