@@ -1,0 +1,241 @@
+// IMAP polling against a real Dovecot on loopback (started once for this file), on SQLite and
+// PostgreSQL: each mail becomes one inbound event however often it is fetched or delivered, the
+// cursor follows UIDs (not \Seen), a new UIDVALIDITY doubles nothing, a 50 MB mail streams.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { createTestDb, DIALECTS, type TestDb } from "./harness";
+import { startDovecot, type Dovecot } from "../support/dovecot";
+import { loadAccount, saveAccount, accountRow } from "@plugins/channels/accounts.server";
+import { recordInboundEvent } from "@plugins/channels/inbound.server";
+import { MAIL_PROVIDER, mailEventKey } from "@plugins/email/event-key";
+import { pollImap, testImap, watchImap } from "@plugins/email/imap.server";
+import { fileStorage } from "~/storage.server";
+
+let dovecot: Dovecot;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-imap-data-"));
+process.env.DATA_DIR = dataDir;
+
+beforeAll(async () => {
+  dovecot = await startDovecot();
+});
+afterAll(async () => {
+  await dovecot?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+let seq = 0;
+const mail = (subject: string, opts: { messageId?: string | null; body?: string } = {}) => {
+  const id = opts.messageId === undefined ? `<imap-${Date.now()}-${++seq}@customer.example>` : opts.messageId;
+  return [
+    "From: Customer <customer@example.com>",
+    "To: support@desk.example",
+    `Subject: ${subject}`,
+    "Date: Tue, 24 Nov 2026 10:00:00 +0000",
+    ...(id ? [`Message-ID: ${id}`] : []),
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    opts.body ?? `Hello about ${subject}`,
+    "",
+  ].join("\r\n");
+};
+
+async function events(t: TestDb) {
+  const { db, schema } = t.handle;
+  return db.select().from(schema.inboundEvents).orderBy(schema.inboundEvents.id);
+}
+
+async function account(mailbox: string, password = dovecot.password) {
+  const id = await saveAccount({
+    kind: "EMAIL",
+    name: `IMAP ${mailbox}`,
+    address: `${mailbox}-${++seq}@desk.example`,
+    departmentId: null,
+    config: { imapHost: dovecot.host, imapPort: String(dovecot.port), imapUser: dovecot.user, imapMailbox: mailbox },
+    secrets: { imapPassword: password },
+  });
+  return (await loadAccount(id))!;
+}
+
+describe.each(DIALECTS)("IMAP polling (%s)", (dialect) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+  });
+  afterAll(async () => t?.cleanup());
+
+  it("stores each new mail once, and a later poll fetches only the new UIDs", async () => {
+    const box = `poll-${dialect}`;
+    await dovecot.recreate(box);
+    const a = await account(box);
+    await dovecot.deliver([mail("one"), mail("two"), mail("three")], { mailbox: box });
+    const first = await pollImap(a);
+    expect(first).toMatchObject({ seen: 3, stored: 3 });
+    let stored = (await events(t)).filter((e) => e.accountId === a.id);
+    expect(stored.map((e) => e.source)).toEqual(["imap", "imap", "imap"]);
+    expect(stored.map((e) => JSON.parse(e.meta).uid)).toEqual([1, 2, 3]);
+    // the bytes kept are the mail as the server had it
+    const raw = await new Response(await fileStorage().get(stored[1].rawKey!)).text();
+    expect(raw).toContain("Subject: two");
+
+    await dovecot.deliver([mail("four")], { mailbox: box });
+    const second = await pollImap(a);
+    expect(second).toMatchObject({ seen: 1, stored: 1 });
+    const third = await pollImap(a);
+    expect(third).toMatchObject({ seen: 0, stored: 0 });
+    stored = (await events(t)).filter((e) => e.accountId === a.id);
+    expect(stored).toHaveLength(4);
+  });
+
+  it("the same mail appended three times and delivered once over SMTP is one event", async () => {
+    const box = `dup-${dialect}`;
+    await dovecot.recreate(box);
+    const a = await account(box);
+    const same = mail("again and again", { messageId: `<same-${dialect}@customer.example>` });
+    await dovecot.deliver([same, same, same], { mailbox: box });
+    // and the SMTP listener stored it too (same key space)
+    const smtpKey = await fileStorage().put(Buffer.from(same));
+    await recordInboundEvent({
+      accountId: a.id,
+      provider: MAIL_PROVIDER,
+      eventKey: mailEventKey(`<same-${dialect}@customer.example>`, "x"),
+      source: "smtp",
+      rawKey: smtpKey,
+      size: same.length,
+    });
+    const result = await pollImap(a);
+    expect(result).toMatchObject({ seen: 3, stored: 0, skipped: 3 });
+    const stored = (await events(t)).filter((e) => e.eventKey === `mid:same-${dialect}@customer.example`);
+    expect(stored).toHaveLength(1);
+    expect(stored[0].source).toBe("smtp");
+
+    // mails without a Message-ID are told apart by their bytes: two equal ones are one
+    const bare = mail("no id", { messageId: null });
+    await dovecot.deliver([bare, bare, mail("no id either", { messageId: null })], { mailbox: box });
+    expect(await pollImap(a)).toMatchObject({ seen: 3, stored: 2, skipped: 1 });
+  });
+
+  it("a new UIDVALIDITY (mailbox recreated) starts over without doubling anything", async () => {
+    const box = `validity-${dialect}`;
+    const mails = [mail("v1"), mail("v2")];
+    await dovecot.recreate(box, mails);
+    const a = await account(box);
+    expect(await pollImap(a)).toMatchObject({ stored: 2 });
+    const cursorOf = async () => {
+      const c = t.handle.schema.channelCursors;
+      const [row] = await t.handle.db.select().from(c).where(eq(c.accountId, a.id));
+      return JSON.parse(row.value) as { uidValidity: string; lastUid: number };
+    };
+    const cursorBefore = await cursorOf();
+    // the same two mails and one new one in a mailbox created again: other UIDVALIDITY, UIDs from 1
+    await dovecot.recreate(box, [...mails, mail("v3")]);
+    const after = await pollImap(a);
+    expect(after).toMatchObject({ seen: 3, stored: 1, skipped: 2 });
+    const stored = (await events(t)).filter((e) => e.accountId === a.id);
+    expect(stored).toHaveLength(3);
+    const cursor = await cursorOf();
+    expect(cursor.lastUid).toBe(3);
+    expect(cursor.uidValidity).not.toBe(cursorBefore.uidValidity);
+  });
+
+  it("\\Seen is neither needed nor set: a mail read elsewhere is still fetched, an unread one stays unread", async () => {
+    const box = `seen-${dialect}`;
+    await dovecot.recreate(box);
+    const a = await account(box);
+    await dovecot.deliver([mail("already read")], { mailbox: box, flags: ["\\Seen"] });
+    await dovecot.deliver([mail("unread")], { mailbox: box });
+    expect(await pollImap(a)).toMatchObject({ seen: 2, stored: 2 });
+    const c = await dovecot.client();
+    try {
+      await c.mailboxOpen(box, { readOnly: true });
+      const flags = (await c.fetchAll("1:*", { uid: true, flags: true }, { uid: true })).map((m) => [...(m.flags ?? [])].filter((f) => f !== "\\Recent"));
+      expect(flags).toEqual([["\\Seen"], []]);
+    } finally {
+      await c.logout();
+    }
+  });
+
+  it("a wrong password: the test says so and the watcher marks the account failing", async () => {
+    const box = `auth-${dialect}`;
+    await dovecot.recreate(box);
+    const good = await account(box);
+    expect(await testImap(good)).toEqual({ ok: true });
+    expect(await testImap({ ...good, config: { ...good.config, imapMailbox: "NoSuchFolder" } })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("NoSuchFolder"),
+    });
+    const bad = await account(box, "wrong-password");
+    const tested = await testImap(bad);
+    expect(tested.ok).toBe(false);
+    expect(!tested.ok && tested.error).toMatch(/IMAP login failed: .*Authentication failed/i);
+    const stop = watchImap(bad);
+    for (let i = 0; i < 100 && (await accountRow(bad.id))?.state !== "failing"; i++) await new Promise((r) => setTimeout(r, 100));
+    await stop();
+    expect(await accountRow(bad.id)).toMatchObject({ state: "failing", lastError: expect.stringMatching(/IMAP login failed/) });
+  });
+});
+
+describe("a 50 MB mail over IMAP", () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb("sqlite");
+  });
+  afterAll(async () => t?.cleanup());
+
+  it("is stored whole while the heap stays flat", async () => {
+    const box = "large";
+    await dovecot.recreate(box);
+    const a = await account(box);
+    // 50 MB of attachment, base64 in 76-column lines as a mail client writes it
+    const attachment = Buffer.alloc(50 * 1024 * 1024, 7)
+      .toString("base64")
+      .replace(/.{76}/g, "$&\r\n");
+    const big = Buffer.from(
+      [
+        "From: Customer <customer@example.com>",
+        "To: support@desk.example",
+        "Subject: big attachment",
+        `Message-ID: <big-${Date.now()}@customer.example>`,
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/mixed; boundary="b"',
+        "",
+        "--b",
+        "Content-Type: text/plain",
+        "",
+        "see attached",
+        "--b",
+        "Content-Type: application/octet-stream",
+        "Content-Transfer-Encoding: base64",
+        'Content-Disposition: attachment; filename="big.bin"',
+        "",
+        attachment,
+        "--b--",
+        "",
+      ].join("\r\n"),
+    );
+    const size = big.length;
+    await dovecot.deliver([big], { mailbox: box });
+    global.gc?.();
+    const before = process.memoryUsage();
+    let peakHeap = before.heapUsed;
+    let peakBuffers = before.arrayBuffers;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peakHeap = Math.max(peakHeap, m.heapUsed);
+      peakBuffers = Math.max(peakBuffers, m.arrayBuffers);
+    }, 5);
+    const result = await pollImap(a);
+    clearInterval(sampler);
+    expect(result).toMatchObject({ stored: 1 });
+    const [event] = (await events(t)).filter((e) => e.accountId === a.id);
+    expect(event.size).toBe(size);
+    const growth = { heapMB: (peakHeap - before.heapUsed) / 2 ** 20, arrayBuffersMB: (peakBuffers - before.arrayBuffers) / 2 ** 20 };
+    console.log(
+      `50 MB mail over IMAP: ${(size / 2 ** 20).toFixed(1)} MB stored; peak growth heap ${growth.heapMB.toFixed(1)} MB, arrayBuffers ${growth.arrayBuffersMB.toFixed(1)} MB`,
+    );
+    // a buffered copy of the mail would be 70 MB+ on its own
+    expect(growth.heapMB + growth.arrayBuffersMB).toBeLessThan(40);
+  }, 120_000);
+});
