@@ -12,6 +12,7 @@ import { loadAccount, saveAccount, accountRow } from "@plugins/channels/accounts
 import { recordInboundEvent } from "@plugins/channels/inbound.server";
 import { MAIL_PROVIDER, mailEventKey } from "@plugins/email/event-key";
 import { pollImap, testImap, watchImap } from "@plugins/email/imap.server";
+import { createWatchers } from "@plugins/channels/watchers.server";
 import { fileStorage } from "~/storage.server";
 
 let dovecot: Dovecot;
@@ -238,4 +239,66 @@ describe("a 50 MB mail over IMAP", () => {
     // a buffered copy of the mail would be 70 MB+ on its own
     expect(growth.heapMB + growth.arrayBuffersMB).toBeLessThan(40);
   }, 120_000);
+});
+
+describe.each(DIALECTS)("channel watchers: one node per account (%s)", (dialect) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    process.env.IMAP_POLL_MS = "100";
+  });
+  afterAll(async () => {
+    delete process.env.IMAP_POLL_MS;
+    await t?.cleanup();
+  });
+
+  const until = async (what: () => Promise<boolean>, ms = 10_000) => {
+    for (const end = Date.now() + ms; Date.now() < end;) {
+      if (await what()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error("timed out");
+  };
+
+  it("one node polls an account; another takes over when it stops or stops renewing; a settings change restarts it", async () => {
+    const box = `watch-${dialect}`;
+    await dovecot.recreate(box, [mail("w1")]);
+    const a = await account(box);
+    // refreshMs far away: the test drives renewals by hand, so a node "crashes" by not renewing
+    const nodeA = createWatchers({ nodeId: "node-a", leaseMs: 400, refreshMs: 3_600_000 });
+    const nodeB = createWatchers({ nodeId: "node-b", leaseMs: 400, refreshMs: 3_600_000 });
+    try {
+      await nodeA.start();
+      await nodeB.start();
+      expect(nodeA.watching()).toEqual([a.id]);
+      expect(nodeB.watching()).toEqual([]);
+      await until(async () => (await events(t)).length === 1);
+
+      // A stops renewing: once its lease ran out, B takes the account and A gives it up
+      await new Promise((r) => setTimeout(r, 500));
+      await nodeB.refresh();
+      expect(nodeB.watching()).toEqual([a.id]);
+      await nodeA.refresh();
+      expect(nodeA.watching()).toEqual([]);
+
+      // the admin points the account at another folder: the watcher starts again with it
+      const other = `watch2-${dialect}`;
+      await dovecot.recreate(other, [mail("w2")]);
+      await saveAccount(
+        { kind: "EMAIL", name: a.name, address: a.address, departmentId: null, config: { ...a.config, imapMailbox: other }, secrets: {} },
+        a.id,
+      );
+      await nodeB.changed(a.id);
+      await until(async () => (await events(t)).some((e) => JSON.parse(e.meta).mailbox === other));
+
+      // B stops and lets go: A takes it at once
+      await nodeB.stop();
+      await nodeA.refresh();
+      expect(nodeA.watching()).toEqual([a.id]);
+      expect((await events(t)).length).toBe(2);
+    } finally {
+      await nodeA.stop();
+      await nodeB.stop();
+    }
+  });
 });
