@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { startDovecot, type Dovecot } from "../support/dovecot";
@@ -158,6 +158,46 @@ describe.each(DIALECTS)("IMAP polling (%s)", (dialect) => {
     } finally {
       await c.logout();
     }
+  });
+
+  it("a poll that breaks off mid-way loses nothing and doubles nothing: the cursor only passes recorded mails", async () => {
+    const box = `crash-${dialect}`;
+    await dovecot.recreate(box);
+    const a = await account(box);
+    await dovecot.deliver([mail("c1"), mail("c2"), mail("c3")], { mailbox: box });
+    const storage = fileStorage();
+    const real = storage.putStream.bind(storage);
+    let calls = 0;
+    const spy = vi.spyOn(storage, "putStream").mockImplementation(async (...args) => {
+      if (++calls === 2) throw new Error("disk full");
+      return real(...args);
+    });
+    try {
+      await expect(pollImap(a)).rejects.toThrow("disk full");
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await events(t)).filter((e) => e.accountId === a.id)).toHaveLength(1);
+    expect(await pollImap(a)).toMatchObject({ seen: 2, stored: 2 });
+    const stored = (await events(t)).filter((e) => e.accountId === a.id);
+    expect(stored.map((e) => JSON.parse(e.meta).uid)).toEqual([1, 2, 3]);
+  });
+
+  it("a mail over MAIL_MAX_BYTES is recorded without its bytes (shown as failed), and polling goes on", async () => {
+    const box = `toolarge-${dialect}`;
+    await dovecot.recreate(box);
+    const a = await account(box);
+    await dovecot.deliver([mail("huge", { body: "x".repeat(5000) }), mail("small")], { mailbox: box });
+    process.env.MAIL_MAX_BYTES = "2000";
+    try {
+      expect(await pollImap(a)).toMatchObject({ seen: 2, stored: 1, tooLarge: 1 });
+    } finally {
+      delete process.env.MAIL_MAX_BYTES;
+    }
+    const [huge, small] = (await events(t)).filter((e) => e.accountId === a.id);
+    expect(huge).toMatchObject({ rawKey: null });
+    expect(JSON.parse(huge.meta)).toMatchObject({ tooLarge: true, uid: 1 });
+    expect(small.rawKey).not.toBeNull();
   });
 
   it("a wrong password: the test says so and the watcher marks the account failing", async () => {
