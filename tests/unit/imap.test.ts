@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { startDovecot, type Dovecot } from "../support/dovecot";
-import { loadAccount, saveAccount, accountRow } from "@plugins/channels/accounts.server";
+import { loadAccount, saveAccount, accountRow, setAccountEnabled } from "@plugins/channels/accounts.server";
 import { recordInboundEvent } from "@plugins/channels/inbound.server";
 import { MAIL_PROVIDER, mailEventKey } from "@plugins/email/event-key";
 import { pollImap, testImap, watchImap } from "@plugins/email/imap.server";
-import { createWatchers } from "@plugins/channels/watchers.server";
+import { createWatchers, LEASE_KEY } from "@plugins/channels/watchers.server";
 import { fileStorage } from "~/storage.server";
 
 let dovecot: Dovecot;
@@ -346,6 +346,13 @@ describe.each(DIALECTS)("channel watchers: one node per account (%s)", (dialect)
       await nodeA.refresh();
       expect(nodeA.watching()).toEqual([a.id]);
       expect((await events(t)).length).toBe(2);
+
+      // disabled: nobody watches it and its lease is gone
+      await setAccountEnabled(a.id, false);
+      await nodeA.changed(a.id);
+      expect(nodeA.watching()).toEqual([]);
+      const c = t.handle.schema.channelCursors;
+      expect(await t.handle.db.select().from(c).where(eq(c.key, LEASE_KEY))).toEqual([]);
     } finally {
       await nodeA.stop();
       await nodeB.stop();
