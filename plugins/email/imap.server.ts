@@ -13,6 +13,8 @@ import { hasInboundEvent, mailMaxBytes, pollLoop, recordTooLarge, storeFetchedMa
 export const IMAP_CURSOR = "imap";
 const BATCH = 200;
 const pollMs = () => Number(process.env.IMAP_POLL_MS) || 60_000;
+/** Mails fetched and stored side by side (IMAP_FETCH_LANES, default 4). */
+const fetchLanes = () => Math.max(1, Number(process.env.IMAP_FETCH_LANES) || 4);
 
 interface Cursor {
   uidValidity: string;
@@ -111,45 +113,69 @@ export async function pollImap(account: ChannelAccount, hooks: PollHooks = {}) {
         // headers first: a mail stored already costs a few hundred bytes, not its body
         const heads = await imap.fetchAll(batch.join(","), { uid: true, envelope: true, size: true }, { uid: true });
         heads.sort((a, b) => a.uid - b.uid);
-        for (const head of heads) {
-          if (hooks.stopped?.()) break;
+
+        /** Stores one mail (or finds it stored); answers whether an event was written. */
+        const take = async (head: (typeof heads)[number]) => {
           hooks.seen?.(head.uid);
           result.seen++;
           const messageId = head.envelope?.messageId;
           const meta = { uid: head.uid, mailbox: mailboxPath, uidValidity };
           if (messageId && (await hasInboundEvent(MAIL_PROVIDER, mailEventKey(messageId, "")))) {
             result.skipped++;
-            cursor = { uidValidity, lastUid: head.uid };
-            continue;
+            return false;
           }
           if ((head.size ?? 0) > mailMaxBytes()) {
-            await recordTooLarge({
-              accountId: account.id,
-              source: "imap",
-              messageId,
-              size: head.size ?? 0,
-              where: `${account.id}:${uidValidity}:${head.uid}`,
-              meta,
-            });
+            const where = `${account.id}:${uidValidity}:${head.uid}`;
+            await recordTooLarge({ accountId: account.id, source: "imap", messageId, size: head.size ?? 0, where, meta });
             result.tooLarge++;
-            await advance(head.uid);
-            continue;
+            return true;
           }
           // chunked partial fetches (BODY.PEEK[]<n.1MB>): memory stays flat however large the mail
           const download = await imap.download(String(head.uid), undefined, { uid: true, chunkSize: 1024 * 1024 });
-          if (!download.content) {
-            // expunged since the envelope came: nothing to store
-            cursor = { uidValidity, lastUid: head.uid };
-            continue;
-          }
+          // expunged since the envelope came: nothing to store
+          if (!download.content) return false;
           const recorded = await storeFetchedMail({ accountId: account.id, source: "imap", messageId, content: download.content, meta });
           if (recorded.duplicate) result.skipped++;
           else result.stored++;
-          // stored before acknowledged: the cursor moves only once the event is committed
-          await advance(head.uid);
-        }
+          return true;
+        };
+
+        // a few mails at once (file storage and the database overlap with the next download); the
+        // cursor only passes a UID once it and every UID before it are recorded
+        const handled = new Set<number>();
+        let contiguous = 0;
+        let unwritten = false;
+        let writes: Promise<void> = Promise.resolve();
+        const moveCursor = (force: boolean) => {
+          while (contiguous < heads.length && handled.has(heads[contiguous].uid)) contiguous++;
+          const target = contiguous ? heads[contiguous - 1].uid : written;
+          if (target > cursor.lastUid) cursor = { uidValidity, lastUid: target };
+          if (!(force || unwritten) || target <= written) return writes;
+          unwritten = false;
+          // stored before acknowledged: the cursor moves only over committed events
+          writes = writes.then(() => (target > written ? advance(target) : undefined));
+          return writes;
+        };
+        let next = 0;
+        let failure: unknown;
+        const lane = async () => {
+          while (next < heads.length && failure === undefined && !hooks.stopped?.()) {
+            const head = heads[next++];
+            try {
+              if (await take(head)) unwritten = true;
+            } catch (error) {
+              failure ??= error;
+              return;
+            }
+            handled.add(head.uid);
+            await moveCursor(false);
+          }
+        };
+        await Promise.all(Array.from({ length: fetchLanes() }, lane));
+        await moveCursor(true);
+        if (failure !== undefined) throw failure;
       }
-      if (cursor.lastUid !== written) await advance(cursor.lastUid);
+      if (cursor.lastUid > written) await advance(cursor.lastUid);
     } finally {
       lock.release();
     }
