@@ -27,6 +27,8 @@ export interface GraphStandin {
   sent: Buffer[];
   /** Every request, as "METHOD path" (query left out), in order. */
   requests: string[];
+  /** How many requests were answered 429. */
+  throttled(): number;
   /** Tokens issued so far. */
   tokensIssued(): number;
   /** Makes every issued token expire now (the next Graph call answers 401). */
@@ -65,6 +67,7 @@ export async function startGraphStandin(options: { tokenTtlSeconds?: number; req
   let seq = 0;
   let throttleLeft = 0;
   let throttleSeconds = 1;
+  let throttledCount = 0;
   let sendFailure: { status: number; code: string; message: string } | undefined;
   const recent: number[] = [];
   const sent: Buffer[] = [];
@@ -174,6 +177,7 @@ export async function startGraphStandin(options: { tokenTtlSeconds?: number; req
       recent.push(now);
       if (throttleLeft > 0 || (options.requestsPerSecond && recent.length > options.requestsPerSecond)) {
         if (throttleLeft > 0) throttleLeft--;
+        throttledCount++;
         return graphFail(res, 429, "TooManyRequests", "Application is over its MailboxConcurrency limit.", { "retry-after": String(throttleSeconds) });
       }
       const user = decodeURIComponent(graph[1]);
@@ -231,6 +235,7 @@ export async function startGraphStandin(options: { tokenTtlSeconds?: number; req
     sent,
     requests,
     tokensIssued: () => tokens.size,
+    throttled: () => throttledCount,
     expireTokens() {
       for (const key of tokens.keys()) tokens.set(key, 0);
     },

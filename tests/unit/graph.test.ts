@@ -140,6 +140,17 @@ describe.each(DIALECTS)("Microsoft Graph mail (%s)", (dialect) => {
     expect(graph.tokensIssued()).toBe(2);
   });
 
+  it("keeps going under Graph's request-rate throttling until every mail is in", async () => {
+    await graph.close();
+    graph = await startGraphStandin({ mailbox: account.address, requestsPerSecond: 8 });
+    Object.assign(account.config, { tenantId: graph.tenantId, clientId: graph.clientId, graphUrl: graph.graphUrl, loginUrl: graph.loginUrl });
+    account.secrets.clientSecret = graph.clientSecret;
+    for (let i = 0; i < 20; i++) graph.addMessage(mail(`busy ${i}`));
+    expect(await pollGraph(account)).toMatchObject({ stored: 20 });
+    expect(graph.throttled()).toBeGreaterThan(0);
+    expect(await events()).toHaveLength(20);
+  }, 60_000);
+
   it("sends a reply as base64 MIME through sendMail; Graph's refusals are final, throttling is not", async () => {
     const message = { ticketId: 1, messageIds: [1], to: [], cc: [] };
     expect(await adapter.send(message, account)).toEqual({ providerRef: "<reply-1@desk.example>" });
