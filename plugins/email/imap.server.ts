@@ -163,12 +163,13 @@ export async function pollImap(account: ChannelAccount, hooks: PollHooks = {}) {
             const head = heads[next++];
             try {
               if (await take(head)) unwritten = true;
+              handled.add(head.uid);
+              await moveCursor(false);
             } catch (error) {
+              // the other lanes finish the mail they have, then the pass ends with this error
               failure ??= error;
               return;
             }
-            handled.add(head.uid);
-            await moveCursor(false);
           }
         };
         await Promise.all(Array.from({ length: fetchLanes() }, lane));
