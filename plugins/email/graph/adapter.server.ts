@@ -1,7 +1,29 @@
 // The GRAPH_EMAIL channel adapter: a Microsoft 365 mailbox through Microsoft Graph (delta query
-// in, sendMail out). Built in issue 14 (helper "imapgraph").
-import type { ChannelAdapter } from "@plugins/channels/adapter";
+// in, sendMail out). account.address is the mailbox (its user principal name).
+import type { ChannelAdapter, ChannelAccount, OutboundMessage } from "@plugins/channels/adapter";
+import { PermanentFailure } from "~/jobs/queue.server";
 import { receiveMail } from "../receive.server";
+import { composeReply } from "../outbound.server";
+import { GraphError, graphFetch, testGraph } from "./client.server";
+import { watchGraph } from "./delta.server";
+
+/** Sends a reply as MIME (base64 in a text/plain body, as Graph's sendMail takes it). */
+export async function sendGraphMail(message: OutboundMessage, account: ChannelAccount): Promise<{ providerRef: string }> {
+  const reply = await composeReply(message, account);
+  try {
+    const response = await graphFetch(account, "/sendMail", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: reply.mime.toString("base64"),
+    });
+    await response.body?.cancel();
+  } catch (error) {
+    // Graph refused this mail (bad recipient, no permission, malformed): sending it again cannot help
+    if (error instanceof GraphError && !error.retryable) throw new PermanentFailure(error.message);
+    throw error;
+  }
+  return { providerRef: reply.messageId };
+}
 
 export const adapter: ChannelAdapter = {
   kind: "GRAPH_EMAIL",
@@ -12,12 +34,9 @@ export const adapter: ChannelAdapter = {
     { name: "graphUrl", label: "plugin_email.field.graphUrl", type: "url", placeholder: "https://graph.microsoft.com/v1.0" },
     { name: "loginUrl", label: "plugin_email.field.loginUrl", type: "url", placeholder: "https://login.microsoftonline.com" },
   ],
-  async test() {
-    return { ok: false, error: "not built yet" };
-  },
+  test: testGraph,
   // Graph hands over each mail's MIME: the same receive as SMTP and IMAP
   receive: receiveMail,
-  async send() {
-    throw new Error("not built yet");
-  },
+  send: sendGraphMail,
+  watch: watchGraph,
 };

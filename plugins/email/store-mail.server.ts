@@ -1,0 +1,112 @@
+// Stores a fetched mail (IMAP, Graph) as an inbound event without holding it in memory: the bytes
+// stream into file storage while their sha256 is taken (the event key of a mail without a
+// Message-ID), then the event is recorded. The caller moves its cursor only after this returns.
+import { createHash } from "node:crypto";
+import { Transform, type Readable } from "node:stream";
+import { recordInboundEvent } from "@plugins/channels/inbound.server";
+import { fileStorage } from "~/storage.server";
+import { MAIL_PROVIDER, mailEventKey } from "./event-key";
+
+/** The largest mail fetched (MAIL_MAX_BYTES, default 75 MB): a mailbox can hold anything. */
+export const mailMaxBytes = () => Number(process.env.MAIL_MAX_BYTES) || 75 * 1024 * 1024;
+
+export async function storeFetchedMail(input: {
+  accountId: number;
+  source: "imap" | "graph";
+  messageId: string | null | undefined;
+  content: Readable;
+  meta: Record<string, unknown>;
+}) {
+  const hash = createHash("sha256");
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  input.content.on("error", (error) => hashing.destroy(error));
+  const { key, size } = await fileStorage().putStream(input.content.pipe(hashing), { maxBytes: mailMaxBytes() });
+  return recordInboundEvent({
+    accountId: input.accountId,
+    provider: MAIL_PROVIDER,
+    eventKey: mailEventKey(input.messageId, hash.digest("hex")),
+    source: input.source,
+    meta: input.meta,
+    rawKey: key,
+    size,
+  });
+}
+
+/**
+ * A mail too large to fetch is still recorded (without bytes), so admins see it among the failed
+ * events instead of it vanishing; its key is its Message-ID, else where it sat.
+ */
+export async function recordTooLarge(input: {
+  accountId: number;
+  source: "imap" | "graph";
+  messageId: string | null | undefined;
+  size: number;
+  where: string;
+  meta: Record<string, unknown>;
+}) {
+  return recordInboundEvent({
+    accountId: input.accountId,
+    provider: MAIL_PROVIDER,
+    eventKey: mailEventKey(input.messageId, `too-large:${input.where}`),
+    source: input.source,
+    meta: { ...input.meta, tooLarge: true, size: input.size, maxBytes: mailMaxBytes() },
+    rawKey: null,
+    size: input.size,
+  });
+}
+
+/** Whether a mail with this Message-ID is stored already (however it came): lets pollers skip its body. */
+export { hasInboundEvent } from "@plugins/channels/inbound.server";
+
+/**
+ * Polls until stopped: one pass, then a pause (intervalMs); a failing pass marks the account
+ * failing and is tried again with a growing pause; the first good pass after that marks it ok.
+ */
+export function pollLoop(options: {
+  accountId: number;
+  intervalMs: number;
+  pass: (stopped: () => boolean) => Promise<void>;
+  setState: (outcome: { ok: true } | { ok: false; error: string }) => Promise<void>;
+  describe: (error: unknown) => string;
+}): () => Promise<void> {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  let failures = 0;
+  let reported: "ok" | "failing" | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    });
+  const running = (async () => {
+    while (!stopped) {
+      try {
+        await options.pass(() => stopped);
+        failures = 0;
+        if (reported !== "ok") await options.setState({ ok: true });
+        reported = "ok";
+      } catch (error) {
+        if (stopped) break;
+        failures++;
+        reported = "failing";
+        await options.setState({ ok: false, error: options.describe(error) }).catch(() => undefined);
+      }
+      if (stopped) break;
+      // after failures: 5 s, 10 s, 20 s ... up to the poll interval (at least 5 minutes)
+      await sleep(failures ? Math.min(5000 * 2 ** (failures - 1), Math.max(options.intervalMs, 300_000)) : options.intervalMs);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    wake?.();
+    await running;
+  };
+}
