@@ -102,6 +102,8 @@ export interface JobWorkerOptions {
   /** The database (default the process's; tests give each worker its own connection). */
   db?: DbHandle;
   pollMs?: number;
+  /** Jobs run at once by this worker (JOB_CONCURRENCY, default 4). */
+  concurrency?: number;
   now?: () => number;
   log?: (message: string) => void;
 }
@@ -110,6 +112,7 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.log ?? ((m: string) => console.warn(m));
   const db = () => options.db ?? getDb();
+  const concurrency = Math.max(1, options.concurrency ?? (Number(process.env.JOB_CONCURRENCY) || 4));
 
   async function due(at: number) {
     if (!kinds.size) return [];
@@ -179,14 +182,18 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     }
   }
 
-  /** One pass: claims and runs what is due; answers how many were done. */
+  /** One pass: claims and runs what is due, a few at once (sends and parsing wait on I/O); answers how many were done. */
   async function runOnce() {
     let done = 0;
     const at = now();
-    for (const row of await due(at)) {
-      const claimed = await claim(row, at);
-      if (claimed && (await run(claimed))) done++;
-    }
+    const rows = await due(at);
+    const lane = async () => {
+      for (let row = rows.shift(); row; row = rows.shift()) {
+        const claimed = await claim(row, at);
+        if (claimed && (await run(claimed))) done++;
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, lane));
     return done;
   }
 
