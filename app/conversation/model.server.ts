@@ -236,6 +236,21 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
     .where(and(eq(p.ticketId, ticketId), or(eq(p.userId, actorId), eq(p.unread, false))));
 }
 
+/** New activity from outside (a customer's message): the conversation moves up the lists and is unread for all its people. */
+export async function touchFromOutside(tx: Tx, ticketId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
+  const { schema } = getDb();
+  const p = schema.participants;
+  await tx
+    .update(schema.tickets)
+    .set({ ...set, updatedAt: at })
+    .where(eq(schema.tickets.id, ticketId));
+  // only rows that change, so the unread_counts triggers fire once per person
+  await tx
+    .update(p)
+    .set({ unread: true })
+    .where(and(eq(p.ticketId, ticketId), eq(p.unread, false)));
+}
+
 export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
   if (![0, 1, 2, 3].includes(status) || status === ticket.status) return false;
   const handle = getDb();
@@ -572,7 +587,7 @@ export async function senderPriority(contactEmail: string) {
 
 type NewTicket = Pick<
   typeof import("@db/schema/sqlite").tickets.$inferInsert,
-  "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity"
+  "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity" | "receiverEmail" | "channelAccountId"
 >;
 
 /**
@@ -597,7 +612,7 @@ export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: stri
 }
 
 /** A message carrying one stored file: an image, or a file of its own mime type. */
-function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: number; senderName?: string }, at: number) {
+export function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: number; senderName?: string }, at: number) {
   return {
     ticketId,
     type: f.type.startsWith("image/") ? "image" : f.type,
