@@ -16,7 +16,14 @@ async function ticketRefs(ids: number[]): Promise<Map<number, TicketRef>> {
   const t = schema.tickets;
   const [tickets, people] = await Promise.all([
     db
-      .select({ id: t.id, number: t.ticketNumber, contactEmail: t.contactEmail, status: t.status, receiverEmail: t.receiverEmail, account: schema.channelAccounts.address })
+      .select({
+        id: t.id,
+        number: t.ticketNumber,
+        contactEmail: t.contactEmail,
+        status: t.status,
+        receiverEmail: t.receiverEmail,
+        account: schema.channelAccounts.address,
+      })
       .from(t)
       .leftJoin(schema.channelAccounts, eq(schema.channelAccounts.id, t.channelAccountId))
       .where(inArray(t.id, unique)),
@@ -73,10 +80,7 @@ export function databaseLookup(sender: string): ThreadingLookup {
               .where(
                 and(
                   inArray(e.internetMessageId, wanted),
-                  or(
-                    eq(t.contactEmail, from),
-                    sql`exists (select 1 from ${schema.emailParticipants} p where p.ticket_id = ${t.id} and p.address = ${from})`,
-                  ),
+                  or(eq(t.contactEmail, from), sql`exists (select 1 from ${schema.emailParticipants} p where p.ticket_id = ${t.id} and p.address = ${from})`),
                 ),
               )
               .limit(MAX_ROWS)

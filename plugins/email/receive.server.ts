@@ -187,7 +187,8 @@ export function buildBody(text: MessageText | null): { type: "text" | "text/html
     const visible = sanitizeHtml(cut > 0 ? html.slice(0, cut) : html, MAIL_SANITIZE).trim();
     const quoted = cut > 0 ? sanitizeHtml(html.slice(cut), MAIL_SANITIZE).trim() : "";
     // a reply that is nothing but quote shows the quote
-    if (!htmlToText(visible) && !/<img/i.test(visible)) return { type: "text/html", body: quoted || visible, preview: htmlToText(quoted || visible).slice(0, 300) };
+    if (!htmlToText(visible) && !/<img/i.test(visible))
+      return { type: "text/html", body: quoted || visible, preview: htmlToText(quoted || visible).slice(0, 300) };
     return { type: "text/html", body: quoted ? visible + QUOTE_FOLD(quoted) : visible, preview: htmlToText(visible).slice(0, 300) };
   }
   const folded = foldQuoted(plain);
@@ -287,7 +288,9 @@ async function storedCopy(mail: InboundMail, decision: ThreadingDecision) {
     .from(e)
     .where(eq(e.internetMessageId, mail.messageId))
     .limit(20);
-  const same = rows.find((r) => r.direction === "in" && r.fromAddress === normalizeAddress(mail.from.address) && String(r.ticketId) === String(decision.ticketId));
+  const same = rows.find(
+    (r) => r.direction === "in" && r.fromAddress === normalizeAddress(mail.from.address) && String(r.ticketId) === String(decision.ticketId),
+  );
   return same ? { ticketId: same.ticketId, messageId: same.messageId } : null;
 }
 
@@ -307,7 +310,10 @@ async function write(
   const files = parsed.files.map(({ contentId: _c, ...f }) => f);
   const recipients = [...mail.to, ...mail.cc];
   const receiverEmail = recipients.map((r) => normalizeAddress(r.address)).find((a) => ours.includes(a)) ?? normalizeAddress(account.address);
-  const names = new Map<string, string>([[sender, mail.from.name ?? ""], ...mail.cc.map((c) => [normalizeAddress(c.address), c.name ?? ""] as [string, string])]);
+  const names = new Map<string, string>([
+    [sender, mail.from.name ?? ""],
+    ...mail.cc.map((c) => [normalizeAddress(c.address), c.name ?? ""] as [string, string]),
+  ]);
   const at = Date.now();
 
   const run = (target: ThreadingDecision) =>
@@ -372,7 +378,13 @@ async function write(
   } catch (error) {
     // the ticket was deleted between the decision and the write: the mail starts a new one
     if (!(error instanceof TicketGone) || decision.action !== "append") throw error;
-    result = await run({ action: "new", reason: "its ticket was deleted", auto: decision.auto, noAutoReply: decision.noAutoReply, spoofedAgent: decision.spoofedAgent });
+    result = await run({
+      action: "new",
+      reason: "its ticket was deleted",
+      auto: decision.auto,
+      noAutoReply: decision.noAutoReply,
+      spoofedAgent: decision.spoofedAgent,
+    });
   }
   return { state: "processed", ticketId: result.ticket.id, messageId: result.messageIds[0] };
 }
