@@ -71,6 +71,38 @@ export interface MessageView {
   notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
   reactions: { reaction: string; usernames: string[] }[];
   readBy: string[];
+  /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
+  email: EmailView | null;
+}
+
+export interface EmailView {
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  authWarning: "spoofedAgent" | "authFailed" | null;
+}
+
+type Addresses = { address: string; name?: string }[];
+const shownAddress = (a: { address: string; name?: string }) => (a.name ? `${a.name} <${a.address}>` : a.address);
+const addressList = (json: string) => {
+  try {
+    return (JSON.parse(json) as Addresses).map(shownAddress);
+  } catch {
+    return [];
+  }
+};
+
+/** The warning a mail's stored verdicts call for (plugins/email writes them). */
+export function authWarning(authJson: string): EmailView["authWarning"] {
+  let auth: { spoofedAgent?: boolean; spf?: string; dkim?: string; dmarc?: string };
+  try {
+    auth = JSON.parse(authJson || "{}");
+  } catch {
+    return null;
+  }
+  if (auth.spoofedAgent) return "spoofedAgent";
+  return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
 }
 
 /**
@@ -127,7 +159,7 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
   const { db, schema } = getDb();
   const ids = rows.map((r) => r.id);
   const replyIds = rows.map((r) => r.replyToId).filter((x): x is number => !!x);
-  const [users, notes, reactions, replies, readers] = await Promise.all([
+  const [users, notes, reactions, replies, readers, mails] = await Promise.all([
     db.select({ id: schema.users.id, name: schema.users.name, username: schema.users.username }).from(schema.users),
     db.select().from(schema.messageNotes).where(inArray(schema.messageNotes.messageId, ids)).orderBy(asc(schema.messageNotes.id)),
     db.select().from(schema.messageReactions).where(inArray(schema.messageReactions.messageId, ids)),
@@ -141,7 +173,9 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
       .select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt })
       .from(schema.participants)
       .where(eq(schema.participants.ticketId, ticket.id)),
+    db.select().from(schema.emailMessages).where(inArray(schema.emailMessages.messageId, ids)),
   ]);
+  const mailById = new Map(mails.map((e) => [e.messageId, e]));
   const userById = new Map(users.map((u) => [u.id, u]));
   const senderOf = (r: { senderUserId: number | null; senderName: string }) => (r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName);
   return rows.map((r) => {
@@ -164,8 +198,20 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
         .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
       reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
       readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
+      email: emailView(mailById.get(r.id)),
     };
   });
+}
+
+function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined): EmailView | null {
+  if (!e) return null;
+  return {
+    from: shownAddress({ address: e.fromAddress, name: e.fromName }),
+    to: addressList(e.to),
+    cc: addressList(e.cc),
+    subject: e.subject,
+    authWarning: e.direction === "in" ? authWarning(e.auth) : null,
+  };
 }
 
 export interface StoredFile {

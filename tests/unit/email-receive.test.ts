@@ -10,6 +10,7 @@ import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { kindOf } from "~/conversation/channels";
 import { fileStorage } from "~/storage.server";
+import { loadMessages } from "~/conversation/model.server";
 import { saveAccount } from "@plugins/channels/accounts.server";
 import { processInboundEvent, storeInboundEvent } from "@plugins/channels/inbound.server";
 import { mailEventKey, MAIL_PROVIDER } from "@plugins/email/event-key";
@@ -160,6 +161,9 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     const stranger = await deliver({ from: "mallory@evil.example", subject: `Re: [#${n}] Invoice` });
     expect(stranger.state).toBe("processed");
     expect(stranger.ticketId).not.toBe(first.ticketId);
+    // an authenticated customer's mail shows its envelope without a warning
+    const { messages } = await loadMessages(await ticket(first.ticketId));
+    expect(messages[0].email).toMatchObject({ from: "bob@example.org", to: [MAILBOX], cc: [], subject: "Invoice", authWarning: null });
     expect((await messagesOf(first.ticketId!)).filter((m) => m.type !== "system")).toHaveLength(5);
   });
 
@@ -337,6 +341,12 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     const [m] = await messagesOf(e.ticketId!);
     expect(m.senderUserId).toBeNull();
     expect(JSON.parse((await emailRow(m.id)).auth)).toMatchObject({ spf: "fail", authenticated: false, spoofedAgent: true });
+    // the page warns on it
+    const { messages } = await loadMessages(await ticket(e.ticketId));
+    expect(messages[0].email).toMatchObject({ from: "Anna <anna@omnidesk.localhost>", to: [MAILBOX], authWarning: "spoofedAgent" });
+    // a customer's mail from a server its domain does not allow: stored, with the failed-check warning
+    const forged = await deliver({ from: "ceo@bank.example", subject: "Wire the money" }, { ip: BAD_IP });
+    expect((await loadMessages(await ticket(forged.ticketId))).messages[0].email?.authWarning).toBe("authFailed");
   });
 
   it("keeps 10,000 recipients from becoming 10,000 participants", async () => {
