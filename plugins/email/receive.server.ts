@@ -5,7 +5,7 @@
 // transaction through conversation.receive (ticket, messages, email rows, event processed).
 // File I/O and network happen before the transaction; if it fails, the stored files are removed.
 import { randomBytes } from "node:crypto";
-import { Readable, Transform, pipeline } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { eq } from "drizzle-orm";
 import { MailParser, type AttachmentStream, type HeaderLines, type Headers, type MessageText, type ParsedMail } from "mailparser";
 import sanitizeHtml from "sanitize-html";
@@ -22,8 +22,8 @@ import { inboundMailFromParsed } from "./parsed-mail";
 import { foldQuoted } from "./quoted";
 import { decideThreading, normalizeAddress, threadIndexRoot, type InboundMail, type MailAddress, type ThreadingDecision } from "./threading";
 
-/** A mail larger than this is refused (kept in quarantine); a 60 MB mail still goes through. */
-export const MAX_MAIL_BYTES = 80 * 1024 * 1024;
+/** A mail larger than this is refused (kept in quarantine); a 60 MB mail still goes through. MAIL_MAX_BYTES changes it. */
+const maxMailBytes = () => Number(process.env.MAIL_MAX_BYTES) || 80 * 1024 * 1024;
 /** What of a mail's text and HTML is kept as the message. */
 const MAX_HTML_CHARS = 2 * 1024 * 1024;
 const MAX_TEXT_CHARS = 512 * 1024;
@@ -60,22 +60,38 @@ async function parseStream(raw: Readable): Promise<ParsedStream> {
   const storage = fileStorage();
   const out: ParsedStream = { headers: new Map() as Headers, headerLines: [], text: null, files: [], reports: [] };
   let size = 0;
+  const limit = maxMailBytes();
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
-      done(size > MAX_MAIL_BYTES ? new TooLarge(MAX_MAIL_BYTES) : null, chunk);
+      done(size > limit ? new TooLarge(limit) : null, chunk);
     },
   });
   const parser = new MailParser({ skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, checksumAlgo: false });
   parser.on("headers", (h: Headers) => (out.headers = h));
   parser.on("headerLines", (l: HeaderLines) => (out.headerLines = l));
-  pipeline(raw, counter, parser, () => {});
+  let current: AttachmentStream | null = null;
+  // a mail over the limit or unparseable mid-attachment: the attachment's stream fails too, so its store
+  // stops; the stored raw stream is closed without an error (its file stream would throw it unheard)
+  const fail = (error: Error) => {
+    raw.unpipe(counter);
+    raw.destroy();
+    current?.content.destroy(error);
+    parser.destroy(error);
+  };
+  raw.on("error", fail);
+  counter.on("error", fail);
+  parser.on("error", (error: Error) => current?.content.destroy(error));
+  raw.pipe(counter).pipe(parser);
   try {
     for await (const data of parser as AsyncIterable<AttachmentStream | MessageText>) {
       if (data.type === "text") {
         out.text = data;
         continue;
       }
+      current = data;
+      // the parser may still report on a stream the store has given up on
+      data.content.on("error", () => {});
       try {
         if (REPORT_TYPES.test(data.contentType)) {
           const content = await readBounded(data.content, MAX_REPORT_BYTES);
@@ -83,10 +99,12 @@ async function parseStream(raw: Readable): Promise<ParsedStream> {
           const { key } = await storage.putStream(bufferStream(content));
           out.files.push({ key, name: data.filename || "report.txt", type: "text/plain", size: content.length, contentId: null });
         } else {
-          const { key, size: bytes } = await storage.putStream(data.content, { maxBytes: MAX_MAIL_BYTES });
+          // no limit of its own: a decoded attachment is smaller than the mail, which the counter bounds
+          const { key, size: bytes } = await storage.putStream(data.content);
           out.files.push({ key, name: fileName(data), type: data.contentType || "application/octet-stream", size: bytes, contentId: cidOf(data.contentId) });
         }
       } finally {
+        current = null;
         data.release?.();
       }
     }
@@ -248,7 +266,7 @@ export async function receiveMail(event: InboundEvent, account: ChannelAccount |
   try {
     parsed = await parseStream(await event.raw());
   } catch (error) {
-    if (error instanceof TooLarge) return quarantined(`mail larger than ${MAX_MAIL_BYTES / 1024 / 1024} MB`);
+    if (error instanceof TooLarge) return quarantined(`mail larger than ${Math.round(maxMailBytes() / 1024 / 1024)} MB`);
     return quarantined(`malformed mail: ${(error as Error).message || String(error)}`.slice(0, 500));
   }
   try {

@@ -2,7 +2,8 @@
 // (processInboundEvent -> EMAIL adapter -> receiveMail -> conversation.receive), on both dialects.
 // The threading corpus (tests/fixtures/email-threading) is replayed through the database too.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { Readable } from "node:stream";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
@@ -14,7 +15,8 @@ import { loadMessages } from "~/conversation/model.server";
 import { saveAccount } from "@plugins/channels/accounts.server";
 import { processInboundEvent, storeInboundEvent } from "@plugins/channels/inbound.server";
 import { mailEventKey, MAIL_PROVIDER } from "@plugins/email/event-key";
-import { setAuthResolver } from "@plugins/email/auth.server";
+import { authenticateSmtp, setAuthResolver } from "@plugins/email/auth.server";
+import { dataDir } from "@db/client";
 import { normalizeMessageId, threadIndexRoot } from "@plugins/email/threading";
 
 const MAILBOX = "support@omnidesk.localhost";
@@ -57,6 +59,26 @@ function eml(m: Mail): string {
   else h.push("Content-Type: text/plain; charset=utf-8", "", m.body ?? "Hi, I need help.");
   return h.join("\r\n") + "\r\n";
 }
+
+function countFiles(): number {
+  const root = path.join(dataDir(), "files");
+  const walk = (dir: string): number =>
+    existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).reduce((n, d) => n + (d.isDirectory() ? walk(path.join(dir, d.name)) : 1), 0) : 0;
+  return walk(root);
+}
+
+describe("sender checks without network", () => {
+  it("answer temperror, never hang or crash, when DNS does not answer", async () => {
+    setAuthResolver(() => new Promise(() => {}));
+    try {
+      const raw = Readable.from([Buffer.from(eml({ from: "a@example.com" }))]);
+      const v = await authenticateSmtp(raw, { ip: GOOD_IP, helo: "mx", sender: "a@example.com", fromAddress: "a@example.com", timeoutMs: 50 });
+      expect(v).toMatchObject({ spf: "temperror", authenticated: false });
+    } finally {
+      setAuthResolver(undefined);
+    }
+  });
+});
 
 describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
   let t: TestDb;
@@ -347,6 +369,71 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     // a customer's mail from a server its domain does not allow: stored, with the failed-check warning
     const forged = await deliver({ from: "ceo@bank.example", subject: "Wire the money" }, { ip: BAD_IP });
     expect((await loadMessages(await ticket(forged.ticketId))).messages[0].email?.authWarning).toBe("authFailed");
+  });
+
+  it("refuses a mail over the size limit with a reason, keeping no file and no ticket", async () => {
+    const filesBefore = countFiles();
+    process.env.MAIL_MAX_BYTES = String(200_000);
+    try {
+      const big = Buffer.alloc(300_000, 7).toString("base64");
+      const raw = [
+        "From: max@example.com",
+        `To: ${MAILBOX}`,
+        "Subject: Huge",
+        "Message-ID: <huge-1@example.com>",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/mixed; boundary="h"',
+        "",
+        "--h",
+        "Content-Type: text/plain",
+        "",
+        "see attached",
+        "--h",
+        "Content-Type: application/octet-stream; name=big.bin",
+        "Content-Transfer-Encoding: base64",
+        "",
+        big,
+        "--h--",
+        "",
+      ].join("\r\n");
+      const e = await deliver(raw);
+      expect(e).toMatchObject({ state: "quarantined", ticketId: null });
+      expect(e.error).toMatch(/larger than/);
+    } finally {
+      delete process.env.MAIL_MAX_BYTES;
+    }
+    // only the raw mail itself is kept (for review), no half-stored attachment
+    expect(countFiles()).toBe(filesBefore + 1);
+  });
+
+  it("survives huge headers: 10,000 References are stored bounded, a 1 MB header is quarantined with a reason", async () => {
+    const refs = Array.from({ length: 10_000 }, (_, i) => `<r${i}@example.com>`).join(" ");
+    const e = await deliver({ from: "ned@example.com", subject: "Long thread", references: refs });
+    expect(e.state, e.error ?? "").toBe("processed");
+    expect((await emailRow(e.messageId)).references.split(" ")).toHaveLength(100);
+    const huge = await deliver({ from: "ned@example.com", subject: "x".repeat(3_000_000) });
+    expect(huge).toMatchObject({ state: "quarantined", ticketId: null });
+    expect(huge.error).toMatch(/header size/);
+  });
+
+  it("over IMAP trusts only the topmost Authentication-Results (the receiving provider's)", async () => {
+    const forged = await deliver(
+      {
+        from: "anna@omnidesk.localhost",
+        subject: "Change my bank details",
+        headers: { "Authentication-Results": "mx.provider.example; spf=fail smtp.mailfrom=omnidesk.localhost; dmarc=fail header.from=omnidesk.localhost" },
+        raw: undefined,
+      },
+      { source: "imap" },
+    );
+    // the sender's own "pass" below the provider's header changes nothing
+    expect(JSON.parse((await emailRow(forged.messageId)).auth)).toMatchObject({ method: "header", dmarc: "fail", spoofedAgent: true });
+    const raw = eml({ from: "anna@omnidesk.localhost", subject: "Note from Anna" }).replace(
+      "Date:",
+      "Authentication-Results: mx.provider.example; dkim=pass header.d=omnidesk.localhost; dmarc=pass header.from=omnidesk.localhost\r\nAuthentication-Results: forged; dmarc=fail\r\nDate:",
+    );
+    const genuine = await deliver(raw, { source: "imap" });
+    expect(JSON.parse((await emailRow(genuine.messageId)).auth)).toMatchObject({ method: "header", dmarc: "pass", authenticated: true, spoofedAgent: false });
   });
 
   it("keeps 10,000 recipients from becoming 10,000 participants", async () => {
