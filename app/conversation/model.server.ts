@@ -68,41 +68,11 @@ export interface MessageView {
   pinned: boolean;
   file: { name: string; type: string; size: number } | null;
   reply: { id: number; sender: string; body: string } | null;
+  /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
+  email: EmailView | null;
   notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
   reactions: { reaction: string; usernames: string[] }[];
   readBy: string[];
-  /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
-  email: EmailView | null;
-}
-
-export interface EmailView {
-  from: string;
-  to: string[];
-  cc: string[];
-  subject: string;
-  authWarning: "spoofedAgent" | "authFailed" | null;
-}
-
-type Addresses = { address: string; name?: string }[];
-const shownAddress = (a: { address: string; name?: string }) => (a.name ? `${a.name} <${a.address}>` : a.address);
-const addressList = (json: string) => {
-  try {
-    return (JSON.parse(json) as Addresses).map(shownAddress);
-  } catch {
-    return [];
-  }
-};
-
-/** The warning a mail's stored verdicts call for (plugins/email writes them). */
-export function authWarning(authJson: string): EmailView["authWarning"] {
-  let auth: { spoofedAgent?: boolean; spf?: string; dkim?: string; dmarc?: string };
-  try {
-    auth = JSON.parse(authJson || "{}");
-  } catch {
-    return null;
-  }
-  if (auth.spoofedAgent) return "spoofedAgent";
-  return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
 }
 
 /**
@@ -193,14 +163,44 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
       reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
+      email: emailView(mailById.get(r.id)),
       notes: notes
         .filter((n) => n.messageId === r.id)
         .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
       reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
       readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
-      email: emailView(mailById.get(r.id)),
     };
   });
+}
+
+export interface EmailView {
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  authWarning: "spoofedAgent" | "authFailed" | null;
+}
+
+type Addresses = { address: string; name?: string }[];
+const shownAddress = (a: { address: string; name?: string }) => (a.name ? `${a.name} <${a.address}>` : a.address);
+const addressList = (json: string) => {
+  try {
+    return (JSON.parse(json) as Addresses).map(shownAddress);
+  } catch {
+    return [];
+  }
+};
+
+/** The warning a mail's stored verdicts call for (plugins/email writes them). */
+export function authWarning(authJson: string): EmailView["authWarning"] {
+  let auth: { spoofedAgent?: boolean; spf?: string; dkim?: string; dmarc?: string };
+  try {
+    auth = JSON.parse(authJson || "{}");
+  } catch {
+    return null;
+  }
+  if (auth.spoofedAgent) return "spoofedAgent";
+  return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
 }
 
 function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined): EmailView | null {

@@ -192,37 +192,6 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
   );
 }
 
-const SHOWN_RECIPIENTS = 10;
-
-/** A mail's From/To/Cc in one compact block, and the warning when its sender is not who it claims. */
-function EmailMeta({ email }: { email: NonNullable<Message["email"]> }) {
-  const { t } = useTranslation();
-  const people = (list: string[]) =>
-    list.slice(0, SHOWN_RECIPIENTS).join(", ") +
-    (list.length > SHOWN_RECIPIENTS ? ` ${t("conversation.email.more", { count: list.length - SHOWN_RECIPIENTS })}` : "");
-  return (
-    <>
-      {email.authWarning ? <p className="auth-warning">{t(`conversation.email.${email.authWarning}`)}</p> : null}
-      <dl className="email-meta">
-        <dt>{t("conversation.email.from")}</dt>
-        <dd>{email.from}</dd>
-        {email.to.length ? (
-          <>
-            <dt>{t("conversation.email.to")}</dt>
-            <dd>{people(email.to)}</dd>
-          </>
-        ) : null}
-        {email.cc.length ? (
-          <>
-            <dt>{t("conversation.cc")}</dt>
-            <dd>{people(email.cc)}</dd>
-          </>
-        ) : null}
-      </dl>
-    </>
-  );
-}
-
 type TFn = ReturnType<typeof useTranslation>["t"];
 function systemText(t: TFn, e: NonNullable<Message["system"]>) {
   switch (e.event) {
@@ -428,5 +397,36 @@ function ChoiceForm(props: {
         {props.submit}
       </button>
     </Form>
+  );
+}
+
+const SHOWN_RECIPIENTS = 10;
+
+/** A mail's From/To/Cc in one compact block, and the warning when its sender is not who it claims. */
+function EmailMeta({ email }: { email: NonNullable<Message["email"]> }) {
+  const { t } = useTranslation();
+  const people = (list: string[]) =>
+    list.slice(0, SHOWN_RECIPIENTS).join(", ") +
+    (list.length > SHOWN_RECIPIENTS ? ` ${t("conversation.email.more", { count: list.length - SHOWN_RECIPIENTS })}` : "");
+  return (
+    <>
+      {email.authWarning ? <p className="auth-warning">{t(`conversation.email.${email.authWarning}`)}</p> : null}
+      <dl className="email-meta">
+        <dt>{t("conversation.email.from")}</dt>
+        <dd>{email.from}</dd>
+        {email.to.length ? (
+          <>
+            <dt>{t("conversation.email.to")}</dt>
+            <dd>{people(email.to)}</dd>
+          </>
+        ) : null}
+        {email.cc.length ? (
+          <>
+            <dt>{t("conversation.cc")}</dt>
+            <dd>{people(email.cc)}</dd>
+          </>
+        ) : null}
+      </dl>
+    </>
   );
 }
