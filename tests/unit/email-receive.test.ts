@@ -12,7 +12,7 @@ import { seedDemo } from "~/seed/seed";
 import { kindOf } from "~/conversation/channels";
 import { fileStorage } from "~/storage.server";
 import { loadMessages } from "~/conversation/model.server";
-import { saveAccount } from "@plugins/channels/accounts.server";
+import { accountByAddress, saveAccount } from "@plugins/channels/accounts.server";
 import { processInboundEvent, storeInboundEvent } from "@plugins/channels/inbound.server";
 import { mailEventKey, MAIL_PROVIDER } from "@plugins/email/event-key";
 import { authenticateSmtp, setAuthResolver } from "@plugins/email/auth.server";
@@ -126,7 +126,9 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     t = await createTestDb(dialect);
     await seedDemo(t.handle, { tickets: 0 });
     fakeDns();
-    accountId = await saveAccount({ kind: "EMAIL", name: "Support", address: MAILBOX, departmentId: 2, config: {}, secrets: {} });
+    // the demo seed may have made the mailbox already
+    const input = { kind: "EMAIL" as const, name: "Support", address: MAILBOX, departmentId: 2, config: {}, secrets: {} };
+    accountId = await saveAccount(input, (await accountByAddress("EMAIL", MAILBOX))?.id);
     const { db, schema } = t.handle;
     await db.update(schema.users).set({ email: "anna@omnidesk.localhost" }).where(eq(schema.users.username, "agent"));
   });
