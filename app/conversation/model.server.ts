@@ -8,6 +8,7 @@ import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { splitQuoted } from "~/conversation/quoted";
 
 export class NotFound extends Error {}
 
@@ -156,14 +157,15 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
     return {
       id: r.id,
       type: r.type,
-      body: r.body,
+      // a mail's quoted history is shown folded (email.quoted), not as the message
+      body: mailById.has(r.id) && r.type === "text" ? splitQuoted(r.body).body : r.body,
       sender: senderOf(r),
       senderUserId: r.senderUserId,
       createdAt: r.createdAt,
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
       reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
-      email: emailView(mailById.get(r.id)),
+      email: emailView(mailById.get(r.id), r),
       notes: notes
         .filter((n) => n.messageId === r.id)
         .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
@@ -179,6 +181,8 @@ export interface EmailView {
   cc: string[];
   subject: string;
   authWarning: "spoofedAgent" | "authFailed" | null;
+  /** A plain-text mail's quoted history, shown folded. */
+  quoted: string | null;
 }
 
 type Addresses = { address: string; name?: string }[];
@@ -203,7 +207,7 @@ export function authWarning(authJson: string): EmailView["authWarning"] {
   return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
 }
 
-function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined): EmailView | null {
+function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined, message: { type: string; body: string }): EmailView | null {
   if (!e) return null;
   return {
     from: shownAddress({ address: e.fromAddress, name: e.fromName }),
@@ -211,6 +215,7 @@ function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSel
     cc: addressList(e.cc),
     subject: e.subject,
     authWarning: e.direction === "in" ? authWarning(e.auth) : null,
+    quoted: message.type === "text" ? splitQuoted(message.body).quoted : null,
   };
 }
 

@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { announce, conversationCreated } from "./events.server";
+import { QUOTED_SEPARATOR } from "./quoted";
 import { fileMessage, insertTicket, senderPriority, systemMessage, touchFromOutside, withUniqueNumber, type StoredFile } from "./model.server";
 
 type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
@@ -24,7 +25,15 @@ export interface NewChannelTicket {
 export interface ReceiveInput {
   /** Append to this ticket, or start a new one. */
   ticket: { id: number } | NewChannelTicket;
-  message: { body: string; type: "text" | "text/html"; senderName: string; /** The list's preview (plain text). */ preview?: string };
+  message: {
+    body: string;
+    type: "text" | "text/html";
+    senderName: string;
+    /** The list's preview (plain text). */
+    preview?: string;
+    /** Plain text only: the history the message quotes, kept folded under it (see splitQuoted). */
+    quoted?: string;
+  };
   /** Stored already (file I/O happens before the transaction): one message each, after the text. */
   files: StoredFile[];
   at?: number;
@@ -50,6 +59,12 @@ export async function receive(input: ReceiveInput): Promise<Received> {
   const { schema } = handle;
   const at = input.at ?? Date.now();
   const preview = (input.message.preview ?? input.message.body).slice(0, 300);
+  // form feeds are the separator's: none may come from outside
+  const plain = (text: string) => text.replace(/\f/g, "");
+  const body =
+    input.message.type !== "text"
+      ? input.message.body
+      : plain(input.message.body) + (input.message.quoted ? QUOTED_SEPARATOR + plain(input.message.quoted) : "");
   const fresh = "channel" in input.ticket ? input.ticket : null;
   const severity = fresh ? await senderPriority(fresh.contactEmail) : "";
 
@@ -73,7 +88,7 @@ export async function receive(input: ReceiveInput): Promise<Received> {
         }
       }
       const rows = [
-        { ticketId: ticket.id, type: input.message.type, body: input.message.body, senderName: input.message.senderName, createdAt: at },
+        { ticketId: ticket.id, type: input.message.type, body, senderName: input.message.senderName, createdAt: at },
         ...input.files.map((f) => fileMessage(ticket.id, f, { senderName: input.message.senderName }, at)),
       ];
       const inserted = await tx.insert(schema.messages).values(rows).returning({ id: schema.messages.id });

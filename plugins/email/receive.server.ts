@@ -152,8 +152,6 @@ function asParsedMail(p: ParsedStream): ParsedMail {
 
 // ---------- body ----------
 
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-
 /** Stricter than the page's: remote images (trackers) and data: URIs are dropped; inline cid: images are kept to be linked to their files. */
 export const MAIL_SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"), "img", "details", "summary"],
@@ -193,7 +191,7 @@ function htmlToText(html: string): string {
 }
 
 /** The message: what is new visible, the quoted history in a <details> fold (works without JS). */
-export function buildBody(text: MessageText | null): { type: "text" | "text/html"; body: string; preview: string } {
+export function buildBody(text: MessageText | null): { type: "text" | "text/html"; body: string; quoted?: string; preview: string } {
   const html = typeof text?.html === "string" ? text.html.slice(0, MAX_HTML_CHARS) : "";
   const plain = (text?.text ?? "").slice(0, MAX_TEXT_CHARS);
   if (html.trim()) {
@@ -209,10 +207,9 @@ export function buildBody(text: MessageText | null): { type: "text" | "text/html
       return { type: "text/html", body: quoted || visible, preview: htmlToText(quoted || visible).slice(0, 300) };
     return { type: "text/html", body: quoted ? visible + QUOTE_FOLD(quoted) : visible, preview: htmlToText(visible).slice(0, 300) };
   }
+  // plain text stays plain: the quoted history is kept beside it (conversation.receive) and folded by the view
   const folded = foldQuoted(plain);
-  if (!folded.quoted) return { type: "text", body: folded.visible, preview: folded.visible.slice(0, 300) };
-  const para = (s: string) => `<p>${escapeHtml(s).replace(/\n/g, "<br>")}</p>`;
-  return { type: "text/html", body: para(folded.visible) + QUOTE_FOLD(para(folded.quoted)), preview: folded.visible.slice(0, 300) };
+  return { type: "text", body: folded.visible, quoted: folded.quoted || undefined, preview: folded.visible.slice(0, 300) };
 }
 
 /** Inline images (src="cid:...") point at their stored file messages; an unknown cid is dropped. */
@@ -348,7 +345,7 @@ async function write(
               receiverEmail,
               channelAccountId: account.id,
             },
-      message: { body: body.body, type: body.type, senderName, preview: body.preview || files[0]?.name || mail.subject },
+      message: { body: body.body, quoted: body.quoted, type: body.type, senderName, preview: body.preview || files[0]?.name || mail.subject },
       files,
       at,
       finishBody: body.type === "text/html" && /src="cid:/i.test(body.body) ? (fileIds) => linkInlineImages(body.body, parsed.files, fileIds) : undefined,

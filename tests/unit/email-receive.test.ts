@@ -331,17 +331,26 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     expect(Buffer.from(await new Response(stored).arrayBuffer()).toString()).toBe("%PDF-1.4 test");
   });
 
-  it("folds quoted history away behind a <details> fold", async () => {
+  it("folds quoted history away: plain text shows what is new, the quote kept beside it; HTML folds it in <details>", async () => {
     const e = await deliver({
       from: "ida@example.com",
       subject: "Re: x",
       body: "Yes please.\n\nOn Mon, 23 Nov 2026 at 10:00, Support <support@omnidesk.localhost> wrote:\n> Shall we refund?\n> Thanks",
     });
-    const [m] = await messagesOf(e.ticketId!);
-    expect(m.type).toBe("text/html");
-    expect(m.body).toMatch(/^<p>Yes please\.<\/p><details/);
-    expect(m.body).toContain("Shall we refund?");
+    const { messages } = await loadMessages(await ticket(e.ticketId));
+    expect(messages[0]).toMatchObject({ type: "text", body: "Yes please." });
+    expect(messages[0].email?.quoted).toContain("Shall we refund?");
     expect((await ticket(e.ticketId)).lastMessage).toBe("Yes please.");
+    const html = await deliver({
+      from: "ida@example.com",
+      subject: "Re: y",
+      html: '<div>Thanks, done.</div><div class="gmail_quote">On Mon, Support wrote:<blockquote>Old text</blockquote></div>',
+    });
+    const [m] = await messagesOf(html.ticketId!);
+    expect(m.type).toBe("text/html");
+    expect(m.body).toMatch(/^<div>Thanks, done\.<\/div><details class="quoted-history"><summary>…<\/summary>/);
+    expect(m.body).toContain("Old text");
+    expect((await ticket(html.ticketId)).lastMessage).toBe("Thanks, done.");
   });
 
   it("survives broken charsets and malformed MIME: a ticket or a clear quarantine", async () => {

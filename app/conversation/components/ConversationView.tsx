@@ -134,7 +134,15 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
           {m.file.name} ({Math.max(1, Math.round(m.file.size / 1024))} KB)
         </a>
       ) : (
-        <p className="text-body">{m.body}</p>
+        <>
+          <p className="text-body">{m.body}</p>
+          {m.email?.quoted ? (
+            <details className="quoted-history">
+              <summary>{t("conversation.email.quoted")}</summary>
+              <p className="quoted-text">{m.email.quoted}</p>
+            </details>
+          ) : null}
+        </>
       )}
       {m.reactions.length ? (
         <p className="reactions">
