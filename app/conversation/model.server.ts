@@ -3,12 +3,12 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
+import { splitQuoted } from "~/conversation/quoted";
 import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
-import { splitQuoted } from "~/conversation/quoted";
 
 export class NotFound extends Error {}
 
