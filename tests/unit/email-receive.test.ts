@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { kindOf } from "~/conversation/channels";
@@ -445,6 +445,52 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     );
     const genuine = await deliver(raw, { source: "imap" });
     expect(JSON.parse((await emailRow(genuine.messageId)).auth)).toMatchObject({ method: "header", dmarc: "pass", authenticated: true, spoofedAgent: false });
+  });
+
+  it("writes nothing when the transaction fails: no ticket, no message, no stored attachment; the job can run again", async () => {
+    const { db, schema } = t.handle;
+    // the email row is the transaction's last write but one: make it fail
+    const exec = (q: SQL) => (dialect === "sqlite" ? db.run(q) : (db as unknown as { execute(q: SQL): Promise<unknown> }).execute(q));
+    if (dialect === "sqlite") await exec(sql`create trigger fail_mail before insert on email_messages begin select raise(abort, 'disk full'); end`);
+    else {
+      await exec(sql`create function fail_mail() returns trigger as $$ begin raise exception 'disk full'; end $$ language plpgsql`);
+      await exec(sql`create trigger fail_mail before insert on email_messages for each row execute function fail_mail()`);
+    }
+    const [{ n: ticketsBefore }] = await db.select({ n: sql<number>`count(*)` }).from(schema.tickets);
+    const filesBefore = countFiles();
+    const raw = [
+      "From: oli@example.com",
+      `To: ${MAILBOX}`,
+      "Subject: With a file",
+      "Message-ID: <oli-1@example.com>",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/mixed; boundary="o"',
+      "",
+      "--o",
+      "Content-Type: text/plain",
+      "",
+      "see file",
+      "--o",
+      "Content-Type: application/pdf; name=a.pdf",
+      "Content-Transfer-Encoding: base64",
+      "",
+      Buffer.from("%PDF-1.4 a").toString("base64"),
+      "--o--",
+      "",
+    ].join("\r\n");
+    await expect(deliver(raw)).rejects.toThrow();
+    const [{ n: ticketsAfter }] = await db.select({ n: sql<number>`count(*)` }).from(schema.tickets);
+    expect(Number(ticketsAfter)).toBe(Number(ticketsBefore));
+    // the raw mail is kept for the next try; the attachment stored before the transaction is gone
+    expect(countFiles()).toBe(filesBefore + 1);
+    if (dialect === "sqlite") await exec(sql`drop trigger fail_mail`);
+    else await exec(sql`drop trigger fail_mail on email_messages; drop function fail_mail()`);
+    const [event] = await db.select().from(schema.inboundEvents).where(eq(schema.inboundEvents.eventKey, "mid:oli-1@example.com"));
+    expect(event.state).toBe("received");
+    await processInboundEvent(event.id);
+    const [done] = await db.select().from(schema.inboundEvents).where(eq(schema.inboundEvents.id, event.id));
+    expect(done.state).toBe("processed");
+    expect((await messagesOf(done.ticketId!)).map((m) => m.fileName)).toEqual([null, "a.pdf"]);
   });
 
   it("keeps 10,000 recipients from becoming 10,000 participants", async () => {
