@@ -3,6 +3,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
+import { splitQuoted } from "~/conversation/quoted";
 import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
@@ -70,6 +71,8 @@ export interface MessageView {
   pinned: boolean;
   file: { name: string; type: string; size: number } | null;
   reply: { id: number; sender: string; body: string } | null;
+  /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
+  email: EmailView | null;
   notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
   reactions: { reaction: string; usernames: string[] }[];
   readBy: string[];
@@ -132,7 +135,7 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
   const { db, schema } = getDb();
   const ids = rows.map((r) => r.id);
   const replyIds = rows.map((r) => r.replyToId).filter((x): x is number => !!x);
-  const [users, notes, reactions, replies, readers] = await Promise.all([
+  const [users, notes, reactions, replies, readers, mails] = await Promise.all([
     db.select({ id: schema.users.id, name: schema.users.name, username: schema.users.username }).from(schema.users),
     db.select().from(schema.messageNotes).where(inArray(schema.messageNotes.messageId, ids)).orderBy(asc(schema.messageNotes.id)),
     db.select().from(schema.messageReactions).where(inArray(schema.messageReactions.messageId, ids)),
@@ -146,7 +149,9 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
       .select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt })
       .from(schema.participants)
       .where(eq(schema.participants.ticketId, ticket.id)),
+    db.select().from(schema.emailMessages).where(inArray(schema.emailMessages.messageId, ids)),
   ]);
+  const mailById = new Map(mails.map((e) => [e.messageId, e]));
   const userById = new Map(users.map((u) => [u.id, u]));
   const senderOf = (r: { senderUserId: number | null; senderName: string }) => (r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName);
   return rows.map((r) => {
@@ -157,13 +162,15 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
     return {
       id: r.id,
       type: r.type,
-      body: r.body,
+      // a mail's quoted history is shown folded (email.quoted), not as the message
+      body: mailById.has(r.id) && r.type === "text" ? splitQuoted(r.body).body : r.body,
       sender: senderOf(r),
       senderUserId: r.senderUserId,
       createdAt: r.createdAt,
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
       reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
+      email: emailView(mailById.get(r.id), r),
       notes: notes
         .filter((n) => n.messageId === r.id)
         .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
@@ -173,6 +180,50 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
       deliveryError: r.deliveryError,
     };
   });
+}
+
+export interface EmailView {
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  authWarning: "spoofedAgent" | "authFailed" | null;
+  /** A plain-text mail's quoted history, shown folded. */
+  quoted: string | null;
+}
+
+type Addresses = { address: string; name?: string }[];
+const shownAddress = (a: { address: string; name?: string }) => (a.name ? `${a.name} <${a.address}>` : a.address);
+const addressList = (json: string) => {
+  try {
+    return (JSON.parse(json) as Addresses).map(shownAddress);
+  } catch {
+    return [];
+  }
+};
+
+/** The warning a mail's stored verdicts call for (plugins/email writes them). */
+export function authWarning(authJson: string): EmailView["authWarning"] {
+  let auth: { spoofedAgent?: boolean; spf?: string; dkim?: string; dmarc?: string };
+  try {
+    auth = JSON.parse(authJson || "{}");
+  } catch {
+    return null;
+  }
+  if (auth.spoofedAgent) return "spoofedAgent";
+  return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
+}
+
+function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined, message: { type: string; body: string }): EmailView | null {
+  if (!e) return null;
+  return {
+    from: shownAddress({ address: e.fromAddress, name: e.fromName }),
+    to: addressList(e.to),
+    cc: addressList(e.cc),
+    subject: e.subject,
+    authWarning: e.direction === "in" ? authWarning(e.auth) : null,
+    quoted: message.type === "text" ? splitQuoted(message.body).quoted : null,
+  };
 }
 
 export interface StoredFile {
@@ -250,6 +301,21 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
     .update(p)
     .set({ unread: sql`${p.userId} <> ${actorId}`, lastReadAt: sql`case when ${p.userId} = ${actorId} then ${at} else ${p.lastReadAt} end` })
     .where(and(eq(p.ticketId, ticketId), or(eq(p.userId, actorId), eq(p.unread, false))));
+}
+
+/** New activity from outside (a customer's message): the conversation moves up the lists and is unread for all its people. */
+export async function touchFromOutside(tx: Tx, ticketId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
+  const { schema } = getDb();
+  const p = schema.participants;
+  await tx
+    .update(schema.tickets)
+    .set({ ...set, updatedAt: at })
+    .where(eq(schema.tickets.id, ticketId));
+  // only rows that change, so the unread_counts triggers fire once per person
+  await tx
+    .update(p)
+    .set({ unread: true })
+    .where(and(eq(p.ticketId, ticketId), eq(p.unread, false)));
 }
 
 export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
@@ -588,7 +654,7 @@ export async function senderPriority(contactEmail: string) {
 
 type NewTicket = Pick<
   typeof import("@db/schema/sqlite").tickets.$inferInsert,
-  "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity"
+  "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity" | "receiverEmail" | "channelAccountId"
 >;
 
 /**
@@ -613,7 +679,7 @@ export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: stri
 }
 
 /** A message carrying one stored file: an image, or a file of its own mime type. */
-function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: number; senderName?: string }, at: number) {
+export function fileMessage(ticketId: number, f: StoredFile, sender: { senderUserId?: number; senderName?: string }, at: number) {
   return {
     ticketId,
     type: f.type.startsWith("image/") ? "image" : f.type,

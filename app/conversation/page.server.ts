@@ -18,9 +18,13 @@ import { refuse } from "~/forms.server";
 import { listParams, listSearch } from "~/list-params";
 
 const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"),
+  // details/summary: a mail's quoted history, folded without JS; img: a mail's inline images, served
+  // from our own /files (a remote source, a tracker, is never loaded)
+  allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"), "details", "summary", "img"],
   allowedAttributes: { a: ["href", "title"], img: ["src", "alt"], td: ["colspan", "rowspan"], th: ["colspan", "rowspan"] },
   allowedSchemes: ["http", "https", "mailto", "cid"],
+  allowedSchemesByTag: { img: ["cid"] },
+  allowProtocolRelative: false,
   transformTags: { a: sanitizeHtml.simpleTransform("a", { rel: "noopener noreferrer nofollow", target: "_blank" }) },
 };
 

@@ -118,6 +118,7 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
         </time>
         {m.pinned ? <span className="badge">{t("conversation.pinned")}</span> : null}
       </header>
+      {m.email ? <EmailMeta email={m.email} /> : null}
       {m.reply ? (
         <blockquote className="reply-quote">
           <a href={`#m-${m.reply.id}`}>{m.reply.sender}</a>: {m.reply.body}
@@ -134,7 +135,15 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
           {m.file.name} ({Math.max(1, Math.round(m.file.size / 1024))} KB)
         </a>
       ) : (
-        <p className="text-body">{m.body}</p>
+        <>
+          <p className="text-body">{m.body}</p>
+          {m.email?.quoted ? (
+            <details className="quoted-history">
+              <summary>{t("conversation.email.quoted")}</summary>
+              <p className="quoted-text">{m.email.quoted}</p>
+            </details>
+          ) : null}
+        </>
       )}
       {m.deliveryState ? <Delivery message={m} /> : null}
       {m.reactions.length ? (
@@ -421,5 +430,36 @@ function ChoiceForm(props: {
         {props.submit}
       </button>
     </Form>
+  );
+}
+
+const SHOWN_RECIPIENTS = 10;
+
+/** A mail's From/To/Cc in one compact block, and the warning when its sender is not who it claims. */
+function EmailMeta({ email }: { email: NonNullable<Message["email"]> }) {
+  const { t } = useTranslation();
+  const people = (list: string[]) =>
+    list.slice(0, SHOWN_RECIPIENTS).join(", ") +
+    (list.length > SHOWN_RECIPIENTS ? ` ${t("conversation.email.more", { count: list.length - SHOWN_RECIPIENTS })}` : "");
+  return (
+    <>
+      {email.authWarning ? <p className="auth-warning">{t(`conversation.email.${email.authWarning}`)}</p> : null}
+      <dl className="email-meta">
+        <dt>{t("conversation.email.from")}</dt>
+        <dd>{email.from}</dd>
+        {email.to.length ? (
+          <>
+            <dt>{t("conversation.email.to")}</dt>
+            <dd>{people(email.to)}</dd>
+          </>
+        ) : null}
+        {email.cc.length ? (
+          <>
+            <dt>{t("conversation.cc")}</dt>
+            <dd>{people(email.cc)}</dd>
+          </>
+        ) : null}
+      </dl>
+    </>
   );
 }

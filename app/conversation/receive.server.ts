@@ -1,0 +1,114 @@
+// conversation.receive: the one way a customer's message from a channel (a mail, later WhatsApp,
+// LINE, ...) enters. The ticket (new or appended), its messages and files, and the channel's own
+// rows (written by the channel's callback) go in one transaction, so nothing is half-written; the
+// events follow once it has committed.
+import { eq } from "drizzle-orm";
+import { getDb, type Tx } from "@db/client";
+import { SERVER_EVENTS } from "~/realtime-events";
+import { announce, conversationCreated } from "./events.server";
+import { QUOTED_SEPARATOR } from "./quoted";
+import { fileMessage, insertTicket, senderPriority, systemMessage, touchFromOutside, withUniqueNumber, type StoredFile } from "./model.server";
+
+type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
+
+export interface NewChannelTicket {
+  channel: string;
+  title: string;
+  contactName: string;
+  contactEmail: string;
+  departmentId: number | null;
+  /** The address the customer wrote to (spec receiver_email). */
+  receiverEmail: string;
+  channelAccountId: number | null;
+}
+
+export interface ReceiveInput {
+  /** Append to this ticket, or start a new one. */
+  ticket: { id: number } | NewChannelTicket;
+  message: {
+    body: string;
+    type: "text" | "text/html";
+    senderName: string;
+    /** The list's preview (plain text). */
+    preview?: string;
+    /** Plain text only: the history the message quotes, kept folded under it (see splitQuoted). */
+    quoted?: string;
+  };
+  /** Stored already (file I/O happens before the transaction): one message each, after the text. */
+  files: StoredFile[];
+  at?: number;
+  /** The text's final form once the files' message ids are known (a mail's inline images link to their files). */
+  finishBody?: (fileMessageIds: number[]) => string;
+  /** The channel's own rows, in the same transaction; messageIds: the text first, then one per file. */
+  inTransaction?: (tx: Tx, written: { ticket: TicketRow; messageIds: number[]; created: boolean }) => Promise<void>;
+}
+
+export interface Received {
+  ticket: TicketRow;
+  messageIds: number[];
+  created: boolean;
+  reopened: boolean;
+}
+
+export class TicketGone extends Error {}
+
+const RESOLVED = 2;
+
+export async function receive(input: ReceiveInput): Promise<Received> {
+  const handle = getDb();
+  const { schema } = handle;
+  const at = input.at ?? Date.now();
+  const preview = (input.message.preview ?? input.message.body).slice(0, 300);
+  // form feeds are the separator's: none may come from outside
+  const plain = (text: string) => text.replace(/\f/g, "");
+  const body =
+    input.message.type !== "text"
+      ? input.message.body
+      : plain(input.message.body) + (input.message.quoted ? QUOTED_SEPARATOR + plain(input.message.quoted) : "");
+  const fresh = "channel" in input.ticket ? input.ticket : null;
+  const severity = fresh ? await senderPriority(fresh.contactEmail) : "";
+
+  const write = () =>
+    handle.transaction(async (tx) => {
+      let ticket: TicketRow;
+      let reopened = false;
+      if (fresh) {
+        ticket = await insertTicket(tx, { ...fresh, severity }, preview, at);
+      } else {
+        const [row] = await tx
+          .select()
+          .from(schema.tickets)
+          .where(eq(schema.tickets.id, (input.ticket as { id: number }).id));
+        if (!row) throw new TicketGone();
+        ticket = row;
+        // the customer wrote again: a resolved or closed ticket is open once more
+        if (ticket.status >= RESOLVED) {
+          await systemMessage(tx, ticket.id, { event: "status", by: input.message.senderName, status: 0 }, at);
+          reopened = true;
+        }
+      }
+      const rows = [
+        { ticketId: ticket.id, type: input.message.type, body, senderName: input.message.senderName, createdAt: at },
+        ...input.files.map((f) => fileMessage(ticket.id, f, { senderName: input.message.senderName }, at)),
+      ];
+      const inserted = await tx.insert(schema.messages).values(rows).returning({ id: schema.messages.id });
+      const messageIds = inserted.map((r) => r.id);
+      if (input.finishBody)
+        await tx
+          .update(schema.messages)
+          .set({ body: input.finishBody(messageIds.slice(1)) })
+          .where(eq(schema.messages.id, messageIds[0]));
+      if (!fresh) await touchFromOutside(tx, ticket.id, at, { lastMessage: preview, ...(reopened ? { status: 0 } : {}) });
+      if (reopened) ticket = { ...ticket, status: 0 };
+      await input.inTransaction?.(tx, { ticket, messageIds, created: !!fresh });
+      return { ticket, messageIds, created: !!fresh, reopened };
+    });
+
+  const result = fresh ? await withUniqueNumber(write) : await write();
+  if (result.created) conversationCreated(result.ticket, { department: true });
+  else {
+    await announce(result.ticket, SERVER_EVENTS.newMessage, { messageIds: result.messageIds });
+    if (result.reopened) await announce(result.ticket, SERVER_EVENTS.ticketStatusChanged, { status: 0 });
+  }
+  return result;
+}
