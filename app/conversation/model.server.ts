@@ -3,7 +3,6 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
-import { splitQuoted } from "~/conversation/quoted";
 import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
@@ -162,8 +161,7 @@ async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/sch
     return {
       id: r.id,
       type: r.type,
-      // a mail's quoted history is shown folded (email.quoted), not as the message
-      body: mailById.has(r.id) && r.type === "text" ? splitQuoted(r.body).body : r.body,
+      body: r.body,
       sender: senderOf(r),
       senderUserId: r.senderUserId,
       createdAt: r.createdAt,
@@ -214,7 +212,7 @@ export function authWarning(authJson: string): EmailView["authWarning"] {
   return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
 }
 
-function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined, message: { type: string; body: string }): EmailView | null {
+function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined, message: { quoted: string | null }): EmailView | null {
   if (!e) return null;
   return {
     from: shownAddress({ address: e.fromAddress, name: e.fromName }),
@@ -222,7 +220,7 @@ function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSel
     cc: addressList(e.cc),
     subject: e.subject,
     authWarning: e.direction === "in" ? authWarning(e.auth) : null,
-    quoted: message.type === "text" ? splitQuoted(message.body).quoted : null,
+    quoted: message.quoted,
   };
 }
 

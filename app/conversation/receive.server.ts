@@ -6,7 +6,6 @@ import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { announce, conversationCreated } from "./events.server";
-import { QUOTED_SEPARATOR } from "./quoted";
 import { fileMessage, insertTicket, senderPriority, systemMessage, touchFromOutside, withUniqueNumber, type StoredFile } from "./model.server";
 
 type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
@@ -31,7 +30,7 @@ export interface ReceiveInput {
     senderName: string;
     /** The list's preview (plain text). */
     preview?: string;
-    /** Plain text only: the history the message quotes, kept folded under it (see splitQuoted). */
+    /** The history the message quotes, kept apart (messages.quoted) and folded under it by the view. */
     quoted?: string;
   };
   /** Stored already (file I/O happens before the transaction): one message each, after the text. */
@@ -59,12 +58,6 @@ export async function receive(input: ReceiveInput): Promise<Received> {
   const { schema } = handle;
   const at = input.at ?? Date.now();
   const preview = (input.message.preview ?? input.message.body).slice(0, 300);
-  // form feeds are the separator's: none may come from outside
-  const plain = (text: string) => text.replace(/\f/g, "");
-  const body =
-    input.message.type !== "text"
-      ? input.message.body
-      : plain(input.message.body) + (input.message.quoted ? QUOTED_SEPARATOR + plain(input.message.quoted) : "");
   const fresh = "channel" in input.ticket ? input.ticket : null;
   const severity = fresh ? await senderPriority(fresh.contactEmail) : "";
 
@@ -88,7 +81,14 @@ export async function receive(input: ReceiveInput): Promise<Received> {
         }
       }
       const rows = [
-        { ticketId: ticket.id, type: input.message.type, body, senderName: input.message.senderName, createdAt: at },
+        {
+          ticketId: ticket.id,
+          type: input.message.type,
+          body: input.message.body,
+          quoted: input.message.quoted || null,
+          senderName: input.message.senderName,
+          createdAt: at,
+        },
         ...input.files.map((f) => fileMessage(ticket.id, f, { senderName: input.message.senderName }, at)),
       ];
       const inserted = await tx.insert(schema.messages).values(rows).returning({ id: schema.messages.id });

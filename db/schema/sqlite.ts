@@ -199,6 +199,8 @@ export const messages = sqliteTable(
     deliveryState: text("delivery_state").notNull().default(""),
     /** The provider's reason when failed, or why it waits (no mail server configured). */
     deliveryError: text("delivery_error"),
+    /** The history a customer's message quotes (a mail's earlier conversation), kept apart so the view folds it and search skips it. */
+    quoted: text("quoted"),
     createdAt: time("created_at").notNull(),
   },
   (t) => [index("messages_ticket_created_idx").on(t.ticketId, t.createdAt)],

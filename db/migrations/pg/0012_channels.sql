@@ -91,6 +91,7 @@ CREATE TABLE "jobs" (
 --> statement-breakpoint
 ALTER TABLE "messages" ADD COLUMN "delivery_state" text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE "messages" ADD COLUMN "delivery_error" text;--> statement-breakpoint
+ALTER TABLE "messages" ADD COLUMN "quoted" text;--> statement-breakpoint
 ALTER TABLE "tickets" ADD COLUMN "receiver_email" text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE "tickets" ADD COLUMN "channel_account_id" integer;--> statement-breakpoint
 ALTER TABLE "channel_accounts" ADD CONSTRAINT "channel_accounts_department_id_departments_id_fk" FOREIGN KEY ("department_id") REFERENCES "public"."departments"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint

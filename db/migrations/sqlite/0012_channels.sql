@@ -108,5 +108,6 @@ CREATE UNIQUE INDEX `jobs_key_idx` ON `jobs` (`key`);--> statement-breakpoint
 CREATE INDEX `jobs_due_idx` ON `jobs` (`state`,`run_at`);--> statement-breakpoint
 ALTER TABLE `messages` ADD `delivery_state` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `messages` ADD `delivery_error` text;--> statement-breakpoint
+ALTER TABLE `messages` ADD `quoted` text;--> statement-breakpoint
 ALTER TABLE `tickets` ADD `receiver_email` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `tickets` ADD `channel_account_id` integer;
