@@ -85,7 +85,9 @@ for (const javaScriptEnabled of [true, false]) {
       expect([answer.references].flat()).toContain(first.messageId);
       expect(answer.to && "value" in answer.to ? answer.to.value.map((a) => a.address) : []).toContain(customer);
       expect(answer.attachments.map((a) => [a.filename, a.content.toString()])).toContainEqual(["manual.txt", `reset steps ${run}`]);
-      await expect(page.locator(".delivery-state").last()).toContainText("Sent");
+      const sent = page.locator(".message", { hasText: `Please try the reset button. ${run}` }).getByText("Sent", { exact: true });
+      if (javaScriptEnabled) await expect(sent).toBeVisible();
+      else await seeAfterReloads(page, sent);
 
       // the customer answers from a client that drops In-Reply-To but keeps References and the reply address
       const replyTo = answer.replyTo && "value" in answer.replyTo ? answer.replyTo.value[0].address! : MAILBOX;
