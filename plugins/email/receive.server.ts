@@ -18,12 +18,11 @@ import { enabledAccounts } from "@plugins/channels/accounts.server";
 import { markEventProcessed } from "@plugins/channels/inbound.server";
 import { authenticateSmtp, authOff, verdictFromHeader, type AuthVerdict } from "./auth.server";
 import { databaseLookup } from "./lookup.server";
+import { mailMaxBytes } from "./store-mail.server";
 import { inboundMailFromParsed } from "./parsed-mail";
 import { foldQuoted } from "./quoted";
 import { decideThreading, normalizeAddress, threadIndexRoot, type InboundMail, type MailAddress, type ThreadingDecision } from "./threading";
 
-/** A mail larger than this is refused (kept in quarantine); a 60 MB mail still goes through. MAIL_MAX_BYTES changes it. */
-const maxMailBytes = () => Number(process.env.MAIL_MAX_BYTES) || 80 * 1024 * 1024;
 /** What of a mail's text and HTML is kept as the message. */
 const MAX_HTML_CHARS = 2 * 1024 * 1024;
 const MAX_TEXT_CHARS = 512 * 1024;
@@ -60,7 +59,7 @@ async function parseStream(raw: Readable): Promise<ParsedStream> {
   const storage = fileStorage();
   const out: ParsedStream = { headers: new Map() as Headers, headerLines: [], text: null, files: [], reports: [] };
   let size = 0;
-  const limit = maxMailBytes();
+  const limit = mailMaxBytes();
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
@@ -263,7 +262,7 @@ export async function receiveMail(event: InboundEvent, account: ChannelAccount |
   try {
     parsed = await parseStream(await event.raw());
   } catch (error) {
-    if (error instanceof TooLarge) return quarantined(`mail larger than ${Math.round(maxMailBytes() / 1024 / 1024)} MB`);
+    if (error instanceof TooLarge) return quarantined(`mail larger than ${Math.round(mailMaxBytes() / 1024 / 1024)} MB`);
     return quarantined(`malformed mail: ${(error as Error).message || String(error)}`.slice(0, 500));
   }
   try {

@@ -13,9 +13,8 @@ import type { ChannelAccount } from "@plugins/channels/adapter";
 import { fileStorage, TooLarge, type FileStorage } from "~/storage.server";
 import { MAIL_PROVIDER, mailEventKey } from "./event-key";
 import { normalizeAddress, tokenFromAddress } from "./threading";
+import { DEFAULT_MAIL_MAX_BYTES } from "./store-mail.server";
 
-/** 75 MB: a 50 MB attachment is about 68 MB once base64-encoded. */
-export const DEFAULT_MAIL_MAX_BYTES = 75 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
 /** Past this, the header section is an attack or garbage, not mail. */
 export const MAX_HEADER_BYTES = 1024 * 1024;

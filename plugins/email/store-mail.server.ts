@@ -7,8 +7,9 @@ import { recordInboundEvent } from "@plugins/channels/inbound.server";
 import { fileStorage } from "~/storage.server";
 import { MAIL_PROVIDER, mailEventKey } from "./event-key";
 
-/** The largest mail fetched (MAIL_MAX_BYTES, default 75 MB): a mailbox can hold anything. */
-export const mailMaxBytes = () => Number(process.env.MAIL_MAX_BYTES) || 75 * 1024 * 1024;
+/** The largest mail taken in, however it comes (MAIL_MAX_BYTES): a 50 MB attachment is about 68 MB encoded. */
+export const DEFAULT_MAIL_MAX_BYTES = 75 * 1024 * 1024;
+export const mailMaxBytes = () => (Number(process.env.MAIL_MAX_BYTES) > 0 ? Number(process.env.MAIL_MAX_BYTES) : DEFAULT_MAIL_MAX_BYTES);
 
 export async function storeFetchedMail(input: {
   accountId: number;
