@@ -4,7 +4,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { simpleParser } from "mailparser";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { startGraphStandin, type GraphStandin } from "../support/graph-standin";
 import { accountRow, loadAccount, saveAccount, writeCursor } from "@plugins/channels/accounts.server";
@@ -16,16 +17,6 @@ import { forgetGraphTokens } from "@plugins/email/graph/client.server";
 import { GRAPH_CURSOR, pollGraph } from "@plugins/email/graph/delta.server";
 import { PermanentFailure } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
-
-// composing the reply is the outbound helper's (plugins/email/outbound.server.ts); here only what
-// Graph receives matters, so the composed MIME is a fixed one
-const composed = {
-  mime: Buffer.from("From: support@contoso.example\r\nTo: customer@example.com\r\nSubject: Re: help\r\nMessage-ID: <reply-1@desk.example>\r\n\r\nHello ü\r\n"),
-  messageId: "<reply-1@desk.example>",
-  to: ["customer@example.com"],
-  cc: [],
-};
-vi.mock("@plugins/email/outbound.server", () => ({ composeReply: async () => composed }));
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-graph-data-"));
 process.env.DATA_DIR = dataDir;
@@ -152,10 +143,30 @@ describe.each(DIALECTS)("Microsoft Graph mail (%s)", (dialect) => {
   }, 60_000);
 
   it("sends a reply as base64 MIME through sendMail; Graph's refusals are final, throttling is not", async () => {
-    const message = { ticketId: 1, messageIds: [1], to: [], cc: [] };
-    expect(await adapter.send(message, account)).toEqual({ providerRef: "<reply-1@desk.example>" });
+    // an agent's reply on a Graph ticket, as the reply form writes it
+    const { db, schema } = t.handle;
+    const now = Date.now();
+    const [ticket] = await db
+      .insert(schema.tickets)
+      .values({
+        ticketNumber: 700000 + seq,
+        title: "Help",
+        channel: "GRAPH_EMAIL",
+        contactEmail: "customer@example.com",
+        channelAccountId: account.id,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const [reply] = await db.insert(schema.messages).values({ ticketId: ticket.id, type: "text", body: "Hello ü", createdAt: now }).returning();
+    const message = { ticketId: ticket.id, messageIds: [reply.id], to: [], cc: [] };
+    const { providerRef } = await adapter.send(message, account);
     expect(graph.sent).toHaveLength(1);
-    expect(graph.sent[0].equals(composed.mime)).toBe(true);
+    const sent = await simpleParser(graph.sent[0]);
+    expect(sent.messageId).toBe(providerRef);
+    expect(sent.subject).toBe(`Re: [#${ticket.ticketNumber}] Help`);
+    expect(sent.text?.trim()).toBe("Hello ü");
+    expect(sent.to && "value" in sent.to ? sent.to.value.map((a) => a.address) : []).toEqual(["customer@example.com"]);
 
     graph.failNextSend(400, "ErrorInvalidRecipients", "At least one recipient is not valid.");
     const refused = await adapter.send(message, account).catch((e) => e);
