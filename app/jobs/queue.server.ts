@@ -182,11 +182,14 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     }
   }
 
+  let full = false;
   /** One pass: claims and runs what is due, a few at once (sends and parsing wait on I/O); answers how many were done. */
   async function runOnce() {
     let done = 0;
     const at = now();
     const rows = await due(at);
+    // a full batch: there may be more due, so the next pass starts at once instead of after a poll
+    full = rows.length >= BATCH;
     const lane = async () => {
       for (let row = rows.shift(); row; row = rows.shift()) {
         const claimed = await claim(row, at);
@@ -215,7 +218,7 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       .catch((error) => log(`job worker: ${String(error)}`))
       .finally(() => {
         running = undefined;
-        const next = again;
+        const next = again || full;
         again = false;
         schedule(next ? 0 : (options.pollMs ?? POLL_MS));
       });

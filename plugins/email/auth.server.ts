@@ -6,8 +6,13 @@
 // - over IMAP or Graph we never saw the sending server, so we read the topmost Authentication-Results
 //   header: the one the receiving provider (Gmail, Microsoft 365, ...) adds on delivery. Anything a
 //   sender forged sits below it and is ignored. A mail without one is unauthenticated.
+// - over our SMTP listener from a loopback or private address: that is the relay in front of us (your
+//   MX, Postfix), not the sender; its topmost Authentication-Results counts, as for IMAP.
 // Without network (or past the timeout) the verdict is temperror, never a crash; MAIL_AUTH=off skips.
+// DNS answers are kept a few minutes: a burst of mail from one domain asks once.
 import os from "node:os";
+import { BlockList, isIP } from "node:net";
+import { promises as dns } from "node:dns";
 import type { Readable } from "node:stream";
 import { authenticate as mailauth } from "mailauth";
 
@@ -30,6 +35,39 @@ let injectedResolver: Resolver | undefined;
 export function setAuthResolver(resolver: Resolver | undefined) {
   injectedResolver = resolver;
 }
+
+// relays in front of the listener: loopback, private and link-local networks
+const relays = new BlockList();
+relays.addSubnet("127.0.0.0", 8, "ipv4");
+relays.addSubnet("10.0.0.0", 8, "ipv4");
+relays.addSubnet("172.16.0.0", 12, "ipv4");
+relays.addSubnet("192.168.0.0", 16, "ipv4");
+relays.addSubnet("169.254.0.0", 16, "ipv4");
+relays.addAddress("::1", "ipv6");
+relays.addSubnet("fc00::", 7, "ipv6");
+relays.addSubnet("fe80::", 10, "ipv6");
+
+/** A client on our own networks is a relay that handed the mail on, not the sending server. */
+export function isRelayAddress(ip: string): boolean {
+  const plain = ip.replace(/^::ffff:(?=\d+\.)/, "");
+  const family = isIP(plain);
+  return family === 4 ? relays.check(plain, "ipv4") : family === 6 ? relays.check(plain, "ipv6") : false;
+}
+
+const DNS_KEEP_MS = 5 * 60_000;
+const dnsAnswers = new Map<string, { until: number; answer: Promise<unknown> }>();
+/** mailauth's lookups through the system resolver, each answer (or its NXDOMAIN) kept for a while. */
+const cachingResolver: Resolver = (name, rrtype) => {
+  const key = `${rrtype} ${name.toLowerCase()}`;
+  const now = Date.now();
+  const kept = dnsAnswers.get(key);
+  if (kept && kept.until > now) return kept.answer;
+  if (dnsAnswers.size > 10_000) dnsAnswers.clear();
+  const answer = dns.resolve(name, rrtype as "TXT");
+  answer.catch(() => {});
+  dnsAnswers.set(key, { until: now + DNS_KEEP_MS, answer });
+  return answer;
+};
 
 const timeoutMs = () => Number(process.env.MAIL_AUTH_TIMEOUT_MS) || 10_000;
 
@@ -64,7 +102,7 @@ export async function authenticateSmtp(
     helo: opts.helo,
     sender: opts.sender,
     mta: opts.mta ?? os.hostname(),
-    resolver: injectedResolver as never,
+    resolver: (injectedResolver ?? cachingResolver) as never,
     disableArc: true,
     disableBimi: true,
   });

@@ -16,7 +16,7 @@ import { fileStorage, TooLarge } from "~/storage.server";
 import type { ChannelAccount, InboundEvent, ReceiveOutcome } from "@plugins/channels/adapter";
 import { enabledAccounts } from "@plugins/channels/accounts.server";
 import { markEventProcessed } from "@plugins/channels/inbound.server";
-import { authenticateSmtp, authOff, verdictFromHeader, type AuthVerdict } from "./auth.server";
+import { authenticateSmtp, authOff, isRelayAddress, verdictFromHeader, type AuthVerdict } from "./auth.server";
 import { databaseLookup } from "./lookup.server";
 import { mailMaxBytes } from "./store-mail.server";
 import { inboundMailFromParsed } from "./parsed-mail";
@@ -226,8 +226,9 @@ export function linkInlineImages(html: string, files: { contentId: string | null
 async function verdictOf(event: InboundEvent, from: string, headerLines: HeaderLines): Promise<AuthVerdict> {
   if (process.env.MAIL_AUTH === "off") return authOff();
   const meta = event.meta as { ip?: string; helo?: string; mailFrom?: string };
-  if (event.source === "smtp" && meta.ip)
+  if (event.source === "smtp" && meta.ip && !isRelayAddress(meta.ip))
     return authenticateSmtp(await event.raw(), { ip: meta.ip, helo: meta.helo, sender: meta.mailFrom || undefined, fromAddress: from });
+  // IMAP, Graph, or a relay of ours handed it on: the receiving server's own header counts
   const topmost = headerLines.find((l) => l.key === "authentication-results");
   return verdictFromHeader(topmost ? topmost.line.slice(topmost.line.indexOf(":") + 1) : null);
 }

@@ -15,7 +15,7 @@ import { loadMessages } from "~/conversation/model.server";
 import { accountByAddress, saveAccount } from "@plugins/channels/accounts.server";
 import { processInboundEvent, storeInboundEvent } from "@plugins/channels/inbound.server";
 import { mailEventKey, MAIL_PROVIDER } from "@plugins/email/event-key";
-import { authenticateSmtp, setAuthResolver } from "@plugins/email/auth.server";
+import { authenticateSmtp, isRelayAddress, setAuthResolver } from "@plugins/email/auth.server";
 import { dataDir } from "@db/client";
 import { normalizeMessageId, threadIndexRoot } from "@plugins/email/threading";
 
@@ -380,6 +380,36 @@ describe.each(DIALECTS)("inbound mail on %s", (dialect) => {
     // a customer's mail from a server its domain does not allow: stored, with the failed-check warning
     const forged = await deliver({ from: "ceo@bank.example", subject: "Wire the money" }, { ip: BAD_IP });
     expect((await loadMessages(await ticket(forged.ticketId))).messages[0].email?.authWarning).toBe("authFailed");
+  });
+
+  it("takes the verdict of our own relay (a loopback or private client) from its Authentication-Results, not from SPF of the relay", async () => {
+    const viaRelay = (results: string | null, subject: string) =>
+      deliver(
+        [
+          ...(results ? [`Authentication-Results: mx.omnidesk.localhost; ${results}`] : []),
+          "From: Rita <rita@example.com>",
+          `To: ${MAILBOX}`,
+          `Subject: ${subject}`,
+          `Message-ID: <${subject.replace(/\W/g, "")}-${Date.now()}@example.com>`,
+          "",
+          "Hello",
+          "",
+        ].join("\r\n"),
+        { ip: "127.0.0.1" },
+      );
+    const passed = await viaRelay("spf=pass smtp.mailfrom=example.com; dkim=pass header.d=example.com; dmarc=pass header.from=example.com", "relayed pass");
+    expect(JSON.parse((await emailRow(passed.messageId)).auth)).toMatchObject({ dmarc: "pass", authenticated: true, method: "header" });
+    const unchecked = await viaRelay(null, "relayed unchecked");
+    const auth = JSON.parse((await emailRow(unchecked.messageId)).auth);
+    expect(auth).toMatchObject({ authenticated: false, method: "header" });
+    // nothing failed, so the agent is not warned about it
+    expect((await loadMessages(await ticket(unchecked.ticketId))).messages[0].email?.authWarning).toBeNull();
+    expect([isRelayAddress("10.1.2.3"), isRelayAddress("::ffff:192.168.1.5"), isRelayAddress("fd00::1"), isRelayAddress("203.0.113.9")]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("refuses a mail over the size limit with a reason, keeping no file and no ticket", async () => {
