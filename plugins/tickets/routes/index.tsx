@@ -1,0 +1,23 @@
+// /ticket: the ticket list (the frame's list panel) beside an empty detail column, until a ticket
+// is chosen (spec: the empty page says 'its empty').
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { useTranslation } from "react-i18next";
+import { guardPluginRoute } from "~/context.server";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await guardPluginRoute(request, context);
+  return json({});
+}
+
+export default function NoTicketChosen() {
+  const { t } = useTranslation();
+  return (
+    <section className="empty-detail" aria-labelledby="empty-detail-title">
+      <h1 id="empty-detail-title" className="sr-only">
+        {t("plugin_tickets.menu.ticket")}
+      </h1>
+      <p className="muted">{t("plugin_tickets.empty")}</p>
+    </section>
+  );
+}
