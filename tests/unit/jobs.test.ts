@@ -94,6 +94,26 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     for (const key of keys) expect(await row(key)).toMatchObject({ state: "done", attempts: 1 });
   });
 
+  it("works through a backlog larger than one batch without waiting for the next poll, a few jobs at once", async () => {
+    const keys = Array.from({ length: 70 }, (_, i) => `backlog-${i}`);
+    for (const key of keys) await add(key);
+    let running = 0;
+    let most = 0;
+    for (const key of keys)
+      behaviour.set(key, async () => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 2));
+        running--;
+      });
+    // polls an hour apart: only going on at once after a full batch gets through all 70 now
+    const w = createJobWorker({ now: () => clock, pollMs: 60 * MINUTE, concurrency: 4, log: () => undefined });
+    workers.push(w);
+    w.start();
+    await expect.poll(() => runs.length, { timeout: 10_000 }).toBe(70);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(4);
+  });
+
   it("runs a job again once the lease of a node that died mid-job runs out", async () => {
     await add("crashed");
     const { db, schema } = t.handle;
