@@ -283,7 +283,10 @@ export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent
   await tx.insert(schema.messages).values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at });
 }
 
-/** New activity: the conversation moves up the lists and is unread for everyone but the actor. */
+/** The actor of activity from outside (a customer's mail, a live chat visitor): nobody of the desk. */
+export const FROM_OUTSIDE = -1;
+
+/** New activity: the conversation moves up the lists and is unread for everyone but the actor (FROM_OUTSIDE: for everyone). */
 export async function touch(tx: Tx, ticketId: number, actorId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
   const { schema } = getDb();
   const p = schema.participants;
@@ -299,21 +302,6 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
     .update(p)
     .set({ unread: sql`${p.userId} <> ${actorId}`, lastReadAt: sql`case when ${p.userId} = ${actorId} then ${at} else ${p.lastReadAt} end` })
     .where(and(eq(p.ticketId, ticketId), or(eq(p.userId, actorId), eq(p.unread, false))));
-}
-
-/** New activity from outside (a customer's message): the conversation moves up the lists and is unread for all its people. */
-export async function touchFromOutside(tx: Tx, ticketId: number, at: number, set: Partial<typeof import("@db/schema/sqlite").tickets.$inferInsert> = {}) {
-  const { schema } = getDb();
-  const p = schema.participants;
-  await tx
-    .update(schema.tickets)
-    .set({ ...set, updatedAt: at })
-    .where(eq(schema.tickets.id, ticketId));
-  // only rows that change, so the unread_counts triggers fire once per person
-  await tx
-    .update(p)
-    .set({ unread: true })
-    .where(and(eq(p.ticketId, ticketId), eq(p.unread, false)));
 }
 
 export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {

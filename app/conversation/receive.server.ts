@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { announce, conversationCreated } from "./events.server";
-import { fileMessage, insertTicket, senderPriority, systemMessage, touchFromOutside, withUniqueNumber, type StoredFile } from "./model.server";
+import { fileMessage, insertTicket, senderPriority, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, type StoredFile } from "./model.server";
 
 type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
 
@@ -98,7 +98,7 @@ export async function receive(input: ReceiveInput): Promise<Received> {
           .update(schema.messages)
           .set({ body: input.finishBody(messageIds.slice(1)) })
           .where(eq(schema.messages.id, messageIds[0]));
-      if (!fresh) await touchFromOutside(tx, ticket.id, at, { lastMessage: preview, ...(reopened ? { status: 0 } : {}) });
+      if (!fresh) await touch(tx, ticket.id, FROM_OUTSIDE, at, { lastMessage: preview, ...(reopened ? { status: 0 } : {}) });
       if (reopened) ticket = { ...ticket, status: 0 };
       await input.inTransaction?.(tx, { ticket, messageIds, created: !!fresh });
       return { ticket, messageIds, created: !!fresh, reopened };

@@ -9,7 +9,7 @@ import sanitizeHtml from "sanitize-html";
 import { getDb } from "@db/client";
 import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
 import { AccessDenied, canRead, readableBy, type Reader } from "~/conversation/access.server";
-import { insertTicket, systemMessage, touch, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
+import { insertTicket, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
 import { isValidToken } from "~/accounts/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { announce, conversationCreated } from "~/conversation/events.server";
@@ -243,7 +243,7 @@ export async function visitorMessage(visit: Visit, body: string) {
     if (open?.state !== "active") throw new VisitConflict();
     await tx.insert(handle.schema.messages).values({ ticketId: ticket.id, type: "text", body, senderName: ticket.contactName, createdAt: now });
     // nobody is the actor: every agent in the chat has something unread
-    await touch(tx, ticket.id, -1, now, { lastMessage: body.slice(0, 300) });
+    await touch(tx, ticket.id, FROM_OUTSIDE, now, { lastMessage: body.slice(0, 300) });
   });
   await announce(ticket, SERVER_EVENTS.newMessage);
 }
@@ -262,7 +262,7 @@ export async function endLiveChat(ticket: Pick<TicketRow, "id" | "ticketNumber" 
       .returning({ token: v.token });
     if (!done.length) return false;
     await systemMessage(tx, ticket.id, { event: "livechat", by: actor?.name ?? ticket.contactName, action: "ended" }, now);
-    await touch(tx, ticket.id, actor?.id ?? -1, now, { status: 2 });
+    await touch(tx, ticket.id, actor?.id ?? FROM_OUTSIDE, now, { status: 2 });
     return true;
   });
   if (!ended) return false;
