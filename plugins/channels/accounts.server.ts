@@ -34,15 +34,9 @@ export function openAccount(row: Row): ChannelAccount {
 
 /** The account as a settings page shows it: which secrets are set, never their values. */
 export function accountSummary(row: Row) {
-  const secrets = parse(unseal(row.secrets) ?? "{}");
+  const { secrets, ...account } = openAccount(row);
   return {
-    id: row.id,
-    kind: row.kind as Channel,
-    name: row.name,
-    address: row.address,
-    departmentId: row.departmentId,
-    enabled: row.enabled,
-    config: parse(row.config),
+    ...account,
     secretsSet: Object.keys(secrets).filter((k) => !!secrets[k]),
     state: row.state,
     lastError: row.lastError,
