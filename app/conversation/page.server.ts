@@ -2,6 +2,7 @@
 // what the view shows and every change its plain forms make.
 import { json, redirect, type SerializeFrom } from "@remix-run/node";
 import sanitizeHtml from "sanitize-html";
+import { MESSAGE_HTML } from "./html.server";
 import { guardPluginRoute } from "~/context.server";
 import type { Kind } from "~/conversation/channels";
 import { AccessDenied, canRead } from "~/conversation/access.server";
@@ -16,17 +17,6 @@ import { conversationFormSchema } from "~/conversation/forms";
 import { formResult, formValues } from "~/forms";
 import { refuse } from "~/forms.server";
 import { listParams, listSearch } from "~/list-params";
-
-const SANITIZE: sanitizeHtml.IOptions = {
-  // details/summary: a mail's quoted history, folded without JS; img: a mail's inline images, served
-  // from our own /files (a remote source, a tracker, is never loaded)
-  allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"), "details", "summary", "img"],
-  allowedAttributes: { a: ["href", "title"], img: ["src", "alt"], td: ["colspan", "rowspan"], th: ["colspan", "rowspan"] },
-  allowedSchemes: ["http", "https", "mailto", "cid"],
-  allowedSchemesByTag: { img: ["cid"] },
-  allowProtocolRelative: false,
-  transformTags: { a: sanitizeHtml.simpleTransform("a", { rel: "noopener noreferrer nofollow", target: "_blank" }) },
-};
 
 function kindFromUrl(request: Request): Kind {
   const first = new URL(request.url).pathname.split("/")[1];
@@ -82,7 +72,7 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
       ...m,
       day: formatDate(m.createdAt, timeZone),
       time: formatTime(m.createdAt, timeZone),
-      html: m.type === "text/html" ? sanitizeHtml(m.body, SANITIZE) : null,
+      html: m.type === "text/html" ? sanitizeHtml(m.body, MESSAGE_HTML) : null,
       system: m.type === "system" ? (JSON.parse(m.body) as conversation.SystemEvent) : null,
     })),
     hasOlder: page.hasOlder,

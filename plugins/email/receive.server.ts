@@ -9,6 +9,7 @@ import { Readable, Transform } from "node:stream";
 import { eq } from "drizzle-orm";
 import { MailParser, type AttachmentStream, type HeaderLines, type Headers, type MessageText, type ParsedMail } from "mailparser";
 import sanitizeHtml from "sanitize-html";
+import { MESSAGE_HTML } from "~/conversation/html.server";
 import { getDb } from "@db/client";
 import { receive, TicketGone } from "~/conversation/receive.server";
 import type { StoredFile } from "~/conversation/model.server";
@@ -151,14 +152,9 @@ function asParsedMail(p: ParsedStream): ParsedMail {
 
 // ---------- body ----------
 
-/** Stricter than the page's: remote images (trackers) and data: URIs are dropped; inline cid: images are kept to be linked to their files. */
+/** The page's rules, stricter: remote images (trackers) and data: URIs are dropped; inline cid: images are kept to be linked to their files. */
 export const MAIL_SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"), "img", "details", "summary"],
-  allowedAttributes: { a: ["href", "title"], img: ["src", "alt"], td: ["colspan", "rowspan"], th: ["colspan", "rowspan"] },
-  allowedSchemes: ["http", "https", "mailto", "cid"],
-  allowedSchemesByTag: { img: ["cid"] },
-  allowProtocolRelative: false,
-  transformTags: { a: sanitizeHtml.simpleTransform("a", { rel: "noopener noreferrer nofollow", target: "_blank" }) },
+  ...MESSAGE_HTML,
   // an image left without a (cid:) source is a remote one: dropped, so opening the ticket tells no tracker
   exclusiveFilter: (frame) => frame.tag === "img" && !/^cid:/i.test(frame.attribs.src ?? ""),
 };
