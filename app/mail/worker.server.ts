@@ -11,15 +11,14 @@ import { createHash } from "node:crypto";
 import nodemailer from "nodemailer";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import { getDb, type DbHandle } from "@db/client";
+// the job queue's lease (longer than a send can take, see the timeouts below) and waits (1 min, 2,
+// 4, ... at most 1 h): this outbox predates the queue and keeps its rules
+import { backoffMs, LEASE_MS } from "~/jobs/queue.server";
 
+export { backoffMs, LEASE_MS };
 export const MAX_ATTEMPTS = 10;
-/** How long a claimed row is the claimer's: longer than a send can take (see the timeouts below). */
-export const LEASE_MS = 5 * 60_000;
 const BATCH = 20;
 const POLL_MS = 5_000;
-
-/** The wait after the n-th failed attempt: 1 min, 2, 4, ... at most 1 h. */
-export const backoffMs = (attempts: number) => Math.min(60_000 * 2 ** Math.max(0, attempts - 1), 60 * 60_000);
 
 /** The same message keeps the same Message-ID across retries (and nodes). */
 export const messageIdFor = (dedupeKey: string, domain: string) => `<${createHash("sha256").update(dedupeKey).digest("hex").slice(0, 40)}@${domain}>`;
