@@ -579,51 +579,6 @@ export async function staffList() {
     .orderBy(asc(schema.users.name));
 }
 
-/**
- * A ticket from outside (the public new-ticket form): the visitor's message and files, in the
- * department that takes such tickets, announced to that department's agents at once.
- */
-export async function createInboundTicket(input: {
-  channel: string;
-  title: string;
-  body: string;
-  contactName: string;
-  contactEmail: string;
-  departmentId: number | null;
-  files: StoredFile[];
-}) {
-  const handle = getDb();
-  const { schema } = handle;
-  const now = Date.now();
-  const severity = await senderPriority(input.contactEmail);
-  const create = () =>
-    handle.transaction(async (tx) => {
-      const created = await insertTicket(
-        tx,
-        {
-          title: input.title,
-          channel: input.channel,
-          departmentId: input.departmentId,
-          contactName: input.contactName,
-          contactEmail: input.contactEmail,
-          severity,
-        },
-        input.body,
-        now,
-      );
-      await tx
-        .insert(schema.messages)
-        .values([
-          { ticketId: created.id, type: "text", body: input.body, senderName: input.contactName, createdAt: now },
-          ...input.files.map((f) => fileMessage(created.id, f, { senderName: input.contactName }, now)),
-        ]);
-      return created;
-    });
-  const ticket = await withUniqueNumber(create);
-  conversationCreated(ticket, { department: true });
-  return ticket;
-}
-
 /** "Marked this sender as H priority": a sender's new tickets take the priority last marked on theirs. */
 export async function senderPriority(contactEmail: string) {
   if (!contactEmail) return "";

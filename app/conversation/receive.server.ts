@@ -1,7 +1,7 @@
-// conversation.receive: the one way a customer's message from a channel (a mail, later WhatsApp,
-// LINE, ...) enters. The ticket (new or appended), its messages and files, and the channel's own
-// rows (written by the channel's callback) go in one transaction, so nothing is half-written; the
-// events follow once it has committed.
+// conversation.receive: the one way a customer's message from outside (the public new-ticket form,
+// a mail, later WhatsApp, LINE, ...) enters. The ticket (new or appended), its messages and files,
+// and the channel's own rows (written by the channel's callback) go in one transaction, so nothing
+// is half-written; the events follow once it has committed.
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";

@@ -7,7 +7,7 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, hasCsrfCookie, validCsrf } from "~/csrf.server";
-import { createInboundTicket } from "~/conversation/model.server";
+import { receive } from "~/conversation/receive.server";
 import { isValidToken } from "~/accounts/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { fileStorage } from "~/storage.server";
@@ -73,13 +73,17 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
   const stored = await storeFiles(files);
   try {
-    await createInboundTicket({
-      channel: "MANUAL",
-      title: parsed.data.subject,
-      body: parsed.data.message,
-      contactName: parsed.data.name,
-      contactEmail: parsed.data.email,
-      departmentId: Number(await getSetting("new_ticket_department")) || null,
+    await receive({
+      ticket: {
+        channel: "MANUAL",
+        title: parsed.data.subject,
+        contactName: parsed.data.name,
+        contactEmail: parsed.data.email,
+        departmentId: Number(await getSetting("new_ticket_department")) || null,
+        receiverEmail: "",
+        channelAccountId: null,
+      },
+      message: { body: parsed.data.message, type: "text", senderName: parsed.data.name },
       files: stored,
     });
   } catch (error) {
