@@ -67,14 +67,12 @@ export async function queueDelivery(tx: Tx, ticket: TicketLike, messageIds: numb
   return true;
 }
 
-async function ticketRow(ticketId: number) {
+/** The ticket a send job works for (undefined once deleted). */
+export async function deliveryTicket(ticketId: number) {
   const { db, schema } = getDb();
   const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, ticketId));
   return ticket;
 }
-
-/** The ticket a send job works for (undefined once deleted). */
-export const deliveryTicket = ticketRow;
 
 /** The job's messages that still exist, with their states (an agent may have deleted some meanwhile). */
 export async function deliveryMessages(payload: SendPayload) {
@@ -97,7 +95,7 @@ export async function setDeliveryState(ticketId: number, messageIds: number[], s
     .set({ deliveryState: state, deliveryError: error ? error.slice(0, 1000) : null })
     .where(and(inArray(m.id, messageIds), eq(m.ticketId, ticketId)))
     .returning({ id: m.id });
-  const ticket = changed.length ? await ticketRow(ticketId) : undefined;
+  const ticket = changed.length ? await deliveryTicket(ticketId) : undefined;
   if (ticket) toOpenPages(ticket, SERVER_EVENTS.messageStateChanged, { messageIds: changed.map((r) => r.id), state, error });
 }
 

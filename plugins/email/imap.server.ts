@@ -8,7 +8,8 @@ import { ImapFlow } from "imapflow";
 import type { ChannelAccount } from "@plugins/channels/adapter";
 import { readCursor, setAccountState, writeCursor } from "@plugins/channels/accounts.server";
 import { MAIL_PROVIDER, mailEventKey } from "./event-key";
-import { hasInboundEvent, mailMaxBytes, pollLoop, recordTooLarge, storeFetchedMail } from "./store-mail.server";
+import { hasInboundEvent } from "@plugins/channels/inbound.server";
+import { mailMaxBytes, pollLoop, recordTooLarge, storeFetchedMail } from "./store-mail.server";
 
 export const IMAP_CURSOR = "imap";
 const BATCH = 200;

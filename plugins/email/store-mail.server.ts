@@ -61,9 +61,6 @@ export async function recordTooLarge(input: {
   });
 }
 
-/** Whether a mail with this Message-ID is stored already (however it came): lets pollers skip its body. */
-export { hasInboundEvent } from "@plugins/channels/inbound.server";
-
 /**
  * Polls until stopped: one pass, then a pause (intervalMs); a failing pass marks the account
  * failing and is tried again with a growing pause; the first good pass after that marks it ok.

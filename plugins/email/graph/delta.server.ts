@@ -7,7 +7,8 @@ import { Readable } from "node:stream";
 import type { ChannelAccount } from "@plugins/channels/adapter";
 import { readCursor, setAccountState, writeCursor } from "@plugins/channels/accounts.server";
 import { MAIL_PROVIDER, mailEventKey } from "../event-key";
-import { hasInboundEvent, pollLoop, storeFetchedMail } from "../store-mail.server";
+import { hasInboundEvent } from "@plugins/channels/inbound.server";
+import { pollLoop, storeFetchedMail } from "../store-mail.server";
 import { describeGraphError, GraphError, graphFetch } from "./client.server";
 
 export const GRAPH_CURSOR = "graph-delta";
