@@ -263,14 +263,15 @@ export async function receiveMail(event: InboundEvent, account: ChannelAccount |
     return quarantined(`malformed mail: ${(error as Error).message || String(error)}`.slice(0, 500));
   }
   try {
-    const from = inboundMailFromParsed(asParsedMail(parsed), { authenticated: false }).from;
-    if (!from.address || !from.address.includes("@")) throw new Malformed("no sender address (From)");
-    const verdict = await verdictOf(event, from.address, parsed.headerLines);
     const rcptTo = ((event.meta as { rcptTo?: unknown }).rcptTo ?? []) as string[];
-    const mail = inboundMailFromParsed(asParsedMail(parsed), {
-      authenticated: verdict.authenticated,
+    const unchecked = inboundMailFromParsed(asParsedMail(parsed), {
+      authenticated: false,
       envelopeRecipients: Array.isArray(rcptTo) ? rcptTo.map(String) : [],
     });
+    const from = unchecked.from;
+    if (!from.address || !from.address.includes("@")) throw new Malformed("no sender address (From)");
+    const verdict = await verdictOf(event, from.address, parsed.headerLines);
+    const mail: InboundMail = { ...unchecked, authenticated: verdict.authenticated };
     const ours = await mailboxAddresses(account);
     const decision = await decideThreading(mail, databaseLookup(mail.from.address), { mailboxAddresses: ours });
 
