@@ -4,3 +4,5 @@ export const REACTIONS = ["👍", "❤️", "😄", "😮", "😢", "🙏"] as c
 export const MAX_MESSAGE_LENGTH = 20_000;
 export const PRIORITIES = ["H", "M", "L", ""] as const;
 export type Priority = (typeof PRIORITIES)[number];
+/** Ticket status codes are 0 open, 1 pending, 2 resolved, 3 closed: from RESOLVED on, a ticket is done. */
+export const RESOLVED = 2;

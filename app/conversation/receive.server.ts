@@ -5,6 +5,7 @@
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { RESOLVED } from "./constants";
 import { announce, conversationCreated } from "./events.server";
 import { fileMessage, insertTicket, senderPriority, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, type StoredFile } from "./model.server";
 
@@ -50,8 +51,6 @@ export interface Received {
 }
 
 export class TicketGone extends Error {}
-
-const RESOLVED = 2;
 
 export async function receive(input: ReceiveInput): Promise<Received> {
   const handle = getDb();

@@ -2,11 +2,11 @@
 // a mail with 10,000 references or recipients costs a handful of indexed queries.
 import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
+import { RESOLVED } from "~/conversation/constants";
 import { MAX_LOOKED_UP_IDS, normalizeAddress, type StoredMessage, type ThreadingLookup, type TicketRef } from "./threading";
 
 /** Rows of one Message-ID considered at most (a newsletter id may be stored on thousands of tickets). */
 const MAX_ROWS = 400;
-const RESOLVED = 2;
 
 async function ticketRefs(ids: number[]): Promise<Map<number, TicketRef>> {
   const out = new Map<number, TicketRef>();
