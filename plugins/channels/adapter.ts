@@ -18,11 +18,15 @@ export interface ChannelAccount {
   secrets: Record<string, string>;
 }
 
+/** Whether a checkbox setting is on: "1" as the settings page stores it ("on" and "true" as a hand-written config may say). */
+export const isTicked = (value: string | undefined) => ["1", "on", "true"].includes((value ?? "").trim().toLowerCase());
+
 /** One field of an account's form on /settings/channels. */
 export interface AccountField {
   name: string;
   /** Translation key of the label (the adapter plugin's locale file). */
   label: string;
+  /** A ticked checkbox is stored as "1" (read it with isTicked), an unticked one as "". */
   type: "text" | "email" | "number" | "url" | "password" | "checkbox";
   /** Stored sealed and never shown back: the form shows whether one is set, and an empty field keeps it. */
   secret?: boolean;

@@ -5,7 +5,7 @@
 // Message-ID is stored already (came over SMTP, or an earlier poll) is skipped without its body;
 // the others stream into file storage and become inbound events before the cursor moves.
 import { ImapFlow } from "imapflow";
-import type { ChannelAccount } from "@plugins/channels/adapter";
+import { isTicked, type ChannelAccount } from "@plugins/channels/adapter";
 import { readCursor, setAccountState, writeCursor } from "@plugins/channels/accounts.server";
 import { MAIL_PROVIDER, mailEventKey } from "./event-key";
 import { hasInboundEvent } from "@plugins/channels/inbound.server";
@@ -23,7 +23,7 @@ interface Cursor {
 }
 
 function client(account: ChannelAccount) {
-  const secure = account.config.imapSecure === "on";
+  const secure = isTicked(account.config.imapSecure);
   const imap = new ImapFlow({
     host: account.config.imapHost,
     port: Number(account.config.imapPort) || (secure ? 993 : 143),
@@ -42,7 +42,7 @@ function client(account: ChannelAccount) {
 /** The server's words where it gave some (a failed LOGIN, a missing folder), else the socket's. */
 export function imapError(error: unknown, account?: ChannelAccount): string {
   const e = error as { responseText?: string; authenticationFailed?: boolean; code?: string; message?: string };
-  const where = account ? `${account.config.imapHost}:${Number(account.config.imapPort) || (account.config.imapSecure === "on" ? 993 : 143)}` : "";
+  const where = account ? `${account.config.imapHost}:${Number(account.config.imapPort) || (isTicked(account.config.imapSecure) ? 993 : 143)}` : "";
   if (e?.authenticationFailed) return `IMAP login failed: ${e.responseText || e.message || "authentication failed"}`;
   if (e?.code === "ECONNREFUSED") return `IMAP server ${where} refused the connection`;
   if (e?.code === "ENOTFOUND") return `IMAP server ${account?.config.imapHost} not found`;

@@ -19,7 +19,7 @@ import { getDb } from "@db/client";
 import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
 import { DELIVERY_ERRORS } from "~/conversation/delivery";
-import type { ChannelAccount, OutboundMessage } from "@plugins/channels/adapter";
+import { isTicked, type ChannelAccount, type OutboundMessage } from "@plugins/channels/adapter";
 import { normalizeAddress, normalizeMessageId, replyAddress, subjectWithTicketNumber, threadIndexFor, threadIndexRoot, tokenFromAddress } from "./threading";
 
 /** The problems this file raises itself, as "<code>" or "<code>: <detail>" (the server's own text is passed on as it is). */
@@ -46,7 +46,7 @@ function transportOptions(account: ChannelAccount): SMTPTransport.Options | null
   const c = account.config ?? {};
   const host = (c.smtpHost ?? "").trim();
   if (host) {
-    const secure = ["on", "true", "1"].includes((c.smtpSecure ?? "").trim().toLowerCase());
+    const secure = isTicked(c.smtpSecure);
     const port = Number(c.smtpPort) || (secure ? 465 : 587);
     const user = (c.smtpUser ?? "").trim();
     return { host, port, secure, ...(user ? { auth: { user, pass: account.secrets?.smtpPassword ?? "" } } : {}), ...TIMEOUTS };

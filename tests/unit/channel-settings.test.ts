@@ -9,6 +9,7 @@ import { sessionCookie } from "~/cookies.server";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { listAccounts, loadAccount } from "@plugins/channels/accounts.server";
+import { testImap } from "@plugins/email/imap.server";
 import { accountSchema, deliveryTrouble, onAccountsChanged, saveAccountForm, testAccount } from "@plugins/channels/settings.server";
 import { action as listAction, loader as listLoader } from "@plugins/channels/routes/settings.channels";
 import { action as accountAction, loader as accountLoader } from "@plugins/channels/routes/settings.channel";
@@ -72,6 +73,17 @@ describe.each(DIALECTS)("channel settings on %s", (dialect) => {
     expect(account?.secrets.smtpPassword).toBe(PASSWORD);
     expect(account?.config).toMatchObject({ smtpHost: "smtp.example.com", smtpPort: "587" });
     expect(account?.departmentId).toBe(departmentId);
+  });
+
+  it("a ticked TLS box is TLS for the mailbox's IMAP server (its port 993 when none is given)", async () => {
+    const saved = await saveAccountForm(
+      email("tls@example.com", { "config.imapHost": "127.0.0.1", "config.imapSecure": "on", "config.imapPassword": PASSWORD }),
+      by,
+    );
+    if (!saved.ok) throw new Error("not saved");
+    const account = (await loadAccount(saved.id))!;
+    // nothing listens on 127.0.0.1:993 here: the Test button's answer names the port it tried
+    expect(await testImap(account)).toEqual({ ok: false, error: "IMAP server 127.0.0.1:993 refused the connection" });
   });
 
   it("keeps a stored secret when the field is left empty, and replaces it when one is typed", async () => {
