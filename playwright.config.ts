@@ -8,8 +8,16 @@ const PORT = Number(process.env.E2E_PORT || 3210);
 /** The server's own SMTP listener, and the relay it sends mail through (tests/e2e/email.spec.ts runs it). */
 export const E2E_SMTP_PORT = PORT + 1;
 export const E2E_RELAY_PORT = PORT + 2;
+export const E2E_METRICS_TOKEN = "e2e-metrics-token";
 // kept in the environment so test workers (which load this file again) find the server's database
 const dataDir = (process.env.E2E_DATA_DIR ||= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-")));
+
+/**
+ * The agent's flows that also run at a phone's size (390x844), JS on and off as each spec does:
+ * the list, a conversation (reply, file, status, labels, priority), back to the list, search,
+ * notifications, a visitor's new ticket reaching the list, the labels admin, and the phone spec.
+ */
+const PHONE_FLOWS = /\/(tickets|ticket-index|new-ticket|labels|search|notifications|phone)\.spec\.ts$/;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -27,6 +35,10 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
     },
   },
+  projects: [
+    { name: "desktop", testIgnore: /\/phone\.spec\.ts$/ },
+    { name: "phone", testMatch: PHONE_FLOWS, use: { viewport: { width: 390, height: 844 }, hasTouch: true } },
+  ],
   webServer: {
     command: "node build/server.js",
     url: `http://localhost:${PORT}/healthz`,
@@ -45,6 +57,8 @@ export default defineConfig({
       NODE_ENV: "test",
       SMTP_LISTEN_PORT: String(E2E_SMTP_PORT),
       SMTP_RELAY_URL: `smtp://127.0.0.1:${E2E_RELAY_PORT}`,
+      // tests/e2e/metrics.spec.ts scrapes /metrics with it
+      METRICS_TOKEN: E2E_METRICS_TOKEN,
     },
   },
 });

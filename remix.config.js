@@ -38,7 +38,8 @@ export default {
   ignoredRouteFiles: ["**/*"],
   serverModuleFormat: "esm",
   future: { v3_fetcherPersist: true, v3_relativeSplatPath: true, v3_throwAbortReason: true },
-  serverDependenciesToBundle: [/^remix-i18next/],
+  // d3's locale data (plugins/reports/chart-locale.server.ts) is JSON: bundled, as Node would not import it bare
+  serverDependenciesToBundle: [/^remix-i18next/, /^d3-(time-)?format\/locale\//],
   routes(defineRoutes) {
     const plugins = readPlugins();
     return defineRoutes((route) => {
@@ -101,6 +102,7 @@ export default {
       route("api/settings/update_2", "accounts/routes/api.settings-update.ts", { id: "api-settings-update-2" });
       route("api/settings/update", "accounts/routes/api.settings-update.ts", { id: "api-settings-update" });
       route("api/ticket/user/list", "accounts/routes/api.ticket-user-list.ts");
+      route("api/session/info", "accounts/routes/api.session-info.ts");
       route("logout", "routes/logout.tsx");
       route("status", "routes/status.tsx");
       route("preferences", "routes/preferences.tsx");
@@ -110,6 +112,11 @@ export default {
       // the conversation's JSON twins and files (every conversation kind: app/conversation/)
       route("ticket/info/:token/:id", "conversation/routes/api.info.ts");
       route("ticket/data/:id/:count", "conversation/routes/api.data.ts");
+      route("ticket/data/sync", "conversation/routes/api.sync.ts", { id: "api-sync" });
+      route("api/ticket/data/sync", "conversation/routes/api.sync.ts", { id: "api-sync-api" });
+      route("event/:eventId", "conversation/routes/api.events.ts", { id: "api-events" });
+      route("api/event/:eventId", "conversation/routes/api.events.ts", { id: "api-events-api" });
+      route("api/ticket/data/check/:ticketId/:lastMessageId", "conversation/routes/api.check.ts");
       route("api/ticket/message/reply", "conversation/routes/api.reply.ts");
       route("api/upload", "conversation/routes/api.reply.ts", { id: "api-upload" });
       route("api/ticket/message/delete", "conversation/routes/api.delete.ts");

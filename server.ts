@@ -25,6 +25,15 @@ import { registerPluginModules } from "./app/plugins/modules.server";
 import { mailConfigured } from "./app/mail/outbox.server";
 import { startMailWorker } from "./app/mail/worker.server";
 import { startBackgroundWork } from "./app/plugins/start.server";
+import { translationsFile } from "./app/i18n.server";
+import { isLanguage } from "./app/i18n";
+import { createDrain, drainTimeoutMs } from "./app/ops/drain.server";
+import { readiness } from "./app/ops/ready.server";
+import { sweepRequestKeys } from "./app/request-keys.server";
+import { SERVER_EVENTS } from "./app/realtime-events";
+import { log } from "./app/ops/log.server";
+import { observeHttp, remixRoutes, serveMetrics } from "./app/ops/http.server";
+import { observeSockets } from "./app/ops/sockets.server";
 
 const PORT = Number(process.env.PORT || 3000);
 const production = process.env.NODE_ENV === "production";
@@ -80,13 +89,19 @@ async function main() {
   await seedIfEmpty(handle);
   // an empty install (production without SEED_DEMO=1) is set up through a link only the console shows
   const setupToken = await issueSetupToken();
-  if (setupToken) console.log(`First run: open ${setupUrl(setupToken, PORT)} (valid 24 hours, once)`);
+  if (setupToken) log.info(`First run: open ${setupUrl(setupToken, PORT)} (valid 24 hours, once)`);
 
   const build = (await import(path.resolve("build/index.js") as string)) as unknown as ServerBuild;
   registerPluginModules(build);
   const app = express();
+  const server = http.createServer(app);
   app.disable("x-powered-by");
   app.set("trust proxy", process.env.TRUST_PROXY ? Number(process.env.TRUST_PROXY) || process.env.TRUST_PROXY : false);
+  // first: every request gets its id, access line and duration (app/ops/http.server.ts)
+  app.use(observeHttp(remixRoutes(build.routes)));
+  // then, once stopping, no new request is taken (ADR 045)
+  const drain = createDrain(server);
+  app.use(drain.middleware);
 
   app.use((_req, res, next) => {
     res.locals.cspNonce = randomBytes(16).toString("base64");
@@ -122,18 +137,29 @@ async function main() {
   });
   app.use(compression());
 
-  app.get("/healthz", async (_req, res) => {
-    try {
-      await handle.db.select().from(handle.schema.settings).limit(1);
-      res.json({ ok: true, database: handle.dialect });
-    } catch (error) {
-      console.error("healthz:", error);
-      res.status(503).json({ ok: false });
-    }
+  // alive: the process answers (a supervisor restarts it otherwise)
+  app.get("/healthz", (_req, res) => res.json({ ok: true, database: handle.dialect }));
+  // ready: database, Redis, migrations and the job worker all well (a balancer sends work only then)
+  let redisPing: (() => Promise<unknown>) | undefined;
+  let workerPassAt: (() => number) | undefined;
+  app.get("/readyz", async (_req, res) => {
+    const ready = await readiness({ handle, draining: () => drain.draining, redisPing, workerPassAt });
+    res.status(ready.ok ? 200 : 503).json(ready);
   });
 
   // Fingerprinted build output never changes: cache it for a year.
   app.use("/build", express.static("public/build", { immutable: true, maxAge: "1y" }));
+  // A language's texts (root's data names the file): the name carries a hash of the content, so
+  // it is cached for a year; an old name (a page from before a deploy) gets today's texts, uncached.
+  app.get("/locales/:file", (req, res, next) => {
+    const name = /^([a-z]{2})\.([0-9a-f]{12})\.json$/.exec(req.params.file);
+    if (!name || !isLanguage(name[1])) return next();
+    const file = translationsFile(name[1]);
+    res.set("Cache-Control", name[2] === file.hash ? "public, max-age=31536000, immutable" : "no-cache");
+    res.type("json").send(file.body);
+  });
+  // Prometheus metrics: METRICS_TOKEN, or this machine only (app/ops/http.server.ts)
+  app.get("/metrics", serveMetrics);
   app.use(express.static("public", { maxAge: "1h" }));
 
   app.use(async (req, res, next) => {
@@ -157,19 +183,50 @@ async function main() {
     }),
   );
 
-  const server = http.createServer(app);
   const io = new SocketServer(server, {
     serveClient: false,
     maxHttpBufferSize: 64 * 1024, // events carry ids and short texts; messages go through HTTP
     allowRequest: (req, callback) => callback(null, sameOrigin(req.headers.origin, req.headers.host)),
   });
+  let closeRedis = async () => {};
   if (process.env.REDIS_URL) {
     const { createClient } = await import("redis");
     const { createAdapter } = await import("@socket.io/redis-adapter");
-    const pub = createClient({ url: process.env.REDIS_URL });
+    // a lost Redis is retried for ever, at most every 2 s; its errors are logged, never fatal
+    const pub = createClient({ url: process.env.REDIS_URL, socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2_000) } });
     const sub = pub.duplicate();
-    await Promise.all([pub.connect(), sub.connect()]);
-    io.adapter(createAdapter(pub, sub));
+    let redisLost = false;
+    for (const [name, client] of [
+      ["publish", pub],
+      ["subscribe", sub],
+    ] as const) {
+      client.on("error", (error: Error) => {
+        if (!redisLost) log.error({ err: error }, `redis ${name} connection lost`);
+        redisLost = true;
+      });
+    }
+    // events other nodes sent while Redis was away never reached this node's browsers: each asks
+    // the database what it missed (the catch-up a reconnect does), at its own moment
+    sub.on("ready", () => {
+      if (!redisLost) return;
+      redisLost = false;
+      log.warn("redis is back: browsers of this node catch up");
+      io.local.emit(SERVER_EVENTS.resync);
+    });
+    // A node starts (and says it is not ready) while Redis is away. The adapter is put in once both
+    // clients are connected (subscribing before that confuses the client's reply queue and
+    // crashed it); browsers that came meanwhile are sent to reconnect, so their rooms are shared.
+    const shareRooms = () => {
+      // REDIS_KEY: a prefix of its own for each deployment sharing one Redis (benches, tests)
+      io.adapter(createAdapter(pub, sub, { key: process.env.REDIS_KEY || "socket.io" }));
+      io.local.disconnectSockets(true);
+    };
+    Promise.all([pub.connect(), sub.connect()]).then(shareRooms, (error: Error) => log.error({ err: error }, "redis did not connect"));
+    // not connected: not ready at once (a PING would wait in the offline queue)
+    redisPing = () => (pub.isReady ? pub.ping() : Promise.reject(new Error("not connected")));
+    closeRedis = async () => {
+      await Promise.allSettled([pub.disconnect(), sub.disconnect()]);
+    };
   }
   // Only sockets carrying a live session cookie get in; each joins its user and session rooms.
   io.use(async (socket, next) => {
@@ -191,34 +248,52 @@ async function main() {
   });
   await attachSocketHandlers(io);
   registerRealtime(io);
+  observeSockets(io);
   // idle and expired sessions end even when nobody makes a request with them (open tabs' sockets)
-  const sweeper = setInterval(() => void sweepSessions().catch((error) => console.error("session sweep failed", error)), 5 * 60_000);
+  // and request keys older than a day are forgotten
+  const sweep = () => Promise.all([sweepSessions(), sweepRequestKeys()]).catch((error) => log.error({ err: error }, "sweep failed"));
+  const sweeper = setInterval(() => void sweep(), 5 * 60_000);
   sweeper.unref();
 
-  server.listen(PORT, () => console.log(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
-  if (mailConfigured()) startMailWorker();
-  const stopBackgroundWork = await startBackgroundWork();
+  server.listen(PORT, () => log.info(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
+  const mailWorker = mailConfigured() ? startMailWorker() : null;
+  const background = await startBackgroundWork();
+  workerPassAt = background.workerPassAt;
 
+  // Graceful stop (ADR 045): no new requests, browsers reconnect elsewhere, running requests and
+  // jobs finish by the deadline (jobs still running are given back), then exit 0 (1 if cut).
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
-    // io.close disconnects every socket, then closes the HTTP server
-    io.close(async () => {
-      await stopBackgroundWork();
-      await handle.close();
-      clearTimeout(force);
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    const deadline = Date.now() + drainTimeoutMs();
+    const started = Date.now();
+    log.warn(`${signal}: draining ${drain.running} running requests (at most ${drainTimeoutMs()} ms)`);
+    drain.start();
+    // this node's browsers only (with Redis, io.disconnectSockets would reach every node)
+    io.local.disconnectSockets(true);
+    const [requestsDone, jobsDone] = await Promise.all([drain.settled(deadline), background.stop(deadline), mailWorker?.stop()]);
+    io.engine.close();
+    await closeRedis();
+    await handle.close();
+    const clean = requestsDone && jobsDone;
+    log.warn(`${signal}: stopped in ${Date.now() - started} ms${clean ? "" : " (deadline passed: requests or jobs were cut)"}`);
+    process.exit(clean ? 0 : 1);
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
+// A promise nobody awaited failed (a lost connection's write): logged, the node goes on; its
+// state is known. An exception thrown out of a callback may have left anything half-done: logged,
+// and the process exits so its supervisor starts a clean one.
+process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection"));
+process.on("uncaughtException", (error) => {
+  log.fatal({ err: error }, "uncaught exception: exiting");
+  process.exit(1);
+});
+
 main().catch((error) => {
-  console.error(error);
+  log.fatal({ err: error }, "server did not start");
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 // Helpers for the JSON twins under /api: bodies may be JSON or form-encoded; auth is a _token;
 // texts are the English ones the pages show.
 import { json } from "@remix-run/node";
+import type { z } from "zod";
 import { findSession } from "./accounts/sessions.server";
 import { translatorFor } from "./i18n.server";
 import { BodyTooLarge, limitBody } from "./conversation/upload.server";
@@ -58,4 +59,17 @@ export async function requireApiUser(request: Request, body: Record<string, unkn
   const auth = pathToken ? await findSession(pathToken) : await apiAuth(request, body);
   if (!auth) throw json({ result: "failed", description: "Session expired. Please log in again." }, { status: 403 });
   return auth.user;
+}
+
+/**
+ * A JSON twin's inputs (the query string and the path's params) checked by a zod schema; a
+ * refusal throws the twins' answer, 400 {result: "failed", description} with the first problem.
+ */
+export function apiInput<T extends z.ZodTypeAny>(request: Request, schema: T, params: Record<string, string | undefined> = {}): z.infer<T> {
+  // an empty field counts as absent (a form's untouched input), so defaults apply
+  const query = [...new URL(request.url).searchParams].filter(([, v]) => v !== "");
+  const raw = { ...Object.fromEntries(query), ...params };
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw json({ result: "failed", description: parsed.error.issues[0]?.message ?? "Please check the input." }, { status: 400 });
 }

@@ -5,6 +5,7 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "./nonce";
+import { log } from "./ops/log.server";
 
 const ABORT_DELAY = 5_000;
 
@@ -45,7 +46,7 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) console.error(error);
+          if (shellRendered) log.error({ err: error }, "rendering the page failed after its shell was sent");
         },
       },
     );

@@ -1,10 +1,11 @@
 // Server side of languages: detection (saved preference, then cookie, then Accept-Language) and
 // the translation files in public/locales and plugins/<id>/locales.
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { RemixI18Next } from "remix-i18next/server";
-import type { Resource, TFunction } from "i18next";
-import { DEFAULT_LANGUAGE, LANGUAGES, i18nFor, isLanguage, type Language } from "./i18n";
+import type { TFunction } from "i18next";
+import { DEFAULT_LANGUAGE, LANGUAGES, i18nFor, isLanguage, languagesFor, setTranslationSource, type Language } from "./i18n";
 import { languageCookie } from "./cookies.server";
 
 let detector: RemixI18Next | undefined;
@@ -30,6 +31,7 @@ export async function hasChosenLanguage(request: Request) {
 }
 
 const cache = new Map<Language, Record<string, unknown>>();
+setTranslationSource(loadMessages);
 /**
  * One namespace per language: the host's files in public/locales/<language>/ (common.json for the
  * shell, one file per host area), then each plugin's plugins/<id>/locales/<language>.json (its
@@ -64,12 +66,25 @@ export function pluginLocaleFiles(language: Language): string[] {
 
 /** Translate on the server (manifest titles and menu labels, report texts). */
 export function translatorFor(language: Language): TFunction {
-  return i18nFor(language, resourcesFor(language)).t;
+  return i18nFor(language).t;
 }
 
-/** Only the chosen language and the English fallback go to the browser. */
-export function resourcesFor(language: Language): Resource {
-  const resources: Resource = { [DEFAULT_LANGUAGE]: { common: loadMessages(DEFAULT_LANGUAGE) } };
-  if (language !== DEFAULT_LANGUAGE) resources[language] = { common: loadMessages(language) };
-  return resources;
+const files = new Map<Language, { body: string; hash: string }>();
+/**
+ * One language's texts as the browser loads them: a JSON file whose name carries a hash of its
+ * content, so it is cached for a year and a deploy that changes a text changes the name.
+ */
+export function translationsFile(language: Language) {
+  let file = files.get(language);
+  if (!file) {
+    const body = JSON.stringify(loadMessages(language));
+    file = { body, hash: createHash("sha256").update(body).digest("hex").slice(0, 12) };
+    if (process.env.NODE_ENV === "production") files.set(language, file);
+  }
+  return file;
+}
+
+/** The files a page in `language` needs (its own and the English fallback), for root's data. */
+export function translationUrls(language: Language) {
+  return languagesFor(language).map((l) => ({ language: l, href: `/locales/${l}.${translationsFile(l).hash}.json` }));
 }

@@ -31,6 +31,8 @@ export const SERVER_EVENTS = {
   removeLiveChat: "removeLiveChat",
   queueNumber: "queueNumber",
   queueAccepted: "queueAccepted",
+  /** Redis came back after an outage: events of other nodes may be missing, ask the database. */
+  resync: "resync",
 } as const;
 
 /** Browsers ask the server. */
@@ -49,6 +51,10 @@ export const CLIENT_EVENTS = {
   acceptLiveChat: "acceptLiveChat",
   getLiveChatQueue: "getLiveChatQueue",
   registerQueue: "registerQueue",
+  /** The list filters a page shows (new-ticket notices follow them: conversation/notice-filter.server.ts). */
+  listFilters: "listFilters",
+  /** A debug shortcut's round trip (app/components/DebugShortcuts.tsx). */
+  debugPing: "debugPing",
 } as const;
 
 export type ServerEvent = (typeof SERVER_EVENTS)[keyof typeof SERVER_EVENTS];

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { NEW_MESSAGE_STACK, clearTyping, markFresh, realtime, setTyping, typingNames } from "./realtime-store";
+import {
+  NEW_MESSAGE_STACK,
+  clearTyping,
+  markFresh,
+  mergeMessages,
+  realtime,
+  receiveMessages,
+  retryDelay,
+  setTyping,
+  typingNames,
+  withDelta,
+} from "./realtime-store";
 
 describe("realtime store", () => {
   it("keeps the 40 newest conversations on the new-message stack", () => {
@@ -19,5 +30,26 @@ describe("realtime store", () => {
     expect(typingNames(realtime.typing, 7, 15_000)).toEqual(["Brian Agent"]);
     clearTyping(7, "agent2");
     expect(typingNames(realtime.typing, 7, 15_000)).toEqual([]);
+  });
+
+  it("shows each arrived message once, in order, after those the page loaded", () => {
+    receiveMessages(5, [{ id: 12 }, { id: 11 }]);
+    receiveMessages(5, [{ id: 12 }, { id: 13 }]); // the replay brings one the event brought too
+    expect(realtime.arrived[5].map((m) => m.id)).toEqual([11, 12, 13]);
+    // the page's data already holds 11 (a reload after the event): it is not shown twice
+    expect(mergeMessages([{ id: 9 }, { id: 11 }], realtime.arrived[5]).map((m) => m.id)).toEqual([9, 11, 12, 13]);
+  });
+
+  it("patches a list item with a newer delta, unread for everyone but its writer", () => {
+    const item = { id: 1, lastMessage: "old", updatedAt: 100, unread: false };
+    expect(withDelta(item, { lastMessage: "new", updatedAt: 200, by: "agent2" }, "agent", false)).toMatchObject({ lastMessage: "new", unread: true });
+    expect(withDelta(item, { lastMessage: "new", updatedAt: 200, by: "agent" }, "agent", false).unread).toBe(false);
+    expect(withDelta(item, { lastMessage: "new", updatedAt: 200, by: "agent2" }, "agent", true).unread).toBe(false);
+    expect(withDelta(item, { lastMessage: "stale", updatedAt: 50, by: "agent2" }, "agent", false)).toBe(item);
+  });
+
+  it("retries a cut socket within the spec's 5 s, spread over its second half", () => {
+    expect(retryDelay(0)).toBe(5_000);
+    expect(retryDelay(1)).toBe(2_500);
   });
 });

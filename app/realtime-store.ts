@@ -1,5 +1,6 @@
-// Realtime state in the browser (valtio): connection, typing. Everything else comes from loaders,
-// which socket events revalidate.
+// Realtime state in the browser (valtio): connection, typing, and what events carried: messages
+// that arrived in open conversations and list deltas (last message, time, unread). Rarer changes
+// revalidate the loaders (batched).
 import { proxy, ref, snapshot, useSnapshot } from "valtio";
 import type { PopupKind } from "./popups";
 import type { Socket } from "socket.io-client";
@@ -7,6 +8,18 @@ import type { Socket } from "socket.io-client";
 export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 export const RECONNECT_DELAY_MS = 5_000;
+/**
+ * The socket's options. Retries wait the spec's 5 s less up to half of it at random, so 1,000
+ * pages cut off at once come back spread over 2.5 s instead of all in the same instant.
+ */
+export const SOCKET_OPTIONS = {
+  transports: ["websocket"],
+  reconnectionDelay: RECONNECT_DELAY_MS,
+  reconnectionDelayMax: RECONNECT_DELAY_MS,
+  randomizationFactor: 0.5,
+};
+/** The same wait for a retry socket.io does not make by itself (the server closed the socket). */
+export const retryDelay = (random = Math.random()) => Math.round(RECONNECT_DELAY_MS * (1 - SOCKET_OPTIONS.randomizationFactor * random));
 export const AUTH_RECHECK_MS = 300_000;
 /** Fired on window when someone's presence changed (the online-agents popup listens). */
 export const PRESENCE_EVENT = "omnidesk:statusUpdated";
@@ -22,6 +35,8 @@ export const LOCAL_TYPING_MS = 2_000;
 
 export const realtime = proxy({
   status: "connecting" as ConnectionStatus,
+  /** The signed-in user's username (list deltas are unread for everyone but their writer). */
+  me: "",
   failures: 0,
   /** ticketId -> username -> {name, until (ms)} */
   typing: {} as Record<string, Record<string, { name: string; until: number }>>,
@@ -38,7 +53,50 @@ export const realtime = proxy({
   popups: [] as { ticketNumber: number; path: string; title: string; kind: PopupKind }[],
   /** messageId -> its delivery state as last heard (messageStateChanged), over what the page loaded. */
   delivery: {} as Record<string, { state: string; error: string | null }>,
+  /** ticketId -> messages that arrived after the page loaded (newMessage, or the replay after a reconnect). */
+  arrived: {} as Record<string, { id: number }[]>,
+  /** ticketId -> bumped when the open conversation should ask what it missed (rejoined its room). */
+  catchUp: {} as Record<string, number>,
+  /** Bumped when the server says events may be missing (Redis was away): every open conversation asks. */
+  resyncs: 0,
+  /** ticketId -> the list's news of it (newMessage's delta), over what the list loaded. */
+  listDelta: {} as Record<string, ListDelta>,
 });
+
+export type ListDelta = { lastMessage: string; updatedAt: number; by: string };
+
+/** Messages for an open conversation, each once, in order (an event and a replay may both bring one). */
+export function receiveMessages(ticketId: number, messages: { id: number }[]) {
+  if (!messages.length) return;
+  const known = realtime.arrived[ticketId] ?? [];
+  const ids = new Set(known.map((m) => m.id));
+  const fresh = messages.filter((m) => !ids.has(m.id));
+  if (fresh.length) realtime.arrived[ticketId] = [...known, ...fresh].sort((a, b) => a.id - b.id);
+}
+
+export function forgetMessage(ticketId: number, messageId: number) {
+  const known = realtime.arrived[ticketId];
+  if (known?.some((m) => m.id === messageId)) realtime.arrived[ticketId] = known.filter((m) => m.id !== messageId);
+}
+
+/** What the page loaded, then what arrived since (newer than the newest loaded), each once, in order. */
+export function mergeMessages<M extends { id: number }>(loaded: readonly M[], arrived: readonly { id: number }[] | undefined): M[] {
+  const newest = loaded.length ? loaded[loaded.length - 1].id : 0;
+  const later = (arrived ?? []).filter((m) => m.id > newest) as M[];
+  return later.length ? [...loaded, ...later] : (loaded as M[]);
+}
+
+/** A list item with the news heard since the list loaded (a newer delta wins). */
+export function withDelta<I extends { lastMessage: string; updatedAt: number; unread: boolean }>(
+  item: I,
+  delta: ListDelta | undefined,
+  me: string,
+  open: boolean,
+): I {
+  if (!delta || delta.updatedAt <= item.updatedAt) return item;
+  // unread for everyone but its writer, unless it is the conversation open on this page
+  return { ...item, lastMessage: delta.lastMessage, updatedAt: delta.updatedAt, unread: !open && delta.by !== me };
+}
 
 /** A messageStateChanged event: the open conversation shows the new state without a reload. */
 export function setDeliveryStates(e: { messageIds: number[]; state: string; error?: string | null }) {
@@ -80,4 +138,27 @@ export function markFresh(ticketId: number, now = Date.now()) {
   const entries: [string, number][] = Object.entries({ ...realtime.fresh, [ticketId]: now });
   entries.sort((a, b) => b[1] - a[1]);
   realtime.fresh = Object.fromEntries(entries.slice(0, NEW_MESSAGE_STACK));
+}
+
+/**
+ * Conversations this user was taken out of (participantChanged, no longer readable): every list
+ * drops them at once; `openRemoved` is the open one, for the "You've got removed!" modal.
+ */
+export const removals = proxy({ dropped: {} as Record<string, true>, openRemoved: null as number | null });
+
+export function removedFrom(e: { ticketId: number; ticketNumber: number }, isOpen: boolean) {
+  removals.dropped[e.ticketId] = true;
+  if (isOpen) removals.openRemoved = e.ticketNumber;
+  const fresh = { ...realtime.fresh };
+  delete fresh[e.ticketId];
+  realtime.fresh = fresh;
+  const elsewhere = (n: { ticketNumber: number }) => n.ticketNumber !== e.ticketNumber;
+  realtime.notices = realtime.notices.filter(elsewhere);
+  realtime.popups = realtime.popups.filter(elsewhere);
+}
+
+/** The list items still to show (the server's list, less the conversations just removed). */
+export function useListed<T extends { id: number }>(items: readonly T[]): T[] {
+  const { dropped } = typeof document === "undefined" ? snapshot(removals) : useSnapshot(removals);
+  return items.filter((i) => !dropped[i.id]);
 }

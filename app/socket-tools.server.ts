@@ -1,6 +1,7 @@
 // Shared pieces of socket handlers (the host's, the conversation's and plugins'): a per-socket
 // rate limit, ids read from payloads, and async handlers whose errors are logged, not fatal.
 import type { Socket } from "socket.io";
+import { log } from "./ops/log.server";
 
 /** Events a socket may send per second before they are dropped (and, far over, it is cut off). */
 const EVENTS_PER_SECOND = 20;
@@ -33,7 +34,7 @@ export function ticketIdOf(payload: unknown) {
 export function safely<A extends unknown[]>(socket: Socket, handler: (...args: A) => Promise<void>) {
   return (...args: A) => {
     handler(...args).catch((error) => {
-      console.error(`socket ${socket.id}:`, error);
+      log.error({ err: error, socketId: socket.id, userId: Number(socket.data.userId) || undefined }, "socket handler failed");
       const ack = args.at(-1);
       if (typeof ack === "function") ack({ ok: false });
     });

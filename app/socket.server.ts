@@ -2,16 +2,14 @@
 // the conversation's handlers and those of every plugin whose manifest names a `socket` module.
 import type { Server, Socket } from "socket.io";
 import { currentAnnouncement } from "./models/announcement.server";
-import { broadcast } from "./realtime.server";
+import { socketDown, socketUp } from "./realtime.server";
 import { attachConversationSocket } from "./conversation/socket.server";
+import { attachDebugSocket } from "./debug-socket.server";
 import { plugins } from "./plugins/registry.server";
 import { pluginModule } from "./plugins/modules.server";
 import { rateLimited, safely } from "./socket-tools.server";
-import { VERSION } from "./version";
-import { SERVER_EVENTS, CLIENT_EVENTS } from "~/realtime-events";
-
-/** Presence news from one socket at most this often. */
-const PRESENCE_EVERY_MS = 10_000;
+import { serverVersion } from "./version.server";
+import { SERVER_EVENTS } from "~/realtime-events";
 
 /** What a plugin's socket module may export. */
 export interface PluginSocketModule {
@@ -32,22 +30,14 @@ export async function attachSocketHandlers(io: Server) {
     const overLimit = rateLimited(socket);
     socket.use((_packet, next) => (overLimit() ? next(new Error("rate limited")) : next()));
 
-    // presence: lists of online agents refresh when someone comes or goes (no ids: shadow
-    // admins are not to be seen coming and going)
-    let lastPresence = 0;
-    const presence = () => {
-      if (socket.data.shadow || Date.now() - lastPresence < PRESENCE_EVERY_MS) return;
-      lastPresence = Date.now();
-      broadcast(SERVER_EVENTS.statusUpdated, {});
-    };
-    presence();
+    // presence: per user and coalesced (realtime.server.ts); shadow admins are not seen
+    const userId = Number(socket.data.userId);
+    if (!socket.data.shadow) {
+      socketUp(userId);
+      socket.on("disconnect", () => socketDown(userId));
+    }
     // the build this server runs: a page from an older one offers to refresh
-    socket.emit(SERVER_EVENTS.newVersion, { id: VERSION.id, description: VERSION.description });
-    socket.on("disconnect", () => {
-      lastPresence = 0;
-      presence();
-    });
-    socket.on(CLIENT_EVENTS.tellOnline, presence);
+    socket.emit(SERVER_EVENTS.newVersion, serverVersion());
 
     // getAnnouncement: the current announcement, if any (the page shows it from its loader too)
     socket.on(
@@ -56,6 +46,7 @@ export async function attachSocketHandlers(io: Server) {
     );
 
     attachConversationSocket(io, socket);
+    attachDebugSocket(socket);
     for (const m of modules) m.attachSocket?.(socket, io);
   });
   for (const m of modules) m.attachNamespaces?.(io);

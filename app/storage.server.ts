@@ -73,9 +73,14 @@ export class LocalDiskStorage implements FileStorage {
   }
 }
 
+/** Where the default storage keeps files (backups copy it). */
+export function filesDir(dir = dataDir()) {
+  return path.join(dir, "files");
+}
+
 let storage: FileStorage | undefined;
 export function fileStorage(): FileStorage {
-  return (storage ??= new LocalDiskStorage(path.join(dataDir(), "files")));
+  return (storage ??= new LocalDiskStorage(filesDir()));
 }
 
 /** Attachments: at most 10 MB each, 5 per message, of these types. */

@@ -7,7 +7,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { startServer, stopServer, waitHealthy } from "../tests/support/server-process";
 
-const port = 3390;
+const port = Number(process.env.BENCH_PORT || 3390);
 const base = `http://localhost:${port}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-bench-"));
 const server = startServer({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SESSION_SECRET: "bench" });

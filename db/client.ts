@@ -37,10 +37,27 @@ export function dataDir() {
   return path.resolve(process.env.DATA_DIR || "data");
 }
 
+export function isPostgresUrl(url: string) {
+  return /^postgres(ql)?:\/\//.test(url);
+}
+
+/** The SQLite file a (non-PostgreSQL) DATABASE_URL names: `file:/path`, a plain path, or DATA_DIR's default. */
+export function sqliteFile(url: string, dir = dataDir()) {
+  return url ? url.replace(/^file:/, "") : path.join(dir, "omnidesk.sqlite");
+}
+
 export function openDatabase(url = process.env.DATABASE_URL || ""): DbHandle {
-  if (/^postgres(ql)?:\/\//.test(url)) return openPg(url);
-  const file = url ? url.replace(/^file:/, "") : path.join(dataDir(), "omnidesk.sqlite");
-  return openSqlite(file);
+  return isPostgresUrl(url) ? openPg(url) : openSqlite(sqliteFile(url));
+}
+
+/**
+ * SQLITE_SYNCHRONOUS: with WAL, NORMAL (the default) loses nothing when the process crashes, but a
+ * power loss or OS crash may undo the last commits; FULL syncs every commit, surviving those too.
+ */
+export function sqliteSynchronous(value = process.env.SQLITE_SYNCHRONOUS || "NORMAL") {
+  const mode = value.toUpperCase();
+  if (mode !== "NORMAL" && mode !== "FULL") throw new Error(`SQLITE_SYNCHRONOUS must be NORMAL or FULL, not "${value}"`);
+  return mode;
 }
 
 /**
@@ -67,12 +84,13 @@ function reuseStatements(client: Database.Database, keep = 500) {
 }
 
 function openSqlite(file: string): DbHandle {
+  const synchronous = sqliteSynchronous();
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const client = new Database(file);
   client.pragma("journal_mode = WAL");
   client.pragma("busy_timeout = 5000");
   client.pragma("foreign_keys = ON");
-  client.pragma("synchronous = NORMAL");
+  client.pragma(`synchronous = ${synchronous}`);
   reuseStatements(client);
   const db = drizzleSqlite(client, { schema: sqliteSchema });
   let queue: Promise<unknown> = Promise.resolve();
@@ -111,7 +129,19 @@ function openSqlite(file: string): DbHandle {
 }
 
 function openPg(url: string): DbHandle {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PG_POOL_SIZE || 10) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.PG_POOL_SIZE || 10),
+    // Short OLTP queries: JIT compiling a plan whose estimate looks large (a LIMIT over a big
+    // index) costs more milliseconds than the query itself.
+    options: "-c jit=off",
+    // a database that went away fails the queries waiting on it within seconds (readiness turns
+    // 503) instead of leaving them queued for ever
+    connectionTimeoutMillis: 5_000,
+  });
+  // an idle connection the server dropped (a restart, a failover) is replaced on the next query;
+  // without a listener its error would end the process
+  pool.on("error", (error) => console.error(`database connection lost: ${error.message}`));
   const db = drizzlePg(pool, { schema: pgSchema });
   return {
     dialect: "pg",
@@ -147,3 +177,11 @@ export function setDb(handle: DbHandle | undefined) {
 
 /** The query builder a transaction hands its callback (same shape as the handle's `db`). */
 export type Tx = ReturnType<typeof getDb>["db"];
+
+/** Rows of a raw SELECT on either dialect (PostgreSQL returns bigints as strings: callers use Number). */
+export async function rows<T = Record<string, unknown>>(query: SQL, handle: DbHandle = getDb()): Promise<T[]> {
+  const { dialect, db } = handle;
+  if (dialect === "sqlite") return db.all(query) as T[];
+  const result = await (db as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
+  return result.rows;
+}

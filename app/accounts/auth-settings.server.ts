@@ -4,7 +4,8 @@ import { plugins } from "~/plugins/registry.server";
 import { getSettings } from "~/models/settings.server";
 import { PRIORITIES } from "~/conversation/constants";
 import { permissionsOf, type UserRow } from "./users.server";
-import { VERSION } from "~/version";
+import { latestEventId } from "~/conversation/sync.server";
+import { serverVersion } from "~/version.server";
 
 /** Every settings field of section 3, for the signed-in user; `origin` is the page host's origin. */
 export async function authSettings(user: UserRow, edition: ResolvedEdition, origin = "") {
@@ -36,8 +37,8 @@ export async function authSettings(user: UserRow, edition: ResolvedEdition, orig
     ],
     // priority marks a sender's tickets H, M or L; lists sort H, none, M, L (spec section 9)
     priority: { levels: PRIORITIES.filter((p) => p !== ""), order: ["H", "", "M", "L"] },
-    // no event feed (GET /event/{id}) exists yet: nothing to resume from
-    event_id: 0,
+    // where the event feed (GET /event/{id}) resumes from
+    event_id: await latestEventId(),
     // clients authenticate with the session token; there are no separate API keys
     api_key: "",
     // the external contacts lookup the spec's clients pass along is not configured
@@ -46,7 +47,7 @@ export async function authSettings(user: UserRow, edition: ResolvedEdition, orig
     acw_seconds: Number(s.acw_seconds),
     // outbound calling (a dial prefix) belongs to the unbuilt softphone
     call_prefix: "",
-    version: { id: VERSION.id, description: VERSION.description },
+    version: serverVersion(),
     productDetails: {
       title: edition.title,
       product_functions: plugins()

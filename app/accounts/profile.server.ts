@@ -6,6 +6,7 @@ import { z } from "zod";
 import { getDb } from "@db/client";
 import { EMAIL_PATTERN } from "~/forms";
 import { readableBy, type Reader } from "~/conversation/access.server";
+import { listColumns, type ListRow } from "~/conversation/list-columns.server";
 import { formatDate } from "~/time";
 import { fileStorage } from "~/storage.server";
 import { audit } from "./audit.server";
@@ -267,11 +268,7 @@ export async function personByUsername(viewer: Viewer, username: string): Promis
   };
 }
 
-const listColumns = () => {
-  const t = getDb().schema.tickets;
-  return { id: t.id, ticketNumber: t.ticketNumber, title: t.title, channel: t.channel, kind: t.kind, status: t.status, updatedAt: t.updatedAt };
-};
-export type CardItem = { id: number; ticketNumber: number; title: string; channel: string; kind: string; status: number; updatedAt: number };
+export type CardItem = ListRow;
 
 /** Where a list item opens (spec section 2: /ticket/{n}, /chat/{n}, /call/{n}, /livechat/{n}). */
 export const itemPath = (item: Pick<CardItem, "kind" | "ticketNumber">) =>
@@ -341,15 +338,8 @@ export async function contactActivity(viewer: Viewer, who: { email?: string; pho
     phone: first?.contactPhone || phone,
     uid: email || phone,
   };
-  const items: CardItem[] = rows.slice(0, limit).map((r) => ({
-    id: r.id,
-    ticketNumber: r.ticketNumber,
-    title: r.title,
-    channel: r.channel,
-    kind: r.kind,
-    status: r.status,
-    updatedAt: r.updatedAt,
-  }));
+  // the contact columns made the person; the cards are plain list rows
+  const items: CardItem[] = rows.slice(0, limit).map(({ contactName, contactEmail, contactPhone, ...item }) => item);
   return { person, items, more: rows.length > limit };
 }
 

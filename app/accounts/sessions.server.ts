@@ -267,6 +267,35 @@ export async function listUserSessions(userId: number, currentIdHash: string): P
     }));
 }
 
+/**
+ * One of the user's own live sessions by its public id (the current one when none is given), with
+ * when it ends: at its absolute limit, or earlier when left idle. Another user's id finds nothing.
+ */
+export async function ownSessionInfo(userId: number, currentIdHash: string, publicId?: string) {
+  const { db, schema } = getDb();
+  const s = schema.sessions;
+  const now = Date.now();
+  const [limits, rows] = await Promise.all([
+    sessionLimits(),
+    db
+      .select()
+      .from(s)
+      .where(and(eq(s.userId, userId), eq(s.mfaPending, false), gt(s.expiresAt, now))),
+  ]);
+  const row = rows.find((r) => (publicId ? publicSessionId(r.idHash) === publicId : r.idHash === currentIdHash));
+  if (!row || outlived(row, limits, now)) return undefined;
+  return {
+    id: publicSessionId(row.idHash),
+    current: row.idHash === currentIdHash,
+    createdAt: Number(row.createdAt),
+    lastSeenAt: lastActive(row),
+    expiresAt: Math.min(Number(row.expiresAt), Number(row.createdAt) + limits.maxAgeMs),
+    idleExpiresAt: lastActive(row) + limits.idleMs,
+    userAgent: row.userAgent,
+    ip: row.ip,
+  };
+}
+
 type Actor = { id: number; name: string };
 
 /** Signs out one of the user's own sessions by its public id; false when there is none such. */

@@ -28,6 +28,7 @@ export const SETTING_FUNCTIONS: Record<string, Rule> = {
   popup_on_call: { scope: "workspace", key: "popup_on_call", valid: (v) => v === "0" || v === "1", invalid: "popup_on_call must be 0 or 1." },
   timezone: { scope: "workspace", key: "timezone", valid: validTimeZone, invalid: "That is not a known time zone." },
   acw_seconds: { scope: "workspace", key: "acw_seconds", valid: wholeNumber(0, 3600), invalid: "acw_seconds must be a whole number from 0 to 3600." },
+  debug_shortcuts: { scope: "workspace", key: "debug_shortcuts", valid: (v) => v === "0" || v === "1", invalid: "debug_shortcuts must be 0 or 1." },
 };
 
 /** update's duration actions: a number of days (spec: saved only when a day value is given). */

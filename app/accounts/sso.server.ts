@@ -11,6 +11,7 @@ import { getDb } from "@db/client";
 import { sessionCookie } from "~/cookies.server";
 import { seal, unseal } from "~/secrets.server";
 import { safeRedirect } from "~/forms";
+import { log } from "~/ops/log.server";
 import { audit } from "./audit.server";
 import { createSession, hashToken } from "./sessions.server";
 import type { UserRow } from "./users.server";
@@ -336,7 +337,7 @@ export async function finishSignIn(providerId: number, callbackUrl: URL, flow: u
       claims = { sub: idToken.sub, email: info.email, email_verified: info.email_verified };
     }
   } catch (error) {
-    console.warn(`sso: sign-in with provider ${provider.id} failed:`, error instanceof Error ? error.message : error);
+    log.warn({ err: error, provider: provider.id }, "sso: sign-in failed");
     return { ok: false, reason: "failed" };
   }
   return identify(provider, claims, ip, "sso");

@@ -1,8 +1,7 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { STATUSES_NEEDING_REASON } from "~/presence";
-import { broadcast, onlineUserIds } from "~/realtime.server";
-import { SERVER_EVENTS } from "~/realtime-events";
+import { onlineUserIds, presenceChanged } from "~/realtime.server";
 
 export type UserType = "admin" | "agent";
 
@@ -59,7 +58,7 @@ export async function setPresence(
       statusTime: Date.now(),
     })
     .where(eq(schema.users.id, userId));
-  broadcast(SERVER_EVENTS.statusUpdated, {});
+  presenceChanged();
 }
 
 /** Users with a connected socket, with their presence; shadow admins and disabled users are never listed. */

@@ -1,10 +1,13 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { NotFound } from "./NotFound";
+import { RetriesExceeded } from "./RetriesExceeded";
+import { isMaxRetries } from "~/lazy-load";
 
 /**
  * Error boundary for pages that answer 403 (and 404): a plain 'Access denied' inside the shell,
- * with the page's own explanation (a translation key); anything else goes up.
+ * with the page's own explanation (a translation key); a lazy load that failed on every try says
+ * so; anything else goes up.
  */
 export function deniedBoundary(explanationKey: string) {
   return function DeniedBoundary() {
@@ -18,6 +21,7 @@ export function deniedBoundary(explanationKey: string) {
         </section>
       );
     if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+    if (isMaxRetries(error)) return <RetriesExceeded sync={error.sync} />;
     throw error;
   };
 }

@@ -6,6 +6,8 @@ import { useTranslation } from "react-i18next";
 import { PRESENCE_EVENT } from "~/realtime-store";
 import { presenceClass, statusLabel } from "~/presence";
 import { ProfileLink } from "~/accounts/components/ProfileCard";
+import { Icon } from "./Icon";
+import { closeMenuOnEscape } from "./dialog-focus";
 
 type Agent = { username: string; name: string; status: string; second_status: string; ts: number };
 const REFRESH_MS = 60_000;
@@ -35,8 +37,11 @@ export function OnlineAgents() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
   return (
-    <details className="online-agents" onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>{t("online.title")}</summary>
+    <details className="online-agents" onToggle={(e) => setOpen(e.currentTarget.open)} onKeyDown={closeMenuOnEscape}>
+      <summary className="bar-button">
+        <Icon name="agents" />
+        <span className="bar-text">{t("online.title")}</span>
+      </summary>
       <div className="menu-panel">{fetcher.data ? <OnlineList agents={fetcher.data.agents} /> : <Link to="/agents/online">{t("online.open")}</Link>}</div>
     </details>
   );

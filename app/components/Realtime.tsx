@@ -1,8 +1,9 @@
 // The socket of a signed-in page (JavaScript only): connection banner, network error screen,
-// and reloading what the page shows when the server says something changed.
+// messages and list deltas into the store (app/realtime-store.ts), and reloading what the page
+// shows when the server says something rarer changed.
 import { Link, useLocation, useNavigate, useRevalidator } from "@remix-run/react";
 import { LogoutForm } from "./UserMenu";
-import { VERSION } from "~/version";
+import { pageVersionId } from "~/version";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { popupFor } from "~/popups";
@@ -11,10 +12,14 @@ import {
   PRESENCE_EVENT,
   MAX_FAILURES,
   MAX_NOTICES,
-  RECONNECT_DELAY_MS,
+  SOCKET_OPTIONS,
   clearTyping,
+  forgetMessage,
   markFresh,
   realtime,
+  removedFrom,
+  receiveMessages,
+  retryDelay,
   setDeliveryStates,
   setSocket,
   setTyping,
@@ -22,11 +27,13 @@ import {
 } from "~/realtime-store";
 import { SERVER_EVENTS, CLIENT_EVENTS } from "~/realtime-events";
 
-/** Events after which the open page and the list reload their data. */
+/**
+ * Events after which the open page and the list reload their data. Not newMessage (it carries
+ * the messages), not a list's delta (updateTicket, channelDataUpdated with lastMessage), not
+ * unreadCount2 (the tab title follows it).
+ */
 const E = SERVER_EVENTS;
 const CHANGES = [
-  E.newMessage,
-  E.updateTicket,
   E.ticketStatusChanged,
   E.createTicket,
   E.syncDelete,
@@ -42,16 +49,25 @@ const CHANGES = [
   E.liveChatEnded,
   E.liveChatMergeChanged,
   E.removeLiveChat,
-  E.unreadCount2,
   E.announcement,
   E.newNotification,
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;
 const RELOAD_MAX_WAIT_MS = 1_000;
+/** Lists reload for news of a conversation they do not show at most this often. */
+const LIST_RELOAD_MS = 5_000;
+/** A reload after a long time offline waits up to this long, at random. */
+const RECONNECT_SPREAD_MS = 5_000;
+/** Offline longer than this, a visible page reloads its data once after coming back (lists may have moved). */
+const STALE_AFTER_MS = 60_000;
+/** The open conversation is marked read at most this often while messages arrive. */
+const READ_EVERY_MS = 1_000;
 
-/** `viewer`: who is looking, for the agent popups (app/popups.ts). */
-export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: boolean } }) {
+type Delta = { ticketId: number; ticketNumber: number; lastMessage?: string; updatedAt?: number; by?: string };
+
+/** `viewer`: who is looking, for the agent popups (app/popups.ts) and list deltas. */
+export function Realtime({ viewer }: { viewer: { type: string; username: string; popupOnCall: boolean } }) {
   const revalidator = useRevalidator();
   const navigate = useNavigate();
   const location = useLocation();
@@ -62,7 +78,8 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
-    let wasDown = false;
+    let downSince = 0;
+    realtime.me = viewer.username;
     // reloads are batched (a burst of events costs one round trip) and wait while the tab is
     // hidden: reloading marks the open conversation read, which only a person looking may do
     let pending = false;
@@ -92,27 +109,24 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
     let cleanup = () => {};
     import("socket.io-client").then(({ io }) => {
       if (cancelled) return;
-      const socket = io({ transports: ["websocket"], reconnectionDelay: RECONNECT_DELAY_MS, reconnectionDelayMax: RECONNECT_DELAY_MS, randomizationFactor: 0 });
+      const socket = io(SOCKET_OPTIONS);
       setSocket(socket);
       // the online-agents popup listens for this on window: it may open before the socket exists
       socket.on(SERVER_EVENTS.statusUpdated, () => window.dispatchEvent(new Event(PRESENCE_EVENT)));
       socket.on("connect", () => {
         realtime.status = "connected";
         realtime.failures = 0;
-        socket.emit(CLIENT_EVENTS.tellOnline);
-        // messages written while we were away: the loaders fetch them, each once
-        if (wasDown) reload();
-        wasDown = false;
+        // the open conversation rejoins its room and asks what it missed (LiveConversation); only
+        // a page offline for long reloads its data, at a random moment so they do not all at once
+        if (downSince && Date.now() - downSince > STALE_AFTER_MS) setTimeout(reload, Math.random() * RECONNECT_SPREAD_MS);
+        downSince = 0;
       });
       socket.on("disconnect", (reason) => {
         realtime.status = "disconnected";
-        wasDown = true;
-        // the server cut us off on purpose (session gone, or too many events): check who we are,
-        // and try again later; socket.io does not retry this case by itself
-        if (reason === "io server disconnect") {
-          reload();
-          retry = setTimeout(() => socket.connect(), RECONNECT_DELAY_MS);
-        }
+        downSince ||= Date.now();
+        // the server cut us off on purpose (restart, session gone, too many events): try again
+        // later, as socket.io does for other cuts; a session that is gone is refused then
+        if (reason === "io server disconnect") retry = setTimeout(() => socket.connect(), retryDelay());
       });
       socket.on("connect_error", (error) => {
         // the server refused the session (signed out elsewhere, account disabled): load the page
@@ -120,22 +134,72 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
         if (error.message === "unauthorized") return window.location.reload();
         realtime.status = "disconnected";
         realtime.failures++;
-        wasDown = true;
+        downSince ||= Date.now();
       });
       for (const event of CHANGES) socket.on(event, reload);
+      // events of other nodes may have been lost (their Redis was away): the open conversation
+      // asks what it missed, the lists reload, each page at a moment of its own
+      socket.on(SERVER_EVENTS.resync, () => {
+        realtime.resyncs++;
+        setTimeout(reload, Math.random() * RECONNECT_SPREAD_MS);
+      });
+      // a message in a conversation whose room this page is in: shown at once, without a reload
+      let lastRead = 0;
+      let readTimer: ReturnType<typeof setTimeout> | undefined;
+      socket.on(SERVER_EVENTS.newMessage, (e: { ticketId: number; messages?: { id: number }[] }) => {
+        if (e.messages) receiveMessages(e.ticketId, e.messages);
+        else realtime.catchUp[e.ticketId] = (realtime.catchUp[e.ticketId] ?? 0) + 1; // an event without them: ask
+        // a person looking at it has read it (at most once a second while a busy chat runs)
+        if (document.hidden || readTimer) return;
+        readTimer = setTimeout(
+          () => {
+            readTimer = undefined;
+            lastRead = Date.now();
+            if (!document.hidden) socket.emit(CLIENT_EVENTS.readMessage, { ticketId: e.ticketId });
+          },
+          Math.max(0, lastRead + READ_EVERY_MS - Date.now()),
+        );
+      });
+      socket.on(SERVER_EVENTS.syncDelete, (e: { ticketId: number; messageId: number }) => forgetMessage(e.ticketId, e.messageId));
+      // the tab title counts unread conversations, as the shell's loader wrote it
+      socket.on(SERVER_EVENTS.unreadCount2, (c: { ticket: number; livechat: number; chat: number }) => {
+        const n = c.ticket + c.livechat + c.chat;
+        document.title = `${n ? `(${n}) ` : ""}${document.title.replace(/^\(\d+\) /, "")}`;
+      });
       // news about a conversation other than the open one: the list highlights it for 5 s
       const fresh = (e: { ticketId: number; ticketNumber: number }) => {
         if (!latest.current.pathname.endsWith(`/${e.ticketNumber}`)) markFresh(e.ticketId);
       };
-      socket.on(SERVER_EVENTS.updateTicket, fresh);
-      // news of the department's tickets: agents apply it, admins ignore it (spec section 4)
-      socket.on(SERVER_EVENTS.channelDataUpdated, (e: { ticketId: number; ticketNumber: number }) => {
-        if (latest.current.viewer.type === "admin") return;
+      // a list's news: a new message's delta patches the item in place; other changes, or an item
+      // this list does not show (it may belong at its top), reload
+      // a busy conversation this list does not show would reload it on every message: at most
+      // once every LIST_RELOAD_MS for those
+      let listReloadAt = 0;
+      let listTimer: ReturnType<typeof setTimeout> | undefined;
+      const listReload = () => {
+        listTimer ??= setTimeout(
+          () => {
+            listTimer = undefined;
+            listReloadAt = Date.now();
+            reload();
+          },
+          Math.max(0, listReloadAt + LIST_RELOAD_MS - Date.now()),
+        );
+      };
+      const listNews = (e: Delta) => {
         fresh(e);
-        reload();
+        if (e.lastMessage === undefined) return reload();
+        const shown = document.querySelector(`.ticket-item[data-ticket="${e.ticketNumber}"]`);
+        if (!shown) return listReload();
+        realtime.listDelta[e.ticketId] = { lastMessage: e.lastMessage, updatedAt: e.updatedAt ?? Date.now(), by: e.by ?? "" };
+      };
+      socket.on(SERVER_EVENTS.updateTicket, listNews);
+      // news of the department's tickets: agents apply it, admins ignore it (spec section 4)
+      socket.on(SERVER_EVENTS.channelDataUpdated, (e: Delta) => {
+        if (latest.current.viewer.type !== "admin") listNews(e);
       });
-      socket.on(SERVER_EVENTS.participantChanged, (e: { ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
-        if (!e.added && !e.canRead && latest.current.pathname.endsWith(`/${e.ticketNumber}`)) latest.current.navigate("/?notice=removed");
+      socket.on(SERVER_EVENTS.participantChanged, (e: { ticketId: number; ticketNumber: number; added: boolean; canRead?: boolean; path?: string }) => {
+        if (!e.added && !e.canRead) removedFrom(e, latest.current.pathname.endsWith(`/${e.ticketNumber}`));
         if (e.added && e.path) notify(e.ticketNumber, e.path);
       });
       // a live chat removed while open: home, as for a removed participant
@@ -150,7 +214,7 @@ export function Realtime({ viewer }: { viewer: { type: string; popupOnCall: bool
         else notify(e.ticketNumber, e.path);
       });
       socket.on(SERVER_EVENTS.newVersion, (v: { id: number; description: string }) => {
-        if (v.id > VERSION.id) realtime.newVersion = v;
+        if (v.id > pageVersionId()) realtime.newVersion = v;
       });
       socket.on(SERVER_EVENTS.setTyping, (e: { ticketId: number; username: string; name: string }) => setTyping(e.ticketId, e.username, e.name));
       socket.on(SERVER_EVENTS.removeTyping, (e: { ticketId: number; username: string }) => clearTyping(e.ticketId, e.username));

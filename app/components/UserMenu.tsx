@@ -4,6 +4,7 @@ import { Icon } from "./Icon";
 import { StatusForm } from "./StatusForm";
 import { presenceClass, statusLabel, type CustomStatus } from "~/presence";
 import { ProfileLink } from "~/accounts/components/ProfileCard";
+import { closeMenuOnEscape } from "./dialog-focus";
 
 export interface MenuUser {
   name: string;
@@ -14,13 +15,13 @@ export interface MenuUser {
   statusReason: string;
 }
 
-/** A <details> menu: opens and closes without JavaScript. */
+/** A <details> menu: opens and closes without JavaScript (with it, Escape closes it too). */
 export function UserMenu({ user, statusError, customStatuses = [] }: { user: MenuUser; statusError: string | null; customStatuses?: CustomStatus[] }) {
   const { t } = useTranslation();
   const location = useLocation();
   const status = user.secondStatus || "ONLINE";
   return (
-    <details className="user-menu" open={statusError ? true : undefined}>
+    <details className="user-menu" open={statusError ? true : undefined} onKeyDown={closeMenuOnEscape}>
       <summary>
         <span className={presenceClass(status)} aria-hidden="true" />
         {user.photo ? <img src={user.photo} alt="" width={22} height={22} style={{ borderRadius: "50%", objectFit: "cover" }} /> : <Icon name="user" />}

@@ -4,7 +4,10 @@ import { getDb } from "@db/client";
 
 export async function listLabelChoices() {
   const { db, schema } = getDb();
-  return db.select({ id: schema.labels.id, name: schema.labels.name, color: schema.labels.color }).from(schema.labels).orderBy(asc(schema.labels.name));
+  return db
+    .select({ id: schema.labels.id, name: schema.labels.name, color: schema.labels.color, colorDark: schema.labels.colorDark })
+    .from(schema.labels)
+    .orderBy(asc(schema.labels.name));
 }
 
 export async function listDepartmentChoices() {

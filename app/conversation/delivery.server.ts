@@ -7,16 +7,13 @@ import { getDb, type Tx } from "@db/client";
 import { enqueue, retryJob, wakeJobs } from "~/jobs/queue.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { checkAddresses } from "./forms";
-import { DELIVERY_ERRORS } from "./delivery";
+import { DELIVERY_ERRORS, type DeliveryState } from "./delivery";
 import { toOpenPages } from "./events.server";
 
 /** The job that sends one reply out on its ticket's channel. */
 export const SEND_JOB = "conversation.send";
 /** A WaitAndRetry with this message: no mail server (or account) is configured; the reply waits for one. */
 export const NOT_CONFIGURED = DELIVERY_ERRORS.notConfigured;
-
-export const DELIVERY_STATES = ["", "queued", "sending", "sent", "delivered", "read", "failed", "waiting"] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** What the send job gets (the adapter's OutboundMessage). */
 export interface SendPayload {

@@ -3,6 +3,10 @@
 // read the same in every language; a provider's own response is shown as it came.
 import type { TFunction } from "i18next";
 
+/** How far an agent's message on a channel got ('' when it does not go out). */
+export const DELIVERY_STATES = ["", "queued", "sending", "sent", "delivered", "read", "failed", "waiting"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
 export const DELIVERY_ERRORS = {
   /** No server or account to send through: the message waits until one is configured. */
   notConfigured: "not-configured",

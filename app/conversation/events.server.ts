@@ -7,10 +7,13 @@ import { findUserById } from "~/accounts/users.server";
 import { pruneRoom, publish, publishToVisitor } from "~/realtime.server";
 import { SERVER_EVENTS, VISITOR_EVENTS, type ServerEvent } from "~/realtime-events";
 import { canRead } from "./access.server";
+import { publishToFiltered } from "./notice-filter.server";
 import { conversationPath } from "./channels";
+import { messagesById, shownMessages } from "./message-view.server";
+import { getWorkspace } from "~/models/settings.server";
 
 type Conversation = { id: number; ticketNumber: number; departmentId: number | null; kind: string };
-type Created = Conversation & { channel: string; severity: string; title: string };
+type Created = Conversation & { channel: string; severity: string; title: string; campaignId?: number | null };
 
 const room = (ticketId: number) => `ticket:${ticketId}`;
 const basics = (c: Conversation) => ({ ticketId: c.id, ticketNumber: c.ticketNumber });
@@ -35,6 +38,27 @@ export async function announce(c: Conversation, event: ServerEvent, payload: Rec
   if (c.departmentId && c.kind !== "chat") publish(`department:${c.departmentId}`, SERVER_EVENTS.channelDataUpdated, body);
 }
 
+/**
+ * New messages in a conversation. Its open pages (the room: only readers get in, see joinRoom)
+ * get the messages as the page shows them and append them; lists get a small delta (last message,
+ * time, who wrote it: unread for everyone else) instead of reloading. `by`: the writer's username,
+ * "" for a customer.
+ */
+export async function newMessages(c: Conversation, messageIds: number[], by: string) {
+  const { db, schema } = getDb();
+  const [shown, [row]] = await Promise.all([
+    messagesById(c, messageIds),
+    db.select({ lastMessage: schema.tickets.lastMessage, updatedAt: schema.tickets.updatedAt }).from(schema.tickets).where(eq(schema.tickets.id, c.id)),
+  ]);
+  const { timeZone } = await getWorkspace();
+  toOpenPages(c, SERVER_EVENTS.newMessage, { messageIds, messages: shownMessages(shown, timeZone) });
+  const delta = { messageIds, lastMessage: row?.lastMessage ?? "", updatedAt: row?.updatedAt ?? Date.now(), by };
+  const body = { ...basics(c), ...delta };
+  const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, c.id));
+  for (const p of people) publish(`user:${p.userId}`, SERVER_EVENTS.updateTicket, body);
+  if (c.departmentId && c.kind !== "chat") publish(`department:${c.departmentId}`, SERVER_EVENTS.channelDataUpdated, body);
+}
+
 /** Someone was added to or removed from a conversation: their own pages follow. */
 export function participantChanged(userId: number, c: Conversation, change: { added: true } | { added: false; canRead: boolean }) {
   const where = change.added ? { path: conversationPath(c.kind, c.ticketNumber) } : {};
@@ -45,12 +69,18 @@ export function participantChanged(userId: number, c: Conversation, change: { ad
  * A new conversation: the people named in it hear of it, or (from outside: a public form, a
  * live chat) its department's agents, with what their popups show (app/popups.ts).
  */
-export function conversationCreated(c: Created, audience: { userIds: number[] } | { department: true }) {
+export async function conversationCreated(c: Created, audience: { userIds: number[] } | { department: true }) {
   const body = { ...basics(c), path: conversationPath(c.kind, c.ticketNumber) };
-  if ("userIds" in audience) for (const id of audience.userIds) publish(`user:${id}`, SERVER_EVENTS.createTicket, body);
+  // each page hears of it only when it passes the list filters that page shows (spec section 4)
+  if ("userIds" in audience) await Promise.all(audience.userIds.map((id) => publishToFiltered(`user:${id}`, SERVER_EVENTS.createTicket, body, c)));
   // only what comes from outside may pop up for the department's agents
   else if (c.departmentId && c.kind !== "chat")
-    publish(`department:${c.departmentId}`, SERVER_EVENTS.createTicket, { ...body, channel: c.channel, severity: c.severity, title: c.title });
+    await publishToFiltered(
+      `department:${c.departmentId}`,
+      SERVER_EVENTS.createTicket,
+      { ...body, channel: c.channel, severity: c.severity, title: c.title },
+      c,
+    );
 }
 
 /** After access changed: sockets of users who may no longer read the conversation leave its room. */

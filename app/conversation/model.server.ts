@@ -3,13 +3,17 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
-import { announce, conversationCreated, participantChanged, revokeRoom, toOpenPages } from "./events.server";
+import { announce, conversationCreated, newMessages, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { wakeJobs } from "~/jobs/queue.server";
-import { queueDelivery, type DeliveryState } from "~/conversation/delivery.server";
+import { queueDelivery } from "~/conversation/delivery.server";
+import { decorateMessages, type SystemEvent } from "./message-view.server";
+import { queueLinkPreviews } from "~/conversation/link-preview.server";
+import { recordEvents } from "~/conversation/sync.server";
+import { rememberRequest } from "~/request-keys.server";
 
 export class NotFound extends Error {}
 
@@ -58,26 +62,6 @@ export async function conversationDetails(ticket: TicketRow) {
     ticket.departmentId ? db.select().from(schema.departments).where(eq(schema.departments.id, ticket.departmentId)) : Promise.resolve([]),
   ]);
   return { labels, participants: people, department: department[0] ?? null };
-}
-
-export interface MessageView {
-  id: number;
-  type: string;
-  body: string;
-  sender: string;
-  senderUserId: number | null;
-  createdAt: number;
-  pinned: boolean;
-  file: { name: string; type: string; size: number } | null;
-  reply: { id: number; sender: string; body: string } | null;
-  /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
-  email: EmailView | null;
-  notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
-  reactions: { reaction: string; usernames: string[] }[];
-  readBy: string[];
-  /** Agent messages on a channel: how far it got ('' when it does not go out), and the provider's reason. */
-  deliveryState: DeliveryState;
-  deliveryError: string | null;
 }
 
 /**
@@ -129,101 +113,6 @@ export async function loadMessages(ticket: TicketRow, opts: { before?: number; a
   return { messages: await decorateMessages(ticket, rows), hasOlder: Number(olderCount) > 0 };
 }
 
-async function decorateMessages(ticket: TicketRow, rows: (typeof import("@db/schema/sqlite").messages.$inferSelect)[]): Promise<MessageView[]> {
-  if (!rows.length) return [];
-  const { db, schema } = getDb();
-  const ids = rows.map((r) => r.id);
-  const replyIds = rows.map((r) => r.replyToId).filter((x): x is number => !!x);
-  const [users, notes, reactions, replies, readers, mails] = await Promise.all([
-    db.select({ id: schema.users.id, name: schema.users.name, username: schema.users.username }).from(schema.users),
-    db.select().from(schema.messageNotes).where(inArray(schema.messageNotes.messageId, ids)).orderBy(asc(schema.messageNotes.id)),
-    db.select().from(schema.messageReactions).where(inArray(schema.messageReactions.messageId, ids)),
-    replyIds.length
-      ? db
-          .select()
-          .from(schema.messages)
-          .where(and(inArray(schema.messages.id, replyIds), eq(schema.messages.ticketId, ticket.id)))
-      : Promise.resolve([]),
-    db
-      .select({ userId: schema.participants.userId, lastReadAt: schema.participants.lastReadAt })
-      .from(schema.participants)
-      .where(eq(schema.participants.ticketId, ticket.id)),
-    db.select().from(schema.emailMessages).where(inArray(schema.emailMessages.messageId, ids)),
-  ]);
-  const mailById = new Map(mails.map((e) => [e.messageId, e]));
-  const userById = new Map(users.map((u) => [u.id, u]));
-  const senderOf = (r: { senderUserId: number | null; senderName: string }) => (r.senderUserId ? (userById.get(r.senderUserId)?.name ?? "?") : r.senderName);
-  return rows.map((r) => {
-    const reply = replies.find((x) => x.id === r.replyToId);
-    const byReaction = new Map<string, string[]>();
-    for (const x of reactions.filter((x) => x.messageId === r.id))
-      byReaction.set(x.reaction, [...(byReaction.get(x.reaction) ?? []), userById.get(x.userId)?.username ?? "?"]);
-    return {
-      id: r.id,
-      type: r.type,
-      body: r.body,
-      sender: senderOf(r),
-      senderUserId: r.senderUserId,
-      createdAt: r.createdAt,
-      pinned: r.pinned,
-      file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
-      reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
-      email: emailView(mailById.get(r.id), r),
-      notes: notes
-        .filter((n) => n.messageId === r.id)
-        .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
-      reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
-      readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
-      deliveryState: r.deliveryState as DeliveryState,
-      deliveryError: r.deliveryError,
-    };
-  });
-}
-
-export interface EmailView {
-  from: string;
-  to: string[];
-  cc: string[];
-  subject: string;
-  authWarning: "spoofedAgent" | "authFailed" | null;
-  /** A plain-text mail's quoted history, shown folded. */
-  quoted: string | null;
-}
-
-type Addresses = { address: string; name?: string }[];
-const shownAddress = (a: { address: string; name?: string }) => (a.name ? `${a.name} <${a.address}>` : a.address);
-const addressList = (json: string) => {
-  try {
-    return (JSON.parse(json) as Addresses).map(shownAddress);
-  } catch {
-    return [];
-  }
-};
-
-/** The warning a mail's stored verdicts call for (plugins/email writes them). */
-export function authWarning(authJson: string): EmailView["authWarning"] {
-  let auth: { spoofedAgent?: boolean; spf?: string; dkim?: string; dmarc?: string };
-  try {
-    auth = JSON.parse(authJson || "{}");
-  } catch {
-    return null;
-  }
-  if (auth.spoofedAgent) return "spoofedAgent";
-  return [auth.spf, auth.dkim, auth.dmarc].includes("fail") ? "authFailed" : null;
-}
-
-function emailView(e: typeof import("@db/schema/sqlite").emailMessages.$inferSelect | undefined, message: { quoted: string | null }): EmailView | null {
-  if (!e) return null;
-  return {
-    from: shownAddress({ address: e.fromAddress, name: e.fromName }),
-    to: addressList(e.to),
-    cc: addressList(e.cc),
-    subject: e.subject,
-    authWarning: e.direction === "in" ? authWarning(e.auth) : null,
-    quoted: message.quoted,
-  };
-}
-
 export interface StoredFile {
   key: string;
   name: string;
@@ -245,6 +134,7 @@ export async function reply(
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
+  let previews = 0;
   const created = await handle.transaction(async (tx) => {
     const rows: (typeof schema.messages.$inferInsert)[] = [];
     if (input.body)
@@ -261,22 +151,20 @@ export async function reply(
     const last = input.body || input.files.at(-1)?.name || "";
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
     const ids = inserted.map((m) => m.id);
+    await rememberRequest(tx, { ids });
+    previews = await queueLinkPreviews(tx, ticket.id, inserted, now);
     if (await queueDelivery(tx, ticket, ids, input.recipients ?? { to: [], cc: [] }))
       return inserted.map((m) => ({ ...m, deliveryState: "queued", deliveryError: null }));
     return inserted;
   });
-  await announce(ticket, SERVER_EVENTS.newMessage, { messageIds: created.map((m) => m.id) });
-  if (created[0]?.deliveryState === "queued") wakeJobs();
+  await newMessages(
+    ticket,
+    created.map((m) => m.id),
+    actor.username,
+  );
+  if (created[0]?.deliveryState === "queued" || previews) wakeJobs();
   return created;
 }
-
-/** A system message records who changed what; its text is localised when shown. */
-export type SystemEvent =
-  | { event: "status"; by: string; status: number }
-  | { event: "assigned"; by: string; who: string }
-  | { event: "unassigned"; by: string; who: string }
-  | { event: "priority"; by: string; priority: string }
-  | { event: "livechat"; by: string; action: "accepted" | "ended" | "converted" };
 
 export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
   const { schema } = getDb();
@@ -309,6 +197,7 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number)
   const handle = getDb();
   const now = Date.now();
   await handle.transaction(async (tx) => {
+    await rememberRequest(tx);
     await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
     await touch(tx, ticket.id, actor.id, now, { status });
   });
@@ -417,14 +306,30 @@ async function messageOf(ticket: TicketRow, messageId: number) {
   return message;
 }
 
+/** Messages of this ticket by id, oldest first (a replayed send's answer). */
+export async function messagesOfTicket(ticket: Pick<TicketRow, "id">, ids: number[]) {
+  if (!ids.length) return [];
+  const { db, schema } = getDb();
+  const m = schema.messages;
+  return db
+    .select()
+    .from(m)
+    .where(and(eq(m.ticketId, ticket.id), inArray(m.id, ids)))
+    .orderBy(asc(m.id));
+}
+
 export async function addNote(actor: Actor, ticket: TicketRow, messageId: number, body: string) {
   await messageOf(ticket, messageId);
-  const { db, schema } = getDb();
+  const handle = getDb();
   const now = Date.now();
-  const [note] = await db
-    .insert(schema.messageNotes)
-    .values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now })
-    .returning();
+  const note = await handle.transaction(async (tx) => {
+    await rememberRequest(tx);
+    const [row] = await tx
+      .insert(handle.schema.messageNotes)
+      .values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now })
+      .returning();
+    return row;
+  });
   toOpenPages(ticket, SERVER_EVENTS.receiveNote, { messageId, noteId: note.id });
 }
 
@@ -444,8 +349,9 @@ export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId:
   const handle = getDb();
   const r = handle.schema.messageReactions;
   const where = and(eq(r.messageId, messageId), eq(r.userId, actor.id), eq(r.reaction, reaction));
-  // a double submit toggles twice rather than failing on the primary key
+  // two different toggles never fail on the primary key (a resent one is stopped by its request key)
   const removed = await handle.transaction(async (tx) => {
+    await rememberRequest(tx);
     const gone = await tx.delete(r).where(where).returning();
     if (!gone.length) await tx.insert(r).values({ messageId, userId: actor.id, reaction }).onConflictDoNothing();
     return gone;
@@ -455,13 +361,18 @@ export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId:
 
 export async function togglePin(ticket: TicketRow, messageId: number) {
   await messageOf(ticket, messageId);
-  const { db, schema } = getDb();
+  const handle = getDb();
+  const m = handle.schema.messages;
   // flipped in the statement itself, so two toggles at once cannot overwrite each other
-  const [row] = await db
-    .update(schema.messages)
-    .set({ pinned: not(schema.messages.pinned) })
-    .where(eq(schema.messages.id, messageId))
-    .returning({ pinned: schema.messages.pinned });
+  const row = await handle.transaction(async (tx) => {
+    await rememberRequest(tx);
+    const [flipped] = await tx
+      .update(m)
+      .set({ pinned: not(m.pinned) })
+      .where(eq(m.id, messageId))
+      .returning({ pinned: m.pinned });
+    return flipped;
+  });
   toOpenPages(ticket, row.pinned ? SERVER_EVENTS.addPin : SERVER_EVENTS.removePin, { messageId });
 }
 
@@ -469,8 +380,12 @@ export async function togglePin(ticket: TicketRow, messageId: number) {
 export async function deleteMessage(actor: Actor, ticket: TicketRow, messageId: number) {
   const message = await messageOf(ticket, messageId);
   if (message.senderUserId !== actor.id && actor.type !== "admin") throw new AccessDenied();
-  const { db, schema } = getDb();
-  await db.delete(schema.messages).where(eq(schema.messages.id, messageId));
+  const handle = getDb();
+  await handle.transaction(async (tx) => {
+    await tx.delete(handle.schema.messages).where(eq(handle.schema.messages.id, messageId));
+    // a deleted message leaves no row: clients that were away learn of it from the event feed
+    await recordEvents(tx, [{ action: "delete_message", ticketId: ticket.id, refId: messageId }]);
+  });
   toOpenPages(ticket, SERVER_EVENTS.syncDelete, { messageId });
   return message.fileKey;
 }
@@ -529,9 +444,11 @@ export async function createConversation(
         .from(schema.users)
         .where(and(inArray(schema.users.username, input.usernames), isNull(schema.users.disabledAt)))
     : [];
+  let previews = false;
   const create = () =>
     handle.transaction(async (tx) => {
       const created = await insertTicket(tx, { title: input.title, channel: input.channel, departmentId: input.departmentId ?? null }, input.body, now);
+      await rememberRequest(tx, { ticketNumber: created.ticketNumber, kind: created.kind });
       // in user order, so concurrent transactions take the unread_counts rows (PostgreSQL row
       // locks) in the same order
       const people = [{ id: actor.id }, ...others.filter((u) => u.id !== actor.id)].sort((a, b) => a.id - b.id);
@@ -546,10 +463,12 @@ export async function createConversation(
         })),
       );
       if (input.body) await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: input.body, senderUserId: actor.id, createdAt: now });
+      if (await queueLinkPreviews(tx, created.id, [{ type: "text", body: input.body }], now)) previews = true;
       return created;
     });
   const ticket = await withUniqueNumber(create);
-  conversationCreated(ticket, { userIds: others.map((u) => u.id) });
+  await conversationCreated(ticket, { userIds: others.map((u) => u.id) });
+  if (previews) wakeJobs();
   return ticket;
 }
 

@@ -1,14 +1,13 @@
 // The conversation's data and forms (/ticket/{n}, /chat/{n}, and the live chat desk's /livechat/{n}):
 // what the view shows and every change its plain forms make.
 import { json, redirect, type SerializeFrom } from "@remix-run/node";
-import sanitizeHtml from "sanitize-html";
-import { MESSAGE_HTML } from "./html.server";
+import { previewsOf } from "./link-preview.server";
+import { shownMessages, type LinkPreview } from "./message-view.server";
 import { guardPluginRoute } from "~/context.server";
 import type { Kind } from "~/conversation/channels";
 import { AccessDenied, canRead } from "~/conversation/access.server";
 import * as conversation from "~/conversation/model.server";
 import { listLabelChoices, listDepartmentChoices } from "~/conversation/choices.server";
-import { formatDate, formatTime } from "~/time";
 import { fileStorage } from "~/storage.server";
 import { BodyTooLarge, readReplyForm, type ParsedForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
@@ -17,6 +16,7 @@ import { conversationFormSchema } from "~/conversation/forms";
 import { formResult, formValues } from "~/forms";
 import { refuse } from "~/forms.server";
 import { listParams, listSearch } from "~/list-params";
+import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
 
 function kindFromUrl(request: Request): Kind {
   const first = new URL(request.url).pathname.split("/")[1];
@@ -53,6 +53,8 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
     conversation.staffList(),
   ]);
   const replyTo = Number(url.searchParams.get("reply")) || null;
+  // the rich-links cookie: previews already fetched, rendered here so they show without JS too
+  const previews = ctx.richLinks ? await previewsOf(page.messages) : new Map<number, LinkPreview[]>();
   return {
     ticket: {
       id: ticket.id,
@@ -68,13 +70,7 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
       createdAt: ticket.createdAt,
     },
     me: { id: user.id, type: user.type },
-    messages: page.messages.map((m) => ({
-      ...m,
-      day: formatDate(m.createdAt, timeZone),
-      time: formatTime(m.createdAt, timeZone),
-      html: m.type === "text/html" ? sanitizeHtml(m.body, MESSAGE_HTML) : null,
-      system: m.type === "system" ? (JSON.parse(m.body) as conversation.SystemEvent) : null,
-    })),
+    messages: shownMessages(page.messages, timeZone, previews),
     hasOlder: page.hasOlder,
     replyTo: page.messages.find((m) => m.id === replyTo) ? replyTo : null,
     details,
@@ -108,18 +104,41 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
   const here = new URL(request.url);
   // back to the conversation, keeping the list's filters
   const back = (extra = "") => redirect(`${here.pathname}${listSearch(here.search)}${extra}`);
-  const parsed = conversationFormSchema.safeParse(formValues(form));
+  const fields = formValues(form);
+  const parsed = conversationFormSchema.safeParse(fields);
   if (!parsed.success) return refuse(formResult({ intent, message: "conversation.badInput" }));
   const input = parsed.data;
   const actor = user;
+  // a form sent again with its key (a double click, a retry after a lost answer) changes nothing twice
+  const requestKey = requestKeyOfRequest(request, `user:${user.id}`, intent, fields, files);
   try {
+    return await once(
+      requestKey,
+      () => change(),
+      () => back(),
+    );
+  } catch (error) {
+    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
+    if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
+    if (error instanceof NotRetryable) return refuse(formResult({ intent, message: "conversation.delivery.notRetryable" }), 409);
+    if (error instanceof KeyReused)
+      return refuse(formResult({ intent, message: "conversation.sentBefore", values: formValues(form, ["message", "cc", "email2"]) }), 422);
+    throw error;
+  }
+
+  async function change() {
     switch (input.intent) {
       case "reply": {
         const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors });
         // the typed text stays in the form (and in the failed bubble, with Retry)
         if (!sent.ok)
           return refuse(
-            formResult({ intent, message: sent.message, messageValues: sent.messageValues, values: formValues(form, ["message", "cc", "email2"]) }),
+            formResult({
+              intent,
+              message: sent.message,
+              messageValues: sent.messageValues,
+              values: formValues(form, ["message", "cc", "email2"]),
+            }),
           );
         return back();
       }
@@ -166,10 +185,5 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
         await retryDelivery(ticket, input.message_id);
         return back(`#m-${input.message_id}`);
     }
-  } catch (error) {
-    if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
-    if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
-    if (error instanceof NotRetryable) return refuse(formResult({ intent, message: "conversation.delivery.notRetryable" }), 409);
-    throw error;
   }
 }

@@ -6,8 +6,11 @@ import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { RESOLVED } from "./constants";
-import { announce, conversationCreated } from "./events.server";
+import { queueLinkPreviews } from "./link-preview.server";
+import { wakeJobs } from "~/jobs/queue.server";
+import { announce, conversationCreated, newMessages } from "./events.server";
 import { fileMessage, insertTicket, senderPriority, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, type StoredFile } from "./model.server";
+import { rememberRequest } from "~/request-keys.server";
 
 type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
 
@@ -60,6 +63,7 @@ export async function receive(input: ReceiveInput): Promise<Received> {
   const fresh = "channel" in input.ticket ? input.ticket : null;
   const severity = fresh ? await senderPriority(fresh.contactEmail) : "";
 
+  let previews = false;
   const write = () =>
     handle.transaction(async (tx) => {
       let ticket: TicketRow;
@@ -92,6 +96,9 @@ export async function receive(input: ReceiveInput): Promise<Received> {
       ];
       const inserted = await tx.insert(schema.messages).values(rows).returning({ id: schema.messages.id });
       const messageIds = inserted.map((r) => r.id);
+      // a public form sent twice (its request key) makes one ticket
+      await rememberRequest(tx, { ticketId: ticket.id });
+      previews = (await queueLinkPreviews(tx, ticket.id, rows, at)) > 0;
       if (input.finishBody)
         await tx
           .update(schema.messages)
@@ -104,9 +111,10 @@ export async function receive(input: ReceiveInput): Promise<Received> {
     });
 
   const result = fresh ? await withUniqueNumber(write) : await write();
-  if (result.created) conversationCreated(result.ticket, { department: true });
+  if (previews) wakeJobs();
+  if (result.created) await conversationCreated(result.ticket, { department: true });
   else {
-    await announce(result.ticket, SERVER_EVENTS.newMessage, { messageIds: result.messageIds });
+    await newMessages(result.ticket, result.messageIds, "");
     if (result.reopened) await announce(result.ticket, SERVER_EVENTS.ticketStatusChanged, { status: 0 });
   }
   return result;

@@ -8,11 +8,13 @@ import { safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
 import { canRead } from "./access.server";
 import { conversationById, markConversationRead } from "./model.server";
 import { unreadCounts } from "./unread.server";
+import { attachNoticeFilter } from "./notice-filter.server";
 import { CLIENT_EVENTS, SERVER_EVENTS } from "~/realtime-events";
 
 export function attachConversationSocket(io: Server, socket: Socket) {
   const userId = socket.data.userId as number;
   const me = { username: socket.data.username as string, name: socket.data.name as string };
+  attachNoticeFilter(socket);
 
   // room changes of one socket happen in the order they were asked for (a quick A -> B must
   // not leave it in A because the leave overtook the join)

@@ -10,6 +10,8 @@
 // run out and the job runs again, so handlers are idempotent (each checks what it already did).
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import { getDb, type DbHandle, type Tx } from "@db/client";
+import { warnings, withLogContext, type LogFn } from "~/ops/log.server";
+import { metrics } from "~/ops/metrics.server";
 
 export const LEASE_MS = 5 * 60_000;
 const BATCH = 20;
@@ -105,12 +107,12 @@ export interface JobWorkerOptions {
   /** Jobs run at once by this worker (JOB_CONCURRENCY, default 4). */
   concurrency?: number;
   now?: () => number;
-  log?: (message: string) => void;
+  log?: LogFn;
 }
 
 export function createJobWorker(options: JobWorkerOptions = {}) {
   const now = options.now ?? Date.now;
-  const log = options.log ?? ((m: string) => console.warn(m));
+  const log = options.log ?? warnings("jobs");
   const db = () => options.db ?? getDb();
   const concurrency = Math.max(1, options.concurrency ?? (Number(process.env.JOB_CONCURRENCY) || 4));
 
@@ -150,7 +152,17 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     return claimed;
   }
 
-  async function run(row: JobRow) {
+  /** An attempt with the job's ids on every line logged meanwhile, timed. */
+  function run(row: JobRow) {
+    return withLogContext({ jobId: row.id, jobKind: row.kind }, async () => {
+      const end = metrics.jobDuration.startTimer({ kind: row.kind });
+      const ok = await attempt(row);
+      end({ ok: String(ok) });
+      return ok;
+    });
+  }
+
+  async function attempt(row: JobRow) {
     const kind = kinds.get(row.kind);
     if (!kind) return false;
     const maxAttempts = kind.maxAttempts ?? 10;
@@ -176,7 +188,8 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
         row,
         final ? { state: "failed", lastError: message, finishedAt: now() } : { state: "queued", lastError: message, runAt: now() + backoffMs(row.attempts) },
       );
-      log(`job ${row.kind} ${row.key}: attempt ${row.attempts} failed (${message})${final ? ", given up" : ""}`);
+      metrics.jobFailures.inc({ kind: row.kind, final: String(final) });
+      log(`job ${row.kind} ${row.key}: attempt ${row.attempts} failed${final ? ", given up" : ""}`, error);
       if (final && changed) await kind.failed?.(JSON.parse(row.payload), message, row);
       return false;
     }
@@ -191,15 +204,37 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     // a full batch: there may be more due, so the next pass starts at once instead of after a poll
     full = rows.length >= BATCH;
     const lane = async () => {
-      for (let row = rows.shift(); row; row = rows.shift()) {
+      // a stopping worker claims nothing more; what it runs, it finishes (or gives back: stop)
+      for (let row = rows.shift(); row && !stopping; row = rows.shift()) {
         const claimed = await claim(row, at);
-        if (claimed && (await run(claimed))) done++;
+        if (!claimed) continue;
+        inFlight.add(claimed);
+        try {
+          if (await run(claimed)) done++;
+        } finally {
+          inFlight.delete(claimed);
+        }
       }
     };
     await Promise.all(Array.from({ length: concurrency }, lane));
     return done;
   }
 
+  /** Jobs this worker has claimed and not finished. */
+  const inFlight = new Set<JobRow>();
+  /** A job cut by a stop: its attempt is given back and it is due at once, for another node. */
+  async function release(row: JobRow) {
+    const handle = db();
+    const j = handle.schema.jobs;
+    await handle.db
+      .update(j)
+      .set({ state: "queued", attempts: row.attempts - 1, runAt: now() })
+      .where(and(eq(j.id, row.id), eq(j.state, "running"), eq(j.attempts, row.attempts)));
+  }
+
+  let lastPassAt = 0;
+  /** Set by stop(): a pass under way claims nothing more. */
+  let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   let again = false;
@@ -215,8 +250,9 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       return;
     }
     running = runOnce()
-      .catch((error) => log(`job worker: ${String(error)}`))
+      .catch((error) => log("job worker: a pass failed", error))
       .finally(() => {
+        lastPassAt = now();
         running = undefined;
         const next = again || full;
         again = false;
@@ -236,11 +272,25 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       tick();
       return this;
     },
-    async stop() {
+    /**
+     * Claims nothing more and waits for the running jobs until `deadline`; those still running then
+     * are given back (handlers are idempotent). Answers whether every job finished.
+     */
+    async stop(deadline = Infinity) {
       stopped = true;
+      stopping = true;
       wakers.delete(wake);
       clearTimeout(timer);
-      await running;
+      let timeout: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        Promise.resolve(running).then(() => true),
+        ...(Number.isFinite(deadline) ? [new Promise<boolean>((resolve) => (timeout = setTimeout(() => resolve(false), Math.max(0, deadline - now()))))] : []),
+      ]);
+      clearTimeout(timeout);
+      for (const row of inFlight) await release(row).catch((error) => log(`job ${row.kind} ${row.key}: not given back (${String(error)})`));
+      return finished;
     },
+    /** When the last pass ended (readiness: a worker that stopped passing is stuck). */
+    lastPassAt: () => lastPassAt,
   };
 }

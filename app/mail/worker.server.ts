@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import nodemailer from "nodemailer";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import { getDb, type DbHandle } from "@db/client";
+import { warnings, type LogFn } from "~/ops/log.server";
 // the job queue's lease (longer than a send can take, see the timeouts below) and waits (1 min, 2,
 // 4, ... at most 1 h): this outbox predates the queue and keeps its rules
 import { backoffMs, LEASE_MS } from "~/jobs/queue.server";
@@ -32,7 +33,7 @@ export interface MailWorkerOptions {
   db?: DbHandle;
   pollMs?: number;
   now?: () => number;
-  log?: (message: string) => void;
+  log?: LogFn;
 }
 
 type Row = Awaited<ReturnType<typeof due>>[number];
@@ -51,7 +52,7 @@ export function createMailWorker(options: MailWorkerOptions = {}) {
   const url = options.url ?? process.env.SMTP_URL ?? "";
   if (!url) throw new Error("SMTP_URL is not set");
   const now = options.now ?? Date.now;
-  const log = options.log ?? ((m: string) => console.warn(m));
+  const log = options.log ?? warnings("mail");
   const from = options.from ?? process.env.MAIL_FROM ?? `OmniDesk <no-reply@${new URL(url).hostname || "localhost"}>`;
   const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? "omnidesk.invalid";
   // bounded waits, so a send ends well inside its lease
@@ -106,7 +107,7 @@ export function createMailWorker(options: MailWorkerOptions = {}) {
         .update(o)
         .set(giveUp ? { status: "failed", lastError } : { status: "queued", lastError, nextAttemptAt: now() + backoffMs(row.attempts) })
         .where(mine);
-      log(`mail ${row.id} to ${row.to}: attempt ${row.attempts} failed (${lastError})${giveUp ? ", given up" : ""}`);
+      log(`mail ${row.id}: attempt ${row.attempts} failed${giveUp ? ", given up" : ""}`, error);
       return false;
     }
   }
@@ -127,7 +128,7 @@ export function createMailWorker(options: MailWorkerOptions = {}) {
   let stopped = false;
   const tick = () => {
     running = runOnce()
-      .catch((error) => log(`mail worker: ${String(error)}`))
+      .catch((error) => log("mail worker: a pass failed", error))
       .finally(() => {
         if (!stopped) (timer = setTimeout(tick, options.pollMs ?? POLL_MS)).unref();
       });

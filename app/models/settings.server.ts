@@ -40,6 +40,8 @@ export const SETTING_DEFAULTS = {
   session_max_days: "30",
   /** Days a resolved ticket waits before it closes (0: never), set by POST /api/settings/update; nothing applies it yet. */
   auto_close_days: "0",
+  /** "1": agents too get the debug shortcuts (alt+shift+letter); admins always have them. */
+  debug_shortcuts: "0",
 } as const;
 export type SettingKey = keyof typeof SETTING_DEFAULTS;
 
@@ -74,6 +76,8 @@ export interface Workspace {
   popupOnCall: boolean;
   /** The admin's announcement (JSON, see announcement.server.ts), or empty. */
   announcement: string;
+  /** Agents get the debug shortcuts too (app/components/DebugShortcuts.tsx). */
+  debugShortcuts: boolean;
 }
 
 export async function getWorkspace(): Promise<Workspace> {
@@ -88,5 +92,6 @@ export async function getWorkspace(): Promise<Workspace> {
     timeZone: s.timezone,
     popupOnCall: s.popup_on_call === "1",
     announcement: s.announcement,
+    debugShortcuts: s.debug_shortcuts === "1",
   };
 }

@@ -2,6 +2,8 @@
 // pollers, job kinds), a plugin after the plugins it requires. Whether or not an edition enables a
 // plugin: mail and webhooks reach the whole server, not one host.
 import { createJobWorker } from "~/jobs/queue.server";
+import { defineLinkPreviewJob } from "~/conversation/link-preview.server";
+import { warnings, type LogFn } from "~/ops/log.server";
 import { pluginModule } from "./modules.server";
 import { plugins } from "./registry.server";
 import type { PluginManifest } from "./manifest";
@@ -26,8 +28,10 @@ export function startOrder(list: PluginManifest[] = plugins()): PluginManifest[]
 }
 
 /** Starts the job worker and every plugin's background work; answers a function that stops them all. */
-export async function startBackgroundWork(log: (m: string) => void = console.warn) {
+export async function startBackgroundWork(log: LogFn = warnings("plugins")) {
   const stops: (() => Promise<void>)[] = [];
+  // the host's own job kinds
+  defineLinkPreviewJob();
   for (const plugin of startOrder()) {
     if (!plugin.start) continue;
     try {
@@ -35,13 +39,19 @@ export async function startBackgroundWork(log: (m: string) => void = console.war
       stops.push(await mod.start());
     } catch (error) {
       // one plugin's trouble (a port in use) must not keep the desk down
-      log(`plugin ${plugin.id} did not start: ${String(error)}`);
+      log(`plugin ${plugin.id} did not start`, error);
     }
   }
   // after the plugins: their job kinds are defined by now
   const worker = createJobWorker().start();
-  return async () => {
-    await worker.stop();
-    for (const stop of stops.reverse()) await stop().catch((error) => log(`stopping: ${String(error)}`));
+  return {
+    /** When the job worker last finished a pass (readiness). */
+    workerPassAt: worker.lastPassAt,
+    /** Stops the worker (its running jobs may take until `deadline`), then the plugins' work; answers whether every job finished. */
+    async stop(deadline = Infinity) {
+      const finished = await worker.stop(deadline);
+      for (const stop of stops.reverse()) await stop().catch((error) => log("stopping background work failed", error));
+      return finished;
+    },
   };
 }

@@ -5,6 +5,7 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
 import { announce, currentAnnouncement, MAX_ANNOUNCEMENT } from "~/models/announcement.server";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -17,6 +18,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await announce(user, form.get("intent") === "clear" ? "" : String(form.get("text") ?? ""), context.clientIp);
   return redirect("/admin/announcement?saved=1");
 }
+
+export const meta = pageMeta("announcement.title");
 
 export default function AdminAnnouncement() {
   const { t } = useTranslation();

@@ -10,6 +10,7 @@ import { plugins } from "~/plugins/registry.server";
 import { translatorFor } from "~/i18n.server";
 import { formError, formValues, readFormResult, refusalKey, useFormResult, valueList } from "~/forms";
 import { refuse } from "~/forms.server";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -53,6 +54,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await saveEdition(edition, plugins, hosts, { actor: user, ip: context.clientIp });
   return redirect(`/admin/editions?saved=${encodeURIComponent(edition)}#edition-${edition}`);
 }
+
+export const meta = pageMeta("editions.title");
 
 export default function AdminEditions() {
   const data = useLoaderData<typeof loader>();

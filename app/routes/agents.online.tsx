@@ -5,11 +5,14 @@ import { useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/context.server";
 import { OnlineList } from "~/components/OnlineAgents";
 import { onlineAgents } from "~/accounts/users.server";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
   return json({ agents: await onlineAgents() });
 }
+
+export const meta = pageMeta("online.title");
 
 export default function OnlineAgentsPage() {
   const { agents } = useLoaderData<typeof loader>();

@@ -12,6 +12,10 @@ import { SsoButtons } from "~/accounts/components/SsoButtons";
 import { codeSchema, formError, formResult, formValues, loginSchema, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { withCount } from "~/accounts/texts";
+import type { ShellHandle } from "~/shell/view";
+
+/** The signed-in home has no detail of its own: a phone shows the list under its welcome. */
+export const handle: ShellHandle = { shell: "list" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);

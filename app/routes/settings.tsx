@@ -13,6 +13,7 @@ import { THEMES } from "~/theme";
 import { formError, formResult, formValues, tfaDisableSchema, tfaEnableSchema, useFormResult, type FormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { FormMessage } from "~/components/FormMessage";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request);
@@ -89,6 +90,8 @@ function tfaRefusal(intent: string, failure: Exclude<TfaChange, { ok: true }>): 
   }
 }
 
+export const meta = pageMeta("settings.title");
+
 export default function Settings() {
   const data = useLoaderData<typeof loader>();
   const disable = useFormResult("tfa_disable");
@@ -144,9 +147,12 @@ export default function Settings() {
           <span>
             {t("settings.richLinks")}: {data.richLinks ? t("common.on") : t("common.off")}
           </span>
-          <button type="submit" className="button">
+          <button type="submit" className="button" aria-describedby="rich-links-hint">
             {data.richLinks ? t("settings.turnOff") : t("settings.turnOn")}
           </button>
+          <span id="rich-links-hint" className="muted">
+            {t("settings.richLinksHint")}
+          </span>
         </Form>
       </section>
       <section>
@@ -169,6 +175,11 @@ export default function Settings() {
               {t("settings.tfaSecret")}: <code data-testid="totp-secret">{setup.secret}</code>
             </p>
             <FormMessage result={enable} />
+            {enable?.errors.secret ? (
+              <p className="field-error" role="alert">
+                {t(enable.errors.secret)}
+              </p>
+            ) : null}
             <input type="hidden" name="secret" value={setup.secret} />
             <label>
               {t("login.code")}

@@ -2,6 +2,7 @@
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../../db/client";
 import { hashPassword } from "~/accounts/password.server";
+import { log } from "~/ops/log.server";
 import { CHANNELS, kindOf } from "~/conversation/channels";
 import { seedForms } from "~/seed/seed-forms";
 
@@ -136,7 +137,7 @@ export async function isEmpty(handle: DbHandle) {
 export async function seedIfEmpty(handle: DbHandle) {
   if (!shouldSeedDemo() || !(await isEmpty(handle))) return false;
   await seedDemo(handle, { tickets: 2000 });
-  console.log("Seeded the demo workspace (admin / agent / agent2).");
+  log.info("Seeded the demo workspace (admin / agent / agent2).");
   return true;
 }
 

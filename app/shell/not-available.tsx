@@ -1,11 +1,18 @@
 // The honest page of a plugin whose feature is declared but not built yet.
-import { useMatches } from "@remix-run/react";
+import { useMatches, type MetaFunction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { shellTitle } from "~/meta";
+
+type Match = { id: string; data?: unknown } | undefined;
+/** The plugin's title, as its gate's loader translated it. */
+const pluginTitle = (matches: Match[]) =>
+  (matches.find((m) => m?.id.startsWith("plugin/") || m?.id.startsWith("public/"))?.data as { title?: string } | undefined)?.title ?? "";
+
+export const meta: MetaFunction = ({ matches }) => [{ title: [pluginTitle(matches), shellTitle(matches)].filter(Boolean).join(" - ") }];
 
 export default function NotAvailable() {
   const { t } = useTranslation();
-  const gate = useMatches().find((m) => m.id.startsWith("plugin/") || m.id.startsWith("public/"));
-  const title = (gate?.data as { title?: string } | undefined)?.title ?? "";
+  const title = pluginTitle(useMatches());
   return (
     <section className="not-available">
       <h1>{title}</h1>

@@ -114,9 +114,12 @@ export const tickets = pgTable(
   },
   (t) => [
     uniqueIndex("tickets_number_idx").on(t.ticketNumber),
-    // the list panel: one kind, one status (or all), newest activity first; also serves its counts
-    index("tickets_kind_status_updated_idx").on(t.kind, t.status, t.updatedAt),
-    index("tickets_kind_updated_idx").on(t.kind, t.updatedAt),
+    // the list panel: one kind, one status (or all), newest activity first; also serves its counts.
+    // id is the list's tie-break (ORDER BY updated_at DESC, id DESC): with it the page is a plain
+    // walk of the index, and the page's ids and the pager's count never touch the table (PostgreSQL;
+    // SQLite keeps the rowid in every index anyway)
+    index("tickets_kind_status_updated_id_idx").on(t.kind, t.status, t.updatedAt, t.id),
+    index("tickets_kind_updated_id_idx").on(t.kind, t.updatedAt, t.id),
     index("tickets_channel_idx").on(t.channel),
     index("tickets_department_idx").on(t.departmentId),
     index("tickets_created_idx").on(t.createdAt),
@@ -750,4 +753,65 @@ export const emailParticipants = pgTable(
     addedAt: time("added_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.address] }), index("email_participants_address_idx").on(t.address)],
+);
+
+/**
+ * Conversation events a client that was away replays by id (GET /event/{eventId}, spec section 3
+ * "Event"): what leaves no row behind (a deleted message) or moves rows (merged live chat sessions).
+ * One row per conversation touched, so the replay is access-checked through its ticket.
+ */
+export const conversationEvents = pgTable(
+  "conversation_events",
+  {
+    id: serial("id").primaryKey(),
+    /** delete_message | merge_session */
+    action: text("action").notNull(),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    /** The deleted message's id; the session merged away. */
+    refId: integer("ref_id"),
+    sessionId: integer("session_id"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("conversation_events_ticket_idx").on(t.ticketId)],
+);
+
+/**
+ * Link previews of URLs in messages (app/conversation/link-preview.server.ts), fetched by a job and
+ * kept for a day: a table, not a per-process cache, so every node renders the same preview and a
+ * restart does not fetch them all again. state "none": fetched (or refused) and nothing to show.
+ */
+export const linkPreviews = pgTable(
+  "link_previews",
+  {
+    /** sha256 of the URL (URLs can be longer than an index key may be). */
+    urlHash: text("url_hash").primaryKey(),
+    url: text("url").notNull(),
+    state: text("state").notNull(),
+    title: text("title").notNull().default(""),
+    description: text("description").notNull().default(""),
+    image: text("image").notNull().default(""),
+    fetchedAt: time("fetched_at").notNull(),
+  },
+  (t) => [index("link_previews_fetched_idx").on(t.fetchedAt)],
+);
+
+/**
+ * Client writes already done (app/request-keys.server.ts): the key a client gave a write (the reply
+ * form's hidden key, the JSON API's Idempotency-Key header), stored by the write's own transaction
+ * with what it made, so a retry answers the first result. Kept a day.
+ */
+export const requestKeys = pgTable(
+  "request_keys",
+  {
+    /** Whose key: "user:3", "visitor:<visit token hash>". */
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    /** The write it named (reply, status, ...): the same key for another write is refused. */
+    action: text("action").notNull(),
+    result: text("result").notNull().default("null"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index("request_keys_created_idx").on(t.createdAt)],
 );

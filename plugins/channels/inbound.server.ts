@@ -7,6 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { enqueue, wakeJobs, defineJobKind } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
+import { metrics } from "~/ops/metrics.server";
 import { adapterFor } from "./adapters.server";
 import { loadAccount } from "./accounts.server";
 
@@ -51,6 +52,7 @@ export async function recordInboundEvent(input: InboundInput & { rawKey: string 
     if (row) await enqueue(tx, { kind: INBOUND_JOB, key: `inbound:${row.id}`, payload: { eventId: row.id } });
     return row;
   });
+  metrics.inboundEvents.inc({ source: input.source, channel: input.provider, outcome: created ? "new" : "duplicate" });
   if (!created) {
     if (input.rawKey) await fileStorage().remove(input.rawKey);
     return { duplicate: true as const };

@@ -5,6 +5,7 @@
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
+import { log } from "~/ops/log.server";
 import { audit } from "~/accounts/audit.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
 import { EMAIL_PATTERN, formError, formResult, formValues, type FormResult } from "~/forms";
@@ -33,9 +34,9 @@ export function onAccountsChanged(listener: AccountsListener) {
 export function accountsChanged(accountId: number) {
   for (const listener of listeners) {
     try {
-      Promise.resolve(listener(accountId)).catch((error) => console.error("channel accounts listener failed", error));
+      Promise.resolve(listener(accountId)).catch((error) => log.error({ err: error, accountId }, "channel accounts listener failed"));
     } catch (error) {
-      console.error("channel accounts listener failed", error);
+      log.error({ err: error, accountId }, "channel accounts listener failed");
     }
   }
 }

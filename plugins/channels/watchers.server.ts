@@ -6,6 +6,7 @@ import os from "node:os";
 import { randomBytes } from "node:crypto";
 import { and, eq, like, lt, or } from "drizzle-orm";
 import { getDb } from "@db/client";
+import { warnings, type LogFn } from "~/ops/log.server";
 import { adapterFor } from "./adapters.server";
 import { enabledAccounts } from "./accounts.server";
 import type { ChannelAccount } from "./adapter";
@@ -19,7 +20,7 @@ export interface WatcherOptions {
   leaseMs?: number;
   /** How often leases are renewed and accounts looked at again (default a third of the lease). */
   refreshMs?: number;
-  log?: (message: string) => void;
+  log?: LogFn;
 }
 
 interface Running {
@@ -34,7 +35,7 @@ export function createWatchers(options: WatcherOptions = {}) {
   const nodeId = options.nodeId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const leaseMs = options.leaseMs ?? (Number(process.env.WATCH_LEASE_MS) || 90_000);
   const refreshMs = options.refreshMs ?? Math.floor(leaseMs / 3);
-  const log = options.log ?? ((m: string) => console.warn(m));
+  const log = options.log ?? warnings("channels");
   const running = new Map<number, Running>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -69,7 +70,7 @@ export function createWatchers(options: WatcherOptions = {}) {
     const current = running.get(accountId);
     if (!current) return;
     running.delete(accountId);
-    await current.stop().catch((error) => log(`channel watcher ${accountId}: ${String(error)}`));
+    await current.stop().catch((error) => log(`channel watcher ${accountId}: stopping failed`, error));
     await release(accountId).catch(() => undefined);
   }
 
@@ -90,7 +91,7 @@ export function createWatchers(options: WatcherOptions = {}) {
       try {
         ours = await lease(id);
       } catch (error) {
-        log(`channel watcher ${id}: lease: ${String(error)}`);
+        log(`channel watcher ${id}: lease not taken`, error);
       }
       if (!ours) {
         // another node took it over (we were too slow to renew): only one may poll
@@ -106,7 +107,7 @@ export function createWatchers(options: WatcherOptions = {}) {
   /** Looks at the accounts again now (after settings change); answers once that is done. */
   function refresh() {
     if (stopped) return Promise.resolve();
-    busy = busy.then(pass, pass).catch((error) => log(`channel watchers: ${String(error)}`));
+    busy = busy.then(pass, pass).catch((error) => log("channel watchers: a pass failed", error));
     return busy;
   }
 

@@ -11,6 +11,8 @@ import { enabledAccounts } from "@plugins/channels/accounts.server";
 import { recordInboundEvent } from "@plugins/channels/inbound.server";
 import type { ChannelAccount } from "@plugins/channels/adapter";
 import { fileStorage, TooLarge, type FileStorage } from "~/storage.server";
+import { warnings, type LogFn } from "~/ops/log.server";
+import { metrics } from "~/ops/metrics.server";
 import { MAIL_PROVIDER, mailEventKey } from "./event-key";
 import { normalizeAddress, tokenFromAddress } from "./threading";
 import { DEFAULT_MAIL_MAX_BYTES } from "./store-mail.server";
@@ -30,7 +32,7 @@ export interface SmtpListenerOptions {
   cacheMs?: number;
   storage?: FileStorage;
   record?: typeof recordInboundEvent;
-  log?: (message: string) => void;
+  log?: LogFn;
 }
 
 export interface SmtpListener {
@@ -124,7 +126,8 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
   const maxBytes = options.maxBytes ?? DEFAULT_MAIL_MAX_BYTES;
   const storage = options.storage ?? fileStorage();
   const record = options.record ?? recordInboundEvent;
-  const log = options.log ?? ((m: string) => console.warn(`smtp: ${m}`));
+  const log = options.log ?? warnings("smtp");
+  const counted = (outcome: "stored" | "duplicate" | "refused" | "failed" | "lost") => metrics.smtpMessages.inc({ outcome });
   const cacheMs = options.cacheMs ?? ACCOUNT_CACHE_MS;
 
   // our addresses, looked up at most every few seconds however many RCPT commands come
@@ -166,7 +169,7 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
       accountFor(address.address).then(
         (account) => callback(account ? null : reply(550, `5.1.1 <${address.address}>: no such mailbox here`)),
         (error) => {
-          log(`recipient lookup failed: ${String(error)}`);
+          log("recipient lookup failed", error);
           callback(reply(451, "4.3.0 Temporary failure looking up the recipient, try again later"));
         },
       );
@@ -225,6 +228,7 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
     else body.end();
     const file = await stored;
     if (!complete) {
+      counted("lost");
       if (file) await storage.remove(file.key).catch(() => {});
       throw reply(451, "4.4.2 Connection lost during DATA");
     }
@@ -232,14 +236,17 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
     if (refused || !file) {
       if (file) await storage.remove(file.key).catch(() => {});
       if (refused instanceof TooLarge) {
+        counted("refused");
         log(`refused a mail from ${session.remoteAddress}: larger than ${maxBytes} bytes`);
         throw reply(552, `5.3.4 Message larger than ${maxBytes} bytes; not stored`);
       }
       if (refused && (refused as { responseCode?: number }).responseCode) {
+        counted("refused");
         log(`refused a mail from ${session.remoteAddress}: ${refused.message}`);
         throw refused;
       }
-      log(`storing a mail failed: ${String(refused)}`);
+      counted("failed");
+      log("storing a mail failed", refused);
       throw reply(451, "4.3.0 Temporary storage failure, try again later");
     }
 
@@ -258,18 +265,20 @@ export async function startSmtpListener(options: SmtpListenerOptions = {}): Prom
         rawKey: file.key,
         size: file.size,
       });
+      counted(result.duplicate ? "duplicate" : "stored");
       return result.duplicate ? "2.0.0 Already received; not stored again" : `2.0.0 Stored as event ${result.eventId}`;
     } catch (error) {
       // not recorded: the sender keeps the mail and retries, and our copy goes
       await storage.remove(file.key).catch(() => {});
-      log(`recording a mail failed: ${String(error)}`);
+      counted("failed");
+      log("recording a mail failed", error);
       throw reply(451, "4.3.0 Temporary failure storing the message, try again later");
     }
   }
 
   // a client's broken connection is its own trouble, never the process's
   server.on("error", (error: Error & { code?: string }) => {
-    if (!["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"].includes(error.code ?? "")) log(`connection error: ${error.message}`);
+    if (!["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"].includes(error.code ?? "")) log("connection error", error);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -12,8 +12,12 @@ import { AccessDenied, canRead, readableBy, type Reader } from "~/conversation/a
 import { insertTicket, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
 import { isValidToken } from "~/accounts/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
-import { announce, conversationCreated } from "~/conversation/events.server";
+import { announce, conversationCreated, newMessages } from "~/conversation/events.server";
+import { recordEvents } from "~/conversation/sync.server";
+import { queueLinkPreviews } from "~/conversation/link-preview.server";
+import { wakeJobs } from "~/jobs/queue.server";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { rememberRequest } from "~/request-keys.server";
 
 export type VisitState = "new" | "queued" | "active" | "ended" | "converted" | "sent";
 type Actor = Reader & { name: string; username: string };
@@ -185,6 +189,7 @@ export async function register(visit: Visit, input: Registration, online: boolea
         now,
       );
       await tx.insert(schema.messages).values({ ticketId: ticket.id, type: "text", body: input.message, senderName: name, createdAt: now });
+      await queueLinkPreviews(tx, ticket.id, [{ type: "text", body: input.message }], now);
       const v = schema.livechatVisits;
       const claimed = await tx
         .update(v)
@@ -197,7 +202,7 @@ export async function register(visit: Visit, input: Registration, online: boolea
     });
   const ticket = await withUniqueNumber(create);
   if (online) await queueChanged();
-  else conversationCreated(ticket, { department: true });
+  else await conversationCreated(ticket, { department: true });
   return ticket;
 }
 
@@ -237,15 +242,23 @@ export async function visitorMessage(visit: Visit, body: string) {
   const ticket = visit.ticket;
   const handle = getDb();
   const now = Date.now();
-  await handle.transaction(async (tx) => {
+  let previews = 0;
+  const messageId = await handle.transaction(async (tx) => {
     const v = handle.schema.livechatVisits;
     const [open] = await tx.select({ state: v.state }).from(v).where(eq(v.token, visit.token));
     if (open?.state !== "active") throw new VisitConflict();
-    await tx.insert(handle.schema.messages).values({ ticketId: ticket.id, type: "text", body, senderName: ticket.contactName, createdAt: now });
+    const [row] = await tx
+      .insert(handle.schema.messages)
+      .values({ ticketId: ticket.id, type: "text", body, senderName: ticket.contactName, createdAt: now })
+      .returning({ id: handle.schema.messages.id });
+    await rememberRequest(tx, { id: row.id });
     // nobody is the actor: every agent in the chat has something unread
     await touch(tx, ticket.id, FROM_OUTSIDE, now, { lastMessage: body.slice(0, 300) });
+    previews = await queueLinkPreviews(tx, ticket.id, [{ type: "text", body }], now);
+    return row.id;
   });
-  await announce(ticket, SERVER_EVENTS.newMessage);
+  await newMessages(ticket, [messageId], "");
+  if (previews) wakeJobs();
 }
 
 /** Ends a waiting or running chat, by an agent or by the visitor (actor undefined). */
@@ -360,6 +373,10 @@ export async function mergeSessions(actor: Actor, fromId: number, intoId: number
       .update(t)
       .set({ sessionId: intoId })
       .where(and(eq(t.sessionId, fromId), inArray(t.id, from.all)));
+    await recordEvents(
+      tx,
+      from.all.map((ticketId) => ({ action: "merge_session" as const, ticketId, refId: fromId, sessionId: intoId })),
+    );
     const [left] = await tx.select({ id: t.id }).from(t).where(eq(t.sessionId, fromId)).limit(1);
     if (!left) await tx.delete(schema.livechatSessions).where(eq(schema.livechatSessions.id, fromId));
   });

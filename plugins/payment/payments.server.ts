@@ -6,6 +6,7 @@ import { and, desc, eq, gt } from "drizzle-orm";
 import { getDb, type DB } from "@db/client";
 import { getSettings, type SettingKey } from "~/models/settings.server";
 import { audit, type AuditEvent } from "~/accounts/audit.server";
+import { log } from "~/ops/log.server";
 import { PLAN_KEYS, parseQuantity, pricingFor, quote } from "./money";
 import { IN_PROGRESS_MS, isActive, isExpired, isTrialAccount, newExpiry, planToBuy, refusal, type SubscriptionState } from "./rules";
 import { ProviderError, configuredProvider, type PaymentProvider, type ProviderEvent } from "./providers.server";
@@ -147,7 +148,7 @@ export async function createPayment(input: CreateInput, provider: PaymentProvide
     return { ok: true, ref, checkoutUrl: session.checkoutUrl, status: "PENDING" };
   } catch (error) {
     const text = error instanceof ProviderError ? error.message : "The payment provider could not be reached. Please try again later.";
-    if (!(error instanceof ProviderError)) console.error("payment provider:", error);
+    if (!(error instanceof ProviderError)) log.error({ err: error, provider: provider.id }, "payment provider not reachable");
     await db
       .update(schema.payments)
       .set({ status: "FAILED", description: text, settledAt: Date.now() })

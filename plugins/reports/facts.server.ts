@@ -3,7 +3,7 @@
 // and labels over a million tickets. refreshFacts() brings it up to date incrementally before
 // every report; see docs/decisions/030-report-facts.md.
 import { sql, type SQL } from "drizzle-orm";
-import { getDb, type DbHandle } from "@db/client";
+import { getDb, rows, type DbHandle } from "@db/client";
 import { KINDS } from "~/conversation/channels";
 
 /**
@@ -19,13 +19,8 @@ export function ratingReasonSql(): SQL {
   return sql`t.rating_reason`;
 }
 
-/** Rows of a raw SELECT on either dialect (PostgreSQL returns bigints as strings: callers use Number). */
-export async function rows<T = Record<string, unknown>>(query: SQL, handle: DbHandle = getDb()): Promise<T[]> {
-  const { dialect, db } = handle;
-  if (dialect === "sqlite") return db.all(query) as T[];
-  const result = await (db as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
-  return result.rows;
-}
+// rows() lives in db/client.ts (search reads raw SELECTs too); re-exported for the report models
+export { rows };
 
 const BATCH = 5000;
 const QUARTER = 15 * 60 * 1000;

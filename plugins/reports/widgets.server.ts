@@ -1,6 +1,7 @@
 // Report widgets: the manifests' "widgets" (Vega-Lite spec file + data loader by name), their
 // data for a range, and each chart rendered to SVG on the server (vega View, renderer 'none',
-// toSVG: no canvas or browser needed), so dashboards show and print with JavaScript off.
+// toSVG: no canvas or browser needed), so dashboards show and print with JavaScript off. Each
+// chart speaks the reader's language (chart-locale.server.ts) and is described in words.
 import fs from "node:fs";
 import path from "node:path";
 import type { TFunction } from "i18next";
@@ -10,7 +11,9 @@ import { pluginExport } from "~/plugins/modules.server";
 import type { Language } from "~/i18n";
 import { translatorFor } from "~/i18n.server";
 import { formatter } from "~/time";
+import { statusLabel } from "~/presence";
 import { refreshFacts } from "./facts.server";
+import { chartConfig, LOCALE_TAGS } from "./chart-locale.server";
 import {
   auxTimes,
   breakdown,
@@ -35,6 +38,7 @@ export interface WidgetInput {
   interval: Interval;
   now: number;
   timeZone: string;
+  language: Language;
   t: TFunction;
   /** The shared one-pass aggregate, run at most once per dashboard. */
   breakdown(): Promise<DimRow[]>;
@@ -85,11 +89,23 @@ function durationWidget(input: WidgetInput, rows: DimRow[], which: "fr" | "res")
 
 // Data loaders of the reports plugin's own widgets (plugin.json names each as "widgets.server.ts#name").
 
+// a point's time as the tooltip and the data table say it: weekday, day, month (and time) in the reader's language
+const pointFormats = new Map<string, Intl.DateTimeFormat>();
+function pointFormat(language: Language, timeZone: string, withTime: boolean) {
+  const key = `${language}|${timeZone}|${withTime}`;
+  let f = pointFormats.get(key);
+  if (!f) {
+    const clock = withTime ? ({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" } as const) : {};
+    f = new Intl.DateTimeFormat(LOCALE_TAGS[language], { timeZone, weekday: "short", day: "numeric", month: "short", year: "numeric", ...clock });
+    pointFormats.set(key, f);
+  }
+  return f;
+}
+
 export async function volume(input: WidgetInput): Promise<WidgetData> {
   const { t, timeZone } = input;
   const points = await intervalVolume(input.range, input.kinds, input.interval);
-  const date = formatter(timeZone, "date");
-  const time = formatter(timeZone, "time");
+  const label = pointFormat(input.language, timeZone, input.interval !== "day");
   const offset = (at: number) => {
     // the chart's UTC axis shows workspace time: shift each point by the zone's offset
     const p = Object.fromEntries(
@@ -103,7 +119,7 @@ export async function volume(input: WidgetInput): Promise<WidgetData> {
     rows: points.map((p) => ({
       at: p.at + offset(p.at),
       start: p.at,
-      label: input.interval === "day" ? date.format(p.at) : `${date.format(p.at)} ${time.format(p.at)}`,
+      label: label.format(p.at),
       count: p.count,
     })),
     columns: [
@@ -177,7 +193,7 @@ export async function aux(input: WidgetInput): Promise<WidgetData> {
   const { t } = input;
   const agents = await auxTimes(input.now);
   return {
-    rows: agents.map((a) => ({ agent: a.agent, status: a.status, minutes: a.minutes })),
+    rows: agents.map((a) => ({ agent: a.agent, status: statusLabel(t, a.status), minutes: a.minutes })),
     columns: [
       { key: "agent", label: t("reports.columns.agent") },
       { key: "status", label: t("reports.columns.status") },
@@ -250,7 +266,9 @@ export async function renderSvg(spec: TopLevelSpec, rows?: Record<string, unknow
   const view = new vega.View((await runtime) as ReturnType<typeof vega.parse>, { renderer: "none", logLevel: vega.Error });
   try {
     if (rows) view.data(DATA, rows);
-    return await view.toSVG();
+    // the roles vega gives mark containers even with aria off come with English descriptions
+    // ("rect mark container"); the page's element around the SVG names the chart instead
+    return (await view.toSVG()).replace(/ (?:role|aria-roledescription)="[^"]*"/g, "");
   } finally {
     view.finalize();
   }
@@ -259,6 +277,8 @@ export async function renderSvg(spec: TopLevelSpec, rows?: Record<string, unknow
 export interface RenderedWidget {
   id: string;
   title: string;
+  /** The chart in words, in the reader's language (the figure's caption). */
+  description: string;
   svg: string;
   /** The Vega-Lite spec with its data inline, for the interactive chart when JavaScript is on. */
   spec: unknown;
@@ -286,6 +306,7 @@ function inputFor(o: DashboardOptions): WidgetInput {
     interval: o.interval,
     now: o.now,
     timeZone: o.timeZone,
+    language: o.language,
     t: translatorFor(o.language),
     breakdown: () => (shared ??= breakdown(o.range, kinds, o.now)),
   };
@@ -299,15 +320,58 @@ export async function dashboardData(o: DashboardOptions) {
   return Promise.all(widgets.map(async (w) => ({ def: w, data: await (await pluginExport<WidgetLoader>(w.pluginId, w.loader))(input) })));
 }
 
+// beyond this many rows a description gives the span, the highest and the total instead of every value
+const LISTED_ROWS = 12;
+const MARKS = ["bar", "line", "area", "point", "arc"];
+
+/**
+ * The chart in words, for those who cannot see it: its kind, what it counts by what, then every
+ * value, or for many values their span, the highest and the total. The last column is the measure.
+ */
+export function describeChart(spec: unknown, data: WidgetData, t: TFunction, language: Language): string {
+  const { rows, columns } = data;
+  if (!rows.length) return t("reports.widget.empty");
+  const measure = columns[columns.length - 1];
+  const labels = columns.slice(0, -1);
+  const tag = LOCALE_TAGS[language];
+  const number = new Intl.NumberFormat(tag);
+  const nameOf = (r: Row) => labels.map((c) => r[c.key]).join(", ");
+  const valueOf = (r: Row) => Number(r[measure.key] ?? 0);
+  const mark = (spec as { mark?: string | { type?: string } }).mark;
+  const type = typeof mark === "string" ? mark : mark?.type;
+  const head = {
+    kind: t(`reports.a11y.marks.${MARKS.includes(type ?? "") ? type : "other"}`),
+    measure: measure.label,
+    dimension: labels.map((c) => c.label).join(", "),
+  };
+  if (rows.length <= LISTED_ROWS) {
+    const values = new Intl.ListFormat(tag, { type: "conjunction" }).format(rows.map((r) => `${nameOf(r)}: ${number.format(valueOf(r))}`));
+    return t("reports.a11y.few", { ...head, values });
+  }
+  const highest = rows.reduce((a, r) => (valueOf(r) > valueOf(a) ? r : a));
+  return t("reports.a11y.many", {
+    ...head,
+    n: number.format(rows.length),
+    first: nameOf(rows[0]),
+    last: nameOf(rows[rows.length - 1]),
+    max: number.format(valueOf(highest)),
+    maxAt: nameOf(highest),
+    total: number.format(rows.reduce((a, r) => a + valueOf(r), 0)),
+  });
+}
+
 /** Every widget of a dashboard with its data, its spec and its server-drawn SVG. */
 export async function renderDashboard(o: DashboardOptions): Promise<RenderedWidget[]> {
   const loaded = await dashboardData(o);
   const t = translatorFor(o.language);
   return Promise.all(
     loaded.map(async ({ def, data }) => {
-      const base = translate(specOf(def), t) as TopLevelSpec;
+      const own = translate(specOf(def), t) as TopLevelSpec & { config?: object };
+      const base = { ...own, config: { ...own.config, ...chartConfig(o.language) } } as TopLevelSpec;
+      // the spec differs by language only (texts and locale), so the parsed chart is kept per widget and language
       const svg = await renderSvg(base, data.rows, `${def.pluginId}/${def.id}/${o.language}`);
-      return { id: def.id, title: t(def.title), svg, spec: { ...base, data: { values: data.rows } }, data };
+      const description = describeChart(base, data, t, o.language);
+      return { id: def.id, title: t(def.title), description, svg, spec: { ...base, data: { values: data.rows } }, data };
     }),
   );
 }

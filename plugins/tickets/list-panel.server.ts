@@ -4,7 +4,8 @@ import { getDb } from "@db/client";
 import { listDepartmentChoices, listLabelChoices } from "~/conversation/choices.server";
 import { staffList } from "~/conversation/model.server";
 import { liveChatDesk } from "@plugins/livechat/livechat.server";
-import { GROUP_PAGE_SIZE, decorate, listColumns, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
+import { listColumns } from "~/conversation/list-columns.server";
+import { GROUP_PAGE_SIZE, decorate, listConditions, listTickets, parseListQuery, type ListItem, type ListQuery } from "./ticket-list.server";
 import type { Reader } from "~/conversation/access.server";
 
 export const LIST_MODES = ["ticket", "livechat", "chat"] as const;
@@ -17,6 +18,7 @@ export interface ListGroup {
   id: number | null;
   name: string;
   color?: string;
+  colorDark?: string;
   items: ListItem[];
   limit: number;
   more: boolean;
@@ -24,7 +26,7 @@ export interface ListGroup {
 
 export interface FilterChoices {
   departments: { id: number; name: string }[];
-  labels: { id: number; name: string; color: string }[];
+  labels: { id: number; name: string; color: string; colorDark: string }[];
   agents: { username: string; name: string }[];
 }
 
@@ -34,14 +36,35 @@ async function filterChoices(): Promise<FilterChoices> {
 }
 
 /** One group of the Department or Label tab: the first `limit` rows (+1: is there more?), 10 more per Show More. */
-async function groupRows(reader: Reader, q: ListQuery, extra: Partial<ListQuery>, limit: number, timeZone: string) {
+async function groupRows(reader: Reader, q: ListQuery, extra: Partial<ListQuery>, limit: number, timeZone: string, offset = 0) {
   const { db, schema } = getDb();
   return db
     .select(listColumns())
     .from(schema.tickets)
     .where(and(...listConditions(reader, "ticket", { ...q, ...extra }, Date.now(), timeZone)))
     .orderBy(desc(schema.tickets.updatedAt), desc(schema.tickets.id))
-    .limit(limit + 1);
+    .limit(limit + 1)
+    .offset(offset);
+}
+
+/**
+ * The Department or Label tab for the JSON twin (load2): 10 tickets of each group from `offset`,
+ * or of one group when `groupId` is given (its Show More). Undefined when that group does not exist.
+ */
+export async function groupPages(reader: Reader, by: "department" | "label", q: ListQuery, opts: { groupId?: number; offset: number; timeZone: string }) {
+  const choices = by === "department" ? await listDepartmentChoices() : await listLabelChoices();
+  const chosen = opts.groupId ? choices.filter((c) => c.id === opts.groupId) : choices;
+  if (opts.groupId && !chosen.length) return undefined;
+  const found = await Promise.all(
+    chosen.map(async (c) => {
+      const extra = by === "department" ? { department: c.id } : { label: c.id };
+      const rows = await groupRows(reader, q, extra, GROUP_PAGE_SIZE, opts.timeZone, opts.offset);
+      return { id: c.id, name: c.name, color: "color" in c ? c.color : undefined, rows: rows.slice(0, GROUP_PAGE_SIZE), more: rows.length > GROUP_PAGE_SIZE };
+    }),
+  );
+  const unique = new Map(found.flatMap((g) => g.rows).map((r) => [r.id, r]));
+  const items = new Map((await decorate(reader, [...unique.values()])).map((i) => [i.id, i]));
+  return found.map(({ rows, ...g }) => ({ ...g, items: rows.map((r) => items.get(r.id)!) }));
 }
 
 const groupLimit = (params: URLSearchParams, key: string) => {
@@ -63,7 +86,7 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
   const sources =
     tab === "department"
       ? choices.departments.map((d) => ({ key: `g${d.id}`, id: d.id, name: d.name, extra: { department: d.id } }))
-      : choices.labels.map((l) => ({ key: `g${l.id}`, id: l.id, name: l.name, color: l.color, extra: { label: l.id } }));
+      : choices.labels.map((l) => ({ key: `g${l.id}`, id: l.id, name: l.name, color: l.color, colorDark: l.colorDark, extra: { label: l.id } }));
   const found = await Promise.all(
     sources.map(async (s) => {
       const limit = groupLimit(params, s.key);
@@ -79,6 +102,7 @@ export async function loadListPanel(reader: Reader, url: URL, timeZone: string) 
     id: g.id,
     name: g.name,
     color: "color" in g ? g.color : undefined,
+    colorDark: "colorDark" in g ? g.colorDark : undefined,
     items: g.rows.map((r) => items.get(r.id)!),
     limit: g.limit,
     more: g.more,

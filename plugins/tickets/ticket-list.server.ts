@@ -1,9 +1,10 @@
 // The ticket list panel: filters from the query string, one page of 30, and what each row shows.
-import { and, asc, count, desc, eq, exists, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, gte, inArray, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { isChannel, type Kind } from "~/conversation/channels";
 import { readableBy, type Reader } from "~/conversation/access.server";
+import { listColumns, type ListRow } from "~/conversation/list-columns.server";
 import { startOfDay } from "~/time";
 
 export const PAGE_SIZE = 30;
@@ -117,7 +118,8 @@ export interface ListItem {
   updatedAt: number;
   responded: boolean;
   unread: boolean;
-  assignees: { username: string; name: string; photo: string | null }[];
+  // only what a list item shows (the page's data is sent with every list page)
+  assignees: { username: string; name: string }[];
   labels: { id: number; name: string | null; color: string | null; colorDark: string | null }[];
 }
 
@@ -148,39 +150,72 @@ export async function countUpTo(where: SQL | undefined, cap: number) {
   return Number(n) > cap ? { total: cap, capped: true } : { total: Number(n), capped: false };
 }
 
-/** The ticket columns a list item shows (the rest of a ticket stays on disk). */
-export function listColumns() {
-  const t = getDb().schema.tickets;
-  return {
-    id: t.id,
-    ticketNumber: t.ticketNumber,
-    title: t.title,
-    channel: t.channel,
-    kind: t.kind,
-    status: t.status,
-    severity: t.severity,
-    lastMessage: t.lastMessage,
-    updatedAt: t.updatedAt,
-    responded: t.responded,
-  };
-}
-/** A row of listColumns(): each column's value type. */
-type ListRow = { [K in keyof ReturnType<typeof listColumns>]: ReturnType<typeof listColumns>[K]["_"]["data"] };
-
 export async function listTickets(reader: Reader, kind: Kind, q: ListQuery, opts: { now?: number; timeZone: string }) {
   const { db, schema } = getDb();
   const where = and(...listConditions(reader, kind, q, opts.now ?? Date.now(), opts.timeZone));
-  const [rows, { total, capped }] = await Promise.all([
-    db
-      .select(listColumns())
-      .from(schema.tickets)
-      .where(where)
-      .orderBy(...orderBy(q))
-      .limit(PAGE_SIZE)
-      .offset((q.page - 1) * PAGE_SIZE),
-    countUpTo(where, countCap(q.page)),
-  ]);
-  return { items: await decorate(reader, rows), total, capped, page: q.page, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)) };
+  const t = schema.tickets;
+  // The page's ids first, from the list index alone (the rows skipped by the offset are never
+  // read from the table), then the 30 rows by id: page 1,000 costs what page 1 does, plus the walk.
+  const pageIds = db
+    .select({ id: t.id })
+    .from(t)
+    .where(where)
+    .orderBy(...orderBy(q))
+    .limit(PAGE_SIZE)
+    .offset((q.page - 1) * PAGE_SIZE);
+  const [items, { total, capped }] = await Promise.all([pageItems(reader, pageIds, q), countUpTo(where, countCap(q.page))]);
+  return { items, total, capped, page: q.page, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)) };
+}
+
+/** The page's rows by their ids, decorated. */
+async function pageItems(reader: Reader, pageIds: SQLWrapper, q: ListQuery): Promise<ListItem[]> {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  // in-process SQLite: separate statements cost no wait
+  if (getDb().dialect !== "pg")
+    return decorate(
+      reader,
+      await db
+        .select(listColumns())
+        .from(t)
+        .where(inArray(t.id, pageIds))
+        .orderBy(...orderBy(q)),
+    );
+  // on PostgreSQL each statement is a round trip: the rows come with their labels and people
+  // (JSON), beside the count, so the page is one wait
+  const rows = await rowsWithDecorations(pageIds, q);
+  return toItems(reader, rows, {
+    labelsOf: new Map(rows.map((r) => [r.id, (r.labels ?? []).map(([id, name, color, colorDark]) => ({ ticketId: r.id, id, name, color, colorDark }))])),
+    peopleOf: new Map(
+      rows.map((r) => [
+        r.id,
+        (r.people ?? []).map(([userId, assignee, unread, username, name]) => ({ ticketId: r.id, userId, assignee, unread, username, name })),
+      ]),
+    ),
+  });
+}
+
+/**
+ * PostgreSQL: the rows `ids` names with their labels and people as JSON arrays, in one statement.
+ * `tickets.id` is written out: drizzle renders a column unqualified, which inside these subqueries
+ * would name labels.id or users.id.
+ */
+function rowsWithDecorations(ids: SQLWrapper, q: ListQuery) {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  return db
+    .select({
+      ...listColumns(),
+      labels: sql<
+        [number, string | null, string | null, string | null][] | null
+      >`(select json_agg(json_build_array(tl.label_id, l.name, l.color, l.color_dark) order by tl.label_id) from ticket_labels tl left join labels l on l.id = tl.label_id where tl.ticket_id = tickets.id)`,
+      people: sql<
+        [number, boolean, boolean, string, string][] | null
+      >`(select json_agg(json_build_array(p.user_id, p.assignee, p.unread, u.username, u.name) order by p.added_at, p.user_id) from participants p join users u on u.id = p.user_id where p.ticket_id = tickets.id)`,
+    })
+    .from(t)
+    .where(inArray(t.id, ids))
+    .orderBy(...orderBy(q));
 }
 
 /** Rows decorated per query: the Department and Label tabs can ask for hundreds per group. */
@@ -194,8 +229,12 @@ export async function decorate(reader: Reader, rows: ListRow[]): Promise<ListIte
     return items;
   }
   if (rows.length === 0) return [];
+  return toItems(reader, rows, await decorations(rows.map((r) => r.id)));
+}
+
+/** Labels and people (assignees, unread flags) of the tickets `ids`. */
+async function decorations(ids: number[]) {
   const { db, schema } = getDb();
-  const ids = rows.map((r) => r.id);
   const [labels, people] = await Promise.all([
     db
       .select({
@@ -217,15 +256,16 @@ export async function decorate(reader: Reader, rows: ListRow[]): Promise<ListIte
         unread: schema.participants.unread,
         username: schema.users.username,
         name: schema.users.name,
-        photo: schema.users.photo,
       })
       .from(schema.participants)
       .innerJoin(schema.users, eq(schema.users.id, schema.participants.userId))
       .where(inArray(schema.participants.ticketId, ids))
       .orderBy(asc(schema.participants.addedAt), asc(schema.participants.userId)),
   ]);
-  const labelsOf = groupBy(labels, (l) => l.ticketId);
-  const peopleOf = groupBy(people, (p) => p.ticketId);
+  return { labelsOf: groupBy(labels, (l) => l.ticketId), peopleOf: groupBy(people, (p) => p.ticketId) };
+}
+
+function toItems(reader: Reader, rows: ListRow[], { labelsOf, peopleOf }: Awaited<ReturnType<typeof decorations>>): ListItem[] {
   return rows.map((r) => {
     const here = peopleOf.get(r.id) ?? [];
     return {
@@ -240,7 +280,7 @@ export async function decorate(reader: Reader, rows: ListRow[]): Promise<ListIte
       updatedAt: r.updatedAt,
       responded: r.responded,
       unread: !!here.find((p) => p.userId === reader.id)?.unread,
-      assignees: here.filter((p) => p.assignee).map(({ username, name, photo }) => ({ username, name, photo })),
+      assignees: here.filter((p) => p.assignee).map(({ username, name }) => ({ username, name })),
       labels: (labelsOf.get(r.id) ?? []).map(({ id, name, color, colorDark }) => ({ id, name, color, colorDark })),
     };
   });

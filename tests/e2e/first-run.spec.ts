@@ -125,7 +125,7 @@ test.describe("a fresh production server", () => {
       await expect(page).toHaveURL(`${fresh.base}/setup`);
     }
     await expect(page.getByRole("heading", { name: "Set up OmniDesk" })).toBeVisible();
-    await expect(page.getByText('the line that begins with "First run: open"')).toBeVisible();
+    await expect(page.getByText('the log line whose message begins with "First run: open"')).toBeVisible();
     await expect(page.getByText("npm run user:create -- --admin")).toBeVisible();
     await expect(page.locator("input[name=password]")).toHaveCount(0);
     await expect(page.getByRole("link", { name: /sign up/i })).toHaveCount(0);

@@ -60,3 +60,20 @@ export async function signedInPages(browser: Browser, baseURL: string, users: [s
   }
   return { pages, close: () => Promise.all(contexts.map((c) => c.close())) };
 }
+
+/** True at a phone's width (the "phone" project), where the shell shows one pane at a time. */
+export const isPhone = (page: Page) => (page.viewportSize()?.width ?? 1280) <= 600;
+
+/** Opens the main menu where it sits behind the phone's menu button (a no-op on wider screens). */
+export async function openMainMenu(page: Page) {
+  if (!isPhone(page)) return;
+  await page.locator(".left-nav .menu-button:visible").click();
+  await expect(page.locator("#menu-body")).toBeVisible();
+}
+
+/** On a phone the list is not beside a conversation: follow its Back to list link first. */
+export async function showList(page: Page) {
+  if (!isPhone(page) || (await page.locator(".ticket-item").first().isVisible())) return;
+  await page.getByRole("link", { name: "Back to list" }).click();
+  await expect(page.locator(".ticket-item").first()).toBeVisible();
+}

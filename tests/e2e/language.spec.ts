@@ -106,3 +106,30 @@ test.describe("saved language of a user", () => {
     }
   });
 });
+
+test.describe("translations file", () => {
+  test.use({ locale: "ja-JP", extraHTTPHeaders: { "Accept-Language": "ja,en;q=0.5" } });
+
+  test("the page names its language's texts as a file cached for a year, not inside the page", async ({ page, request }) => {
+    const ja = messages("ja");
+    const html = await (await request.get("/")).text();
+    // the texts are not serialised into the document's data (only the rendered ones are in the HTML)
+    expect(html).not.toContain(ja.settings.title);
+    const hrefs = [...html.matchAll(/<link rel="preload" href="(\/locales\/[^"]+)"/g)].map((m) => m[1]);
+    expect(hrefs).toEqual([expect.stringMatching(/^\/locales\/ja\.[0-9a-f]{12}\.json$/), expect.stringMatching(/^\/locales\/en\.[0-9a-f]{12}\.json$/)]);
+    const file = await request.get(hrefs[0]);
+    expect(file.headers()["cache-control"]).toContain("immutable");
+    expect(file.headers()["cache-control"]).toContain("max-age=31536000");
+    expect((await file.json()).login.title).toBe(ja.login.title);
+    // a name from before a deploy still gets today's texts, but not for a year
+    const stale = await request.get("/locales/ja.000000000000.json");
+    expect(stale.headers()["cache-control"]).toBe("no-cache");
+    expect((await stale.json()).login.title).toBe(ja.login.title);
+
+    // the browser hydrates with the same texts the server rendered
+    await page.goto("/");
+    await expect(page.locator(".login-card h2")).toHaveText(ja.login.title);
+    await page.locator(".login-card input").first().focus();
+    await expect(page.locator(".login-card button[type=submit]")).toHaveText(ja.login.submit);
+  });
+});

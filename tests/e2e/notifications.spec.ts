@@ -1,7 +1,7 @@
 // Notifications: being assigned to a conversation reaches the agent at once (JS on) or on the
 // next page (JS off); the panel links to it; Mark all as read clears the count.
 import { test, expect } from "@playwright/test";
-import { chooseLanguage, login, signedInPages } from "./helpers";
+import { chooseLanguage, login, showList, signedInPages } from "./helpers";
 
 for (const javaScriptEnabled of [true, false]) {
   test(`assigning an agent notifies them, JavaScript ${javaScriptEnabled ? "on" : "off"}`, async ({ browser, baseURL }) => {
@@ -20,8 +20,13 @@ for (const javaScriptEnabled of [true, false]) {
     // the admin assigns agent2 to a ticket of their list agent2 is not in yet
     const people = admin.getByLabel("Add a person");
     for (let i = 0; ; i++) {
-      await admin.locator(".ticket-item .title").nth(i).click();
-      await expect(admin).toHaveURL(/\/ticket\/\d+/);
+      await showList(admin);
+      const item = admin.locator(".ticket-item").nth(i);
+      const n = await item.getAttribute("data-ticket");
+      await item.locator(".title").click();
+      // this ticket's page, not the one before it (the list is beside it on wide screens)
+      await expect(admin).toHaveURL(new RegExp(`/ticket/${n}(\\?|$)`));
+      await expect(admin.getByRole("heading", { level: 1 })).toContainText(`#${n}`);
       await expect(people).toBeVisible();
       if ((await people.locator('option[value="agent2"]').count()) === 1) break;
     }

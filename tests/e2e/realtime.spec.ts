@@ -13,9 +13,9 @@ test("a reply and typing reach the other agent without reload", async ({ browser
 
   // a Support ticket the agent may read, opened by both
   await a.goto("/?department=2&status=4");
-  const item = a.locator(".ticket-item").first();
-  const number = await item.getAttribute("data-ticket");
-  await item.click();
+  const number = await a.locator(".ticket-item").first().getAttribute("data-ticket");
+  // that ticket, wherever news has moved it meanwhile
+  await a.locator(`.ticket-item[data-ticket="${number}"]`).click();
   await expect(a).toHaveURL(new RegExp(`/ticket/${number}`));
   await b.goto(`/ticket/${number}`);
   await expect(b.locator(".conversation")).toBeVisible();

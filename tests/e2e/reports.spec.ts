@@ -2,6 +2,7 @@
 // the view_report rule, public dashboard links, CSV downloads. Mostly with JavaScript off.
 import { test, expect, type Page } from "@playwright/test";
 import { chooseLanguage, login } from "./helpers";
+import { CHANNELS } from "../../app/conversation/channels";
 
 const TZ = "Asia/Kuala_Lumpur"; // the seeded workspace's zone
 const DAY = 24 * 60 * 60 * 1000;
@@ -51,11 +52,13 @@ test.describe("reports with JavaScript off", () => {
       await expect(card.getByRole("heading", { name: title })).toBeVisible();
       const chart = card.getByRole("img", { name: `Chart: ${title}` });
       await expect(chart.locator("svg")).toBeVisible();
+      // described in words by the figure's caption
+      await expect(chart).toHaveAccessibleDescription(/^((Bar|Line) chart: |No data in this range\.$)/);
       expect((await chart.locator("svg").boundingBox())!.height, title).toBeGreaterThan(50);
     }
     // the status chart: four bars, and a data table with the same four numbers
     const status = page.locator('[data-widget="status"]');
-    await expect(status.locator("svg [aria-roledescription='bar']")).toHaveCount(4);
+    await expect(status.locator("svg .mark-rect path")).toHaveCount(4);
     await status.getByText("Data table").click();
     const cells = status.locator("table tbody tr");
     await expect(cells).toHaveCount(4);
@@ -108,6 +111,32 @@ test.describe("reports with JavaScript off", () => {
     await expect(range(page).getByLabel("From")).toHaveValue(dmy(-20));
     // a conversation links to its page
     await expect(rows.first().getByRole("link")).toHaveAttribute("href", /^\/ticket\/\d+$/);
+    // channels by their names, never their codes (TW_MENTION, FB_PAGE_POST...)
+    const channels = await page.locator(".report-table tbody td:nth-child(3)").allTextContents();
+    expect(channels.length).toBe(60);
+    expect(channels.filter((c) => (CHANNELS as readonly string[]).includes(c))).toEqual([]);
+  });
+
+  test("a chart in Chinese: months and weekdays on its axes, its description and its data table in Chinese", async ({ page, context, baseURL }) => {
+    await login(page, "admin", "admin");
+    await chooseLanguage(context, baseURL!, "zh");
+    await page.goto(`/report/omnichannel?start=${dmy(-6)}&end=${dmy(0)}&interval=day`);
+    const volume = page.locator('[data-widget="volume"]');
+    const chart = volume.getByRole("img", { name: "图表：按时间间隔的数量" });
+    await expect(chart).toHaveAccessibleDescription(/^折线图：按时间统计的会话数。/);
+    const ticks = (await volume.locator(".chart-svg svg text").allTextContents()).join(" ");
+    expect(ticks).toMatch(/\d+月\d+日 周[一二三四五六日]/);
+    expect(ticks).not.toMatch(/\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun)/);
+    await volume.locator("summary").click();
+    await expect(volume.getByRole("columnheader")).toHaveText(["时间", "会话数"]);
+    const rows = volume.locator("table tbody tr");
+    await expect(rows).toHaveCount(7);
+    await expect(rows.first().locator("td").first()).toHaveText(/^\d{4}年\d{1,2}月\d{1,2}日周[一二三四五六日]$/);
+    // the summary report names channels in Chinese too
+    await page.goto(`/report/ticket/4?start=${dmy(-20)}&end=${dmy(0)}`);
+    const channels = await page.locator(".report-table tbody td:nth-child(3)").allTextContents();
+    expect(channels.length).toBeGreaterThan(0);
+    expect(channels.filter((c) => (CHANNELS as readonly string[]).includes(c))).toEqual([]);
   });
 
   test("bad ranges get a clear message and no results", async ({ page }) => {
@@ -207,9 +236,25 @@ test.describe("reports with JavaScript on", () => {
     // drawn at the card's width, not squeezed into an unmeasured box
     const cardWidth = (await status.boundingBox())!.width;
     expect((await status.locator(".chart-live svg").boundingBox())!.width).toBeGreaterThan(cardWidth * 0.8);
-    await status.locator(".chart-live svg [aria-roledescription='bar']").first().hover();
+    await status.locator(".chart-live svg .mark-rect path").first().hover();
     await expect(page.locator("#vg-tooltip-element")).toContainText("Conversations");
+    // still one image named in the page's language: vega's own English container role is gone
+    await expect(status.getByRole("img", { name: "Chart: Status breakdown" })).toBeVisible();
+    await expect(status.locator("[aria-roledescription]:not([aria-hidden] *)")).toHaveCount(0);
     expect(problems).toEqual([]);
+  });
+
+  test("the interactive chart speaks Chinese as the server's did", async ({ page, context, baseURL }) => {
+    await login(page, "admin", "admin");
+    await chooseLanguage(context, baseURL!, "zh");
+    await page.goto(`/report/omnichannel?start=${dmy(-6)}&end=${dmy(0)}&interval=day`);
+    const volume = page.locator('[data-widget="volume"]');
+    await expect(volume.locator(".chart-live svg")).toBeVisible({ timeout: 15_000 });
+    const ticks = (await volume.locator(".chart-live svg text").allTextContents()).join(" ");
+    expect(ticks).toMatch(/\d+月\d+日 周[一二三四五六日]/);
+    expect(ticks).not.toMatch(/\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun)/);
+    await volume.locator("summary").click();
+    await volume.screenshot({ path: process.env.CHART_SCREENSHOT || test.info().outputPath("chart-zh.png") });
   });
 });
 

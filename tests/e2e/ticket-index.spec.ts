@@ -1,7 +1,8 @@
 // /ticket, the main menu's Tickets: the list beside an empty detail column ('its empty'), with
-// JavaScript on and off; choosing a ticket from the list opens it.
+// JavaScript on and off; choosing a ticket from the list opens it. On a phone (the "phone"
+// project) the list takes the screen instead of the empty detail. /mobile/ticket: the list alone.
 import { test, expect } from "@playwright/test";
-import { chooseLanguage, login } from "./helpers";
+import { chooseLanguage, isPhone, login, openMainMenu } from "./helpers";
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`the ticket page with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
@@ -10,15 +11,38 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("Tickets in the main menu shows the list and an empty detail column, not a placeholder", async ({ page }) => {
       await login(page, "agent", "agent");
+      await openMainMenu(page);
       await page.getByRole("complementary", { name: "Main navigation" }).getByRole("link", { name: "Tickets", exact: true }).click();
       await expect(page).toHaveURL(/\/ticket$/);
-      await expect(page.getByText("its empty", { exact: true })).toBeVisible();
+      const empty = page.getByText("its empty", { exact: true });
+      if (isPhone(page)) await expect(empty).toBeHidden();
+      else await expect(empty).toBeVisible();
       await expect(page.getByText("This feature is not available yet", { exact: false })).toHaveCount(0);
       const first = page.locator(".ticket-item .title").first();
       const title = (await first.textContent())!.trim();
       await first.click();
       await expect(page).toHaveURL(/\/ticket\/\d+$/);
       await expect(page.getByRole("heading", { level: 1 })).toContainText(title);
+    });
+
+    test("/mobile/ticket and /mobile show the list without the detail panel", async ({ page }) => {
+      await login(page, "agent", "agent");
+      for (const path of ["/mobile/ticket", "/mobile"]) {
+        const response = await page.goto(path);
+        expect(response?.status()).toBe(200);
+        await expect(page.getByRole("heading", { level: 1, name: "Tickets" })).toBeAttached();
+        await expect(page.getByRole("region", { name: "Conversations" }).locator(".ticket-item").first()).toBeVisible();
+        await expect(page.getByText("its empty", { exact: true })).toHaveCount(0);
+        await expect(page.getByText("This feature is not available yet", { exact: false })).toHaveCount(0);
+      }
+      // its tabs stay on /mobile/ticket
+      await page.goto("/mobile/ticket");
+      await page.getByRole("navigation", { name: "Status filter" }).getByRole("link", { name: "Pending" }).click();
+      await expect(page).toHaveURL(/\/mobile\/ticket\?status=1$/);
+      // the ticket read, wherever other agents' news has moved it meanwhile
+      const number = await page.locator(".ticket-item").first().getAttribute("data-ticket");
+      await page.locator(`.ticket-item[data-ticket="${number}"]`).click();
+      await expect(page).toHaveURL(new RegExp(`/ticket/${number}\\?status=1$`));
     });
   });
 }

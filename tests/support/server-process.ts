@@ -3,9 +3,10 @@
 import fs from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 
-export function startServer(env: Record<string, string>): ChildProcess {
+/** `log`: a file descriptor for its JSON log lines (stdout), else they are dropped. */
+export function startServer(env: Record<string, string>, log?: number): ChildProcess {
   if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first");
-  return spawn(process.execPath, ["build/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  return spawn(process.execPath, ["build/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", log ?? "ignore", "inherit"] });
 }
 
 export async function waitHealthy(base: string, timeoutMs = 60_000) {

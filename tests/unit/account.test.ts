@@ -501,11 +501,13 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       );
       expect(chats.body.data).toEqual([]);
       const bad = await answer(
-        await userListLoader({
-          request: get(`/api/ticket/user/list?type=sms&username=${worker.username}`, (await session(reader.id)).token),
-          params: {},
-          context,
-        }),
+        await settle(
+          userListLoader({
+            request: get(`/api/ticket/user/list?type=sms&username=${worker.username}`, (await session(reader.id)).token),
+            params: {},
+            context,
+          }),
+        ),
       );
       expect(bad.status).toBe(400);
     });
@@ -564,6 +566,12 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       expect((await getSettings()).popup_on_call).toBe("1");
       expect((await update2({ _token: adminToken, function: "timezone", value: "Mars/Olympus" })).status).toBe(400);
       expect((await auditOf("settings.changed"))[0]).toMatchObject({ actorId: admin.id, targetId: "popup_on_call" });
+      // the debug shortcuts for agents: an admin's switch, 0 or 1
+      expect((await update2({ _token: agentToken, function: "debug_shortcuts", value: "1" })).status).toBe(403);
+      expect((await update2({ _token: adminToken, function: "debug_shortcuts", value: "yes" })).status).toBe(400);
+      expect((await getSettings()).debug_shortcuts).toBe("0");
+      expect((await update2({ _token: adminToken, function: "debug_shortcuts", value: "1" })).status).toBe(200);
+      expect((await getSettings()).debug_shortcuts).toBe("1");
 
       expect((await update({ _token: adminToken, action: "auto_close" })).body.description).toBe("Please give the number of days.");
       expect((await update({ _token: agentToken, action: "auto_close", day: 7 })).status).toBe(403);

@@ -34,6 +34,23 @@ export async function createTestDb(dialect: Dialect): Promise<TestDb> {
       },
     };
   }
+  const database = await createPgDatabase();
+  const handle = openDatabase(database.url);
+  await handle.migrate();
+  setDb(handle);
+  return {
+    handle,
+    url: database.url,
+    async cleanup() {
+      setDb(undefined);
+      await handle.close();
+      await database.drop();
+    },
+  };
+}
+
+/** An empty database of its own on the test server; drop() once its connections are closed. */
+export async function createPgDatabase() {
   const name = `omnidesk_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
@@ -41,15 +58,9 @@ export async function createTestDb(dialect: Dialect): Promise<TestDb> {
   await admin.end();
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
-  const handle = openDatabase(url.toString());
-  await handle.migrate();
-  setDb(handle);
   return {
-    handle,
     url: url.toString(),
-    async cleanup() {
-      setDb(undefined);
-      await handle.close();
+    async drop() {
       // not WITH (FORCE): killing connections the pool is still closing surfaces as unhandled
       // errors; the pool's goodbyes arrive within moments
       const client = new pg.Client({ connectionString: PG_URL });

@@ -114,6 +114,23 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     expect(most).toBeLessThanOrEqual(4);
   });
 
+  it("on stop claims no more, lets a running job finish by the deadline and gives one it cut back, due at once", async () => {
+    for (const key of ["short", "long", "never"]) await add(key);
+    let release = () => {};
+    behaviour.set("short", () => new Promise((r) => setTimeout(r, 1000)));
+    behaviour.set("long", () => new Promise<void>((r) => (release = r)));
+    const w = createJobWorker({ now: () => clock, pollMs: 60 * MINUTE, concurrency: 2, log: () => undefined });
+    w.start();
+    await expect.poll(() => runs.length, { timeout: 10_000, interval: 20 }).toBe(2);
+    // the deadline is 3 s away: "short" ends in it, "long" does not
+    expect(await w.stop(clock + 3000)).toBe(false);
+    expect(await row("short")).toMatchObject({ state: "done", attempts: 1 });
+    expect(await row("long")).toMatchObject({ state: "queued", attempts: 0, runAt: clock });
+    expect(await row("never")).toMatchObject({ state: "queued", attempts: 0 });
+    expect([...runs].sort()).toEqual(["long", "short"]);
+    release();
+  });
+
   it("runs a job again once the lease of a node that died mid-job runs out", async () => {
     await add("crashed");
     const { db, schema } = t.handle;

@@ -7,6 +7,7 @@ import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import * as livechat from "@plugins/livechat/livechat.server";
 import { AccessDenied, canRead } from "~/conversation/access.server";
+import { eventsAfter, latestEventId } from "~/conversation/sync.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { rateVisit, registerVisitor, sendVisitorMessage } from "@plugins/livechat/visitor.server";
 import { hashVisitorKey } from "@plugins/livechat/visitor-key.server";
@@ -206,7 +207,12 @@ describe.each(DIALECTS)("live chat on %s", (dialect) => {
 
     await livechat.acceptLiveChat(agent, a1.ticketId!);
     await livechat.acceptLiveChat(agent, b.ticketId!);
+    const lastEvent = await latestEventId();
     await livechat.mergeSessions(agent, b.ticket!.sessionId!, sameSession!);
+    // clients that were away replay the merge from the event feed
+    expect((await eventsAfter(agent, lastEvent)).events).toEqual([
+      expect.objectContaining({ action: "merge_session", ticketId: b.ticketId, refId: b.ticket!.sessionId, sessionId: sameSession }),
+    ]);
     const merged = (await livechat.liveChatDesk(agent)).sessions.find((s) => s.id === sameSession)!;
     expect(merged.chats.map((c) => c.id)).toEqual(expect.arrayContaining([a1.ticketId, b.ticketId]));
     // newest first within the session

@@ -5,7 +5,7 @@ import os from "node:os";
 import net from "node:net";
 import path from "node:path";
 import { execFile } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
@@ -14,6 +14,7 @@ import { fileStorage, type FileStorage } from "~/storage.server";
 import { recordInboundEvent, INBOUND_JOB } from "@plugins/channels/inbound.server";
 import { listenerSettings, startSmtpListener, type SmtpListener, type SmtpListenerOptions } from "@plugins/email/smtp-listener.server";
 import { start } from "@plugins/email/start.server";
+import { captureLogs } from "~/ops/log.server";
 
 // stored mail goes under DATA_DIR/files: a throwaway one for this file, set before storage is first used
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-smtp-"));
@@ -325,19 +326,20 @@ describe("starting with the server (plugins/email/start.server.ts)", () => {
     await new Promise<void>((r) => taken.listen(0, "127.0.0.1", () => r()));
     const port = (taken.address() as net.AddressInfo).port;
     process.env.SMTP_LISTEN_PORT = String(port);
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const logs = captureLogs();
     try {
       const stop = await start();
-      expect(warn).toHaveBeenCalledWith(expect.stringMatching(new RegExp(`SMTP listener not started: 127\\.0\\.0\\.1:${port} is in use`)));
+      const inUse = new RegExp(`SMTP listener not started: 127\\.0\\.0\\.1:${port} is in use`);
+      expect(logs.lines.filter((l) => l.level === "warn").map((l) => l.msg)).toContainEqual(expect.stringMatching(inUse));
       await stop();
     } finally {
-      warn.mockRestore();
+      logs.restore();
       await new Promise((r) => taken.close(r));
     }
   });
 
   it("starts nothing when SMTP_LISTEN_PORT is off or 0", async () => {
-    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const logs = captureLogs();
     try {
       for (const off of ["off", "0"]) {
         process.env.SMTP_LISTEN_PORT = off;
@@ -345,9 +347,9 @@ describe("starting with the server (plugins/email/start.server.ts)", () => {
           await start()
         )();
       }
-      expect(log).not.toHaveBeenCalledWith(expect.stringMatching(/SMTP listener receiving/));
+      expect(logs.lines.map((l) => l.msg)).not.toContainEqual(expect.stringMatching(/SMTP listener receiving/));
     } finally {
-      log.mockRestore();
+      logs.restore();
     }
   });
 

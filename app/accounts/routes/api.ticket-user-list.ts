@@ -1,26 +1,32 @@
 // GET /api/ticket/user/list ?_token (or token)&type=ticket|livechat&username&offset
 //   -> {result, data, expLevel, exp, more}: a user's conversations of that kind that the caller
 //   may read (app/conversation/access.server.ts), 10 a page (the profile card's tabs). exp counts
-//   the solved ones among them; every EXP_PER_LEVEL make a level (expLevel starts at 1).
+//   the solved ones among them; every EXP_PER_LEVEL make a level (expLevel starts at 1). The spec
+//   names exp and expLevel without defining them: experience here is conversations brought to an end.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { CARD_KINDS, CARD_PAGE, experience, userConversations, type CardKind } from "../profile.server";
+import { z } from "zod";
+import { apiInput } from "~/api.server";
+import { CARD_PAGE, experience, userConversations, type CardKind } from "../profile.server";
 import { findUserByUsername } from "../users.server";
 import { failed, readerSession } from "../api-auth.server";
+
+const notWhole = "The offset must be a whole number.";
+const input = z.object({
+  type: z.enum(["ticket", "livechat"] as const satisfies readonly CardKind[], { message: "The type must be ticket or livechat." }).default("ticket"),
+  username: z.string().max(100).default(""),
+  offset: z.coerce.number({ message: notWhole }).int(notWhole).min(0, notWhole).max(1_000_000, notWhole).default(0),
+});
 
 export const action = () => failed("Method not allowed", 405);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user: viewer } = await readerSession(request, "token");
-  const q = new URL(request.url).searchParams;
-  const type = q.get("type") || "ticket";
-  if (!(CARD_KINDS as readonly string[]).includes(type)) return failed("The type must be ticket or livechat.", 400);
-  const offset = Number(q.get("offset") || 0);
-  if (!Number.isSafeInteger(offset) || offset < 0) return failed("The offset must be a whole number.", 400);
-  const target = await findUserByUsername(q.get("username") ?? "");
+  const q = apiInput(request, input);
+  const target = await findUserByUsername(q.username);
   if (!target) return failed("User not found.", 404);
-  const kind = type as CardKind;
-  const [page, exp] = await Promise.all([userConversations(viewer, target.id, kind, offset, CARD_PAGE), experience(viewer, target.id, kind)]);
+  const kind = q.type;
+  const [page, exp] = await Promise.all([userConversations(viewer, target.id, kind, q.offset, CARD_PAGE), experience(viewer, target.id, kind)]);
   return json({
     result: "success",
     data: page.items.map((i) => ({

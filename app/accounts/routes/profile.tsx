@@ -1,7 +1,7 @@
 // /profile: the signed-in user's own account (photo, name, email, password). With ?username=...
 // or ?ticket=... it is the profile card of that person instead (the profile modal's page without
 // JavaScript, and the data the modal loads with it).
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import type { InputHTMLAttributes } from "react";
@@ -14,10 +14,11 @@ import { SettingsNav } from "../components/SettingsNav";
 import { Avatar, ProfileCard } from "../components/ProfileCard";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../password-policy.server";
 import { AvatarBodyTooLarge, changePassword, profileCard, profileSchema, readAvatarForm, removeAvatar, setAvatar, updateProfile } from "../profile.server";
+import { pageMeta } from "~/meta";
 
 const SAVED = ["photo", "photo_removed", "details", "password"] as const;
 
-export const meta: MetaFunction = () => [{ title: "Profile" }];
+export const meta = pageMeta("account.title");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request);

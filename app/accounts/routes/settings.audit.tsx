@@ -9,6 +9,8 @@ import { AUDIT_FILTER_FIELDS, auditFilterSchema, auditTimeFormat, listAudit, typ
 import { AUDIT_ACTIONS, AUDIT_FAMILIES, AUDIT_TARGETS } from "~/accounts/audit-actions";
 import { formError } from "~/forms";
 import { SettingsNav } from "~/accounts/components/SettingsNav";
+import { pageMeta } from "~/meta";
+import { TableScroll } from "~/components/TableScroll";
 
 type Entry = AuditRow & { time: string; iso: string };
 
@@ -34,6 +36,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const KNOWN_TARGETS = new Set<string>(AUDIT_TARGETS);
+
+export const meta = pageMeta("audit.title");
 
 export default function AuditLog() {
   const data = useLoaderData<typeof loader>();
@@ -93,7 +97,7 @@ export default function AuditLog() {
         </button>
         {filtered ? <Link to="/settings/audit">{t("audit.filter.clear")}</Link> : null}
       </Form>
-      <div className="table-scroll">
+      <TableScroll label={filtered ? t("audit.captionFiltered") : t("audit.caption")}>
         <table className="report-table audit-table">
           <caption>{filtered ? t("audit.captionFiltered") : t("audit.caption")}</caption>
           <thead>
@@ -151,7 +155,7 @@ export default function AuditLog() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {data.entries.length === 0 && !data.refused ? <p role="status">{filtered ? t("audit.noMatch") : t("audit.empty")}</p> : null}
       {data.newer !== null || data.older !== null ? (
         <nav className="pager" aria-label={t("audit.pager")}>

@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { publicOrigin, requestContext, requireAdmin } from "~/context.server";
 import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { CUSTOMER_LINK_KINDS, currentToken, renewToken, type CustomerLinkKind } from "~/accounts/public-tokens.server";
+import { pageMeta } from "~/meta";
 
 /** Which plugin serves each kind's page, and the page's path. */
 const LINKS: Record<CustomerLinkKind, { plugin: string; path: (token: string) => string }> = {
@@ -36,6 +37,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await renewToken(kind as CustomerLinkKind, { id: user.id, name: user.username }, context.clientIp);
   return redirect(`/settings/links?renewed=${kind}#link-${kind}`);
 }
+
+export const meta = pageMeta("links.title");
 
 export default function CustomerLinks() {
   const { origin, links, renewed } = useLoaderData<typeof loader>();

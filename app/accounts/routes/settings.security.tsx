@@ -13,6 +13,7 @@ import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { FormMessage } from "~/components/FormMessage";
 import { formError, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
+import { pageMeta } from "~/meta";
 
 /** A whole number from 1 to `max`; every failure is the field's one message. */
 const whole = (key: string, max: number) => z.coerce.number({ invalid_type_error: key }).int(key).min(1, key).max(max, key);
@@ -44,6 +45,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await setSessionSettings({ idleHours: parsed.data.idle_hours, maxDays: parsed.data.max_days }, { id: user.id, name: user.name }, context.clientIp);
   return redirect("/settings/security?saved=1");
 }
+
+export const meta = pageMeta("security.settings.title");
 
 export default function SettingsSecurity() {
   const data = useLoaderData<typeof loader>();

@@ -13,6 +13,8 @@ import { withCount } from "~/accounts/texts";
 import { FormMessage } from "~/components/FormMessage";
 import { formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
+import { pageMeta } from "~/meta";
+import { TableScroll } from "~/components/TableScroll";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { session } = await requireUser(request);
@@ -49,6 +51,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/settings/sessions?ended=1");
 }
 
+export const meta = pageMeta("security.sessions.title");
+
 export default function SettingsSessions() {
   const data = useLoaderData<typeof loader>();
   const refused = useFormResult("revoke");
@@ -65,7 +69,7 @@ export default function SettingsSessions() {
         </p>
       ) : null}
       <FormMessage result={refused} />
-      <div className="table-scroll">
+      <TableScroll label={t("security.sessions.title")}>
         <table className="sessions-table">
           <caption className="sr-only">{t("security.sessions.title")}</caption>
           <thead>
@@ -121,7 +125,7 @@ export default function SettingsSessions() {
             })}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {others > 0 ? (
         <Form method="post">
           <input type="hidden" name="intent" value="revoke_others" />

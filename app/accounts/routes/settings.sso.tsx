@@ -10,6 +10,7 @@ import { DEFAULT_SCOPES, listProviders, providerSchema, redirectUri, removeProvi
 import { formError, formResult, formValues, readFormResult, refusalKey, useFormResult, type FormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { FormMessage } from "~/components/FormMessage";
+import { pageMeta } from "~/meta";
 
 const FIELDS = ["name", "issuer", "clientId", "clientSecret", "scopes"] as const;
 
@@ -55,6 +56,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return refuse(formResult({ intent: formIntent, errors: { [saved.field]: saved.error }, values }), saved.error === "sso.errors.notFound" ? 404 : 400);
   return redirect(`/settings/sso?saved=${saved.id}#provider-${saved.id}`);
 }
+
+export const meta = pageMeta("sso.title");
 
 export default function SsoSettings() {
   const data = useLoaderData<typeof loader>();

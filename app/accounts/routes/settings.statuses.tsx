@@ -10,6 +10,7 @@ import { FormMessage } from "~/components/FormMessage";
 import { PRESENCE_STATUSES, STATUSES_NEEDING_REASON } from "~/presence";
 import { SettingsNav } from "../components/SettingsNav";
 import { addCustomStatus, customStatusSchema, listCustomStatuses, removeCustomStatus, CUSTOM_STATUS_NAME_MAX } from "../custom-statuses.server";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -33,6 +34,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!result.ok) return refuse(formResult({ intent: "add", errors: { name: result.error }, values }), 409);
   return redirect("/settings/statuses?saved=added");
 }
+
+export const meta = pageMeta("account.statuses.title");
 
 export default function Statuses() {
   const data = useLoaderData<typeof loader>();

@@ -1,6 +1,6 @@
 // /settings/users/:id (admins): one user's name, email, department, type, rank and permissions;
 // disable or re-enable, reset two-factor sign-in, send the invite again.
-import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -16,6 +16,7 @@ import { InviteSent, SeatsMessage, SelectField, TextField, TypeField } from "../
 import { resendInvite } from "../invites.server";
 import { disableUser, enableUser, PERMISSION_FLAGS, RANK_MAX, refusal, resetTfa, updateUser, updateUserSchema, userDetail } from "../users-admin.server";
 import styles from "../users.css";
+import { shellTitle } from "~/meta";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
@@ -99,6 +100,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     return refusal(error, intent, {});
   }
 }
+
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [{ title: `${data ? `${data.user.name} - ` : ""}${shellTitle(matches)}` }];
 
 export default function SettingsUser() {
   const data = useLoaderData<typeof loader>();

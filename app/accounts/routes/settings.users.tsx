@@ -17,6 +17,8 @@ import { inviteUser } from "../invites.server";
 import { PASSWORD_MIN_LENGTH } from "../password-policy.server";
 import { createUser, createUserSchema, inviteUserSchema, listUsers, refusal, RULE_VALUES, SEARCH_MAX_LENGTH } from "../users-admin.server";
 import styles from "../users.css";
+import { pageMeta } from "~/meta";
+import { TableScroll } from "~/components/TableScroll";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
@@ -79,6 +81,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 }
 
+export const meta = pageMeta("users.title");
+
 export default function SettingsUsers() {
   const data = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
@@ -136,7 +140,7 @@ function UserTable({ users, q }: { users: Loaded["users"]; q: string }) {
       </p>
     );
   return (
-    <div className="table-scroll">
+    <TableScroll label={t("users.count", { count: users.length })}>
       <table className="payment-table users-table">
         <caption className="muted">{t("users.count", { count: users.length })}</caption>
         <thead>
@@ -166,7 +170,7 @@ function UserTable({ users, q }: { users: Loaded["users"]; q: string }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -1,19 +1,43 @@
 import { Form, Link, useLocation, useNavigation } from "@remix-run/react";
+import { memo, useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { deliveryErrorText } from "~/conversation/delivery";
 import { REACTIONS } from "~/conversation/constants";
-import { listParams } from "~/list-params";
+import { listParams, listSearch } from "~/list-params";
 import { useFormResult } from "~/forms";
-import { TypingIndicator, useConversationRoom, useDeliveryState, useLive, useTypingEmitter } from "~/conversation/components/LiveConversation";
+import { TypingIndicator, useConversationRoom, useDeliveryState, useLive, useLiveMessages, useTypingEmitter } from "~/conversation/components/LiveConversation";
 import type { ConversationData } from "../page.server";
 import { FormMessage } from "~/components/FormMessage";
 import { ProfileLink } from "~/accounts/components/ProfileCard";
+import { ImageLink, ImageViewer, type ViewerImage } from "./ImageViewer";
+import { useMessageTarget } from "./message-target";
+import { RequestKeyInput } from "~/components/RequestKeyInput";
+import { REQUEST_KEY_FIELD_NAME } from "~/request-key-field";
+import { useResendWhenLost } from "~/conversation/send-retry";
+import { LabelChip, LabelDot } from "~/components/LabelChip";
+import { shortcutTarget } from "~/shortcuts";
+import { focusList } from "~/components/list-focus";
 
 type Data = ConversationData;
 type Message = Data["messages"][number];
 
+const fileUrlOf = (m: Message) => (m.file ? `/files/v101/${m.id}/${encodeURIComponent(m.file.name)}` : "");
+/** An image message or an image attachment, as the viewer shows it; null for anything else. */
+const viewerImage = (m: Message): ViewerImage | null =>
+  m.file && m.html === null && (m.type === "image" || m.file.type.startsWith("image/"))
+    ? { messageId: m.id, url: fileUrlOf(m), name: m.file.name, sender: m.sender }
+    : null;
+/** The conversation's images in the order shown, for the viewer's previous and next. */
+const imagesOf = (messages: Message[]) => messages.map(viewerImage).filter((i): i is ViewerImage => i !== null);
+
 /** A hidden field naming what a form does. */
-const Intent = ({ value }: { value: string }) => <input type="hidden" name="intent" value={value} />;
+// every form of the conversation names its write, so sending it twice changes nothing twice (ADR 045)
+const Intent = ({ value, keptKey }: { value: string; keptKey?: string }) => (
+  <>
+    <input type="hidden" name="intent" value={value} />
+    <RequestKeyInput kept={keptKey} />
+  </>
+);
 
 /** A one-button form: the intent, its hidden fields, the button. */
 function ActionButton(props: { intent: string; fields: Record<string, string | number>; label: string; ariaLabel?: string; danger?: boolean }) {
@@ -33,13 +57,17 @@ function ActionButton(props: { intent: string; fields: Record<string, string | n
 /** `extra`: controls of a kind of conversation (the live chat desk's), under the header. */
 export function ConversationView({ data, extra }: { data: Data; extra?: React.ReactNode }) {
   const { t } = useTranslation();
+  const location = useLocation();
+  // new messages arrive over the socket when the page shows the newest ones
+  const newest = !/[?&](before|message_id)=/.test(location.search);
+  const messages = useLiveMessages(data.ticket.id, data.messages, newest);
+  const sentAfter = useRef(0);
   const days: { day: string; messages: Message[] }[] = [];
-  for (const m of data.messages) {
+  for (const m of messages) {
     const last = days.at(-1);
     if (last?.day === m.day) last.messages.push(m);
     else days.push({ day: m.day, messages: [m] });
   }
-  const location = useLocation();
   useConversationRoom(data.ticket.id);
   const live = useLive(data.ticket.id);
   const oldest = data.messages[0]?.id;
@@ -47,9 +75,16 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
   const result = useFormResult();
   const older = listParams(location.search);
   if (oldest) older.set("before", String(oldest));
+  // ?message_id=: that message is marked, focused and scrolled to (on the server too: autofocus)
+  const target = useMessageTarget(data.messages);
+  useFocusAfterSubmit(data.ticket.status);
   return (
     <div className="conversation" data-live={live}>
       <header className="conversation-head">
+        {/* shown on phones, where the list is not beside the conversation; keeps the list's filters */}
+        <Link to={`/ticket${listSearch(location.search)}`} className="back-link">
+          {t("shell.backToList")}
+        </Link>
         <h1>
           <span className="muted">#{data.ticket.number}</span> {data.ticket.title}
         </h1>
@@ -83,29 +118,47 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
               </h2>
               <ol className="message-list">
                 {d.messages.map((m) => (
-                  <li key={m.id} id={`m-${m.id}`}>
+                  <li
+                    key={m.id}
+                    id={`m-${m.id}`}
+                    {...(m.id === target ? { className: "message-target", tabIndex: -1, autoFocus: true, "aria-current": "true" as const } : {})}
+                  >
                     <MessageItem message={m} data={data} />
                   </li>
                 ))}
               </ol>
             </section>
           ))}
-          {data.messages.length === 0 ? <p className="muted">{t("conversation.noMessages")}</p> : null}
-          <SendState />
+          {messages.length === 0 ? <p className="muted">{t("conversation.noMessages")}</p> : null}
+          <SendState messages={messages} me={data.me.id} sentAfter={sentAfter} />
           <TypingIndicator ticketId={data.ticket.id} />
-          <ReplyForm data={data} />
+          <ReplyForm data={data} onSubmit={() => (sentAfter.current = messages.at(-1)?.id ?? 0)} />
         </section>
         <Properties data={data} />
       </div>
+      <ImageViewer images={imagesOf(messages)} />
     </div>
   );
 }
 
-function MessageItem({ message: m, data }: { message: Message; data: Data }) {
+/** A link's preview (fetched on the server, stored; React escapes every text). Its image is not shown: the page loads no remote images. */
+function LinkPreviewCard({ preview: p }: { preview: Message["previews"][number] }) {
+  return (
+    <a className="link-preview" href={p.url} target="_blank" rel="noopener noreferrer nofollow">
+      <span className="link-preview-host muted">{p.host}</span>
+      {p.title ? <strong className="link-preview-title">{p.title}</strong> : null}
+      {p.description ? <span className="link-preview-description">{p.description}</span> : null}
+    </a>
+  );
+}
+
+// memo: a message arriving over the socket renders itself, not every message and form again
+const MessageItem = memo(function MessageItem({ message: m, data }: { message: Message; data: Data }) {
   const { t } = useTranslation();
   if (m.system) return <p className="system-message">{systemText(t, m.system)}</p>;
   const mine = m.senderUserId === data.me.id;
-  const fileUrl = m.file ? `/files/v101/${m.id}/${encodeURIComponent(m.file.name)}` : "";
+  const fileUrl = fileUrlOf(m);
+  const image = viewerImage(m);
   return (
     <article
       className={`message${mine ? " mine" : ""}${m.senderUserId ? " staff" : " customer"}`}
@@ -126,10 +179,14 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
       ) : null}
       {m.html !== null ? (
         <div className="html-body" dangerouslySetInnerHTML={{ __html: m.html }} />
-      ) : m.type === "image" && m.file ? (
-        <a href={fileUrl}>
-          <img src={fileUrl} alt={m.file.name} className="message-image" loading="lazy" />
-        </a>
+      ) : image && m.type === "image" ? (
+        <ImageLink image={image}>
+          <img src={fileUrl} alt={image.name} className="message-image" loading="lazy" />
+        </ImageLink>
+      ) : image ? (
+        <ImageLink image={image} className="file-link">
+          {image.name} ({Math.max(1, Math.round(m.file!.size / 1024))} KB)
+        </ImageLink>
       ) : m.file ? (
         <a href={fileUrl} className="file-link" download>
           {m.file.name} ({Math.max(1, Math.round(m.file.size / 1024))} KB)
@@ -137,6 +194,9 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
       ) : (
         <>
           <p className="text-body">{m.body}</p>
+          {m.previews.map((p) => (
+            <LinkPreviewCard key={p.url} preview={p} />
+          ))}
           {m.email?.quoted ? (
             <details className="quoted-history">
               <summary>{t("conversation.email.quoted")}</summary>
@@ -200,7 +260,7 @@ function MessageItem({ message: m, data }: { message: Message; data: Data }) {
       </details>
     </article>
   );
-}
+});
 
 /**
  * How far an agent's message on a channel got. Visible text in a polite live region (a failure in
@@ -245,12 +305,17 @@ function systemText(t: TFn, e: NonNullable<Message["system"]>) {
  * The reply on its way (JavaScript on): "sending" while the form is posted, then either the real
  * message replaces it or it stays as "failed" with Retry, which sends the kept text again.
  */
-function SendState() {
+function SendState({ messages, me, sentAfter }: { messages: Message[]; me: number; sentAfter: React.MutableRefObject<number> }) {
   const { t } = useTranslation();
   const navigation = useNavigation();
   const failed = useFormResult("reply");
   const sending = navigation.state !== "idle" && navigation.formData?.get("intent") === "reply" ? String(navigation.formData.get("message") ?? "") : null;
-  if (sending !== null)
+  // the reply itself may arrive over the socket before the post's answer (even before the page
+  // renders "sending"): then it is shown once, as itself. `sentAfter`: the newest message when
+  // the form was submitted.
+  const arrived = sending !== null && messages.some((m) => m.id > sentAfter.current && m.senderUserId === me && m.body === sending);
+  useResendWhenLost(failed, () => document.getElementById("reply") as HTMLFormElement | null);
+  if (sending !== null && !arrived)
     return (
       <article className="message mine staff pending" data-send-state="sending">
         <p className="text-body">{sending}</p>
@@ -261,7 +326,12 @@ function SendState() {
     return (
       <article className="message mine staff failed" data-send-state="failed">
         <p className="text-body">{failed.values.message}</p>
-        <p className="field-error">{t("conversation.notSent")}</p>
+        <p className="field-error">
+          {/* spec section 8: the server's reason inside 'Opps, message failed to send. ...' (an upload's own text says it already) */}
+          {failed.message === "conversation.uploadFailed"
+            ? t(failed.message, failed.messageValues)
+            : t("conversation.sendFailed", { error: t(failed.message, failed.messageValues) })}
+        </p>
         <button type="submit" form="reply" className="button">
           {t("conversation.retry")}
         </button>
@@ -270,7 +340,39 @@ function SendState() {
   return null;
 }
 
-function ReplyForm({ data }: { data: Data }) {
+/** Statuses that finish an agent's work on a conversation (Resolved, Closed): focus goes on to the list. */
+const DONE_STATUSES = ["2", "3"];
+
+/**
+ * Where focus goes when a form of the conversation is done (JavaScript on; without it the page
+ * loads anew): after a reply, back to the reply box (the form is a new one, the old box is gone);
+ * after resolving or closing, to the list beside it: this conversation's row if it is still
+ * listed, else the first row. Only when focus was lost or is still where the user left it.
+ */
+function useFocusAfterSubmit(status: number) {
+  const navigation = useNavigation();
+  const sent = useRef<string | null>(null);
+  const intent = navigation.formData?.get("intent");
+  const what = intent === "status" ? `status:${navigation.formData?.get("status")}` : intent;
+  useEffect(() => {
+    if (navigation.state !== "idle") {
+      if (typeof what === "string") sent.current = what;
+      return;
+    }
+    const done = sent.current;
+    sent.current = null;
+    const at = document.activeElement;
+    const lost = !at || at === document.body;
+    if (done === "reply") {
+      const box = document.querySelector<HTMLElement>('#reply [data-shortcut="reply"]');
+      if (box && (lost || at?.closest("#reply"))) box.focus();
+    } else if (done?.startsWith("status:") && DONE_STATUSES.includes(done.slice("status:".length)) && DONE_STATUSES.includes(String(status))) {
+      if (lost || at?.closest("form")) focusList();
+    }
+  }, [navigation.state, what, status]);
+}
+
+function ReplyForm({ data, onSubmit }: { data: Data; onSubmit: () => void }) {
   const { t } = useTranslation();
   const failed = useFormResult("reply");
   const busy = useNavigation().state === "submitting";
@@ -279,8 +381,15 @@ function ReplyForm({ data }: { data: Data }) {
   const typing = useTypingEmitter(data.ticket.id);
   return (
     // a new key after each sent message empties the form; after a failure the typed text stays
-    <Form method="post" encType="multipart/form-data" className="reply-form" id="reply" key={failed ? "failed" : `after-${data.messages.at(-1)?.id}`}>
-      <Intent value="reply" />
+    <Form
+      method="post"
+      encType="multipart/form-data"
+      className="reply-form"
+      id="reply"
+      onSubmit={onSubmit}
+      key={failed ? "failed" : `after-${data.messages.at(-1)?.id}`}
+    >
+      <Intent value="reply" keptKey={failed?.values[REQUEST_KEY_FIELD_NAME]} />
       {replyTo ? (
         <p className="reply-quote">
           <input type="hidden" name="reply_to" value={replyTo.id} />
@@ -290,7 +399,7 @@ function ReplyForm({ data }: { data: Data }) {
       <FormMessage result={failed} />
       <label>
         {t("conversation.reply")}
-        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? ""} onInput={typing} />
+        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? ""} onInput={typing} {...shortcutTarget("reply")} />
       </label>
       {email ? (
         <>
@@ -315,7 +424,7 @@ function ReplyForm({ data }: { data: Data }) {
   );
 }
 
-function Properties({ data }: { data: Data }) {
+const Properties = memo(function Properties({ data }: { data: Data }) {
   const { t } = useTranslation();
   const current = new Set(data.details.labels.map((l) => l.id));
   const inConversation = new Set(data.details.participants.map((p) => p.userId));
@@ -342,15 +451,15 @@ function Properties({ data }: { data: Data }) {
           {data.labels.map((l) => (
             <label key={l.id} className="inline">
               <input type="checkbox" name="label" value={l.id} defaultChecked={current.has(l.id)} />
-              <span className="dot" style={{ background: l.color }} /> {l.name}
+              <LabelDot label={l} /> {l.name}
             </label>
           ))}
           {data.details.labels
             .filter((l) => l.name === null)
             .map((l) => (
-              <span key={l.id} className="label-chip">
+              <LabelChip key={l.id} label={l}>
                 {t("list.removedLabel")}
-              </span>
+              </LabelChip>
             ))}
         </fieldset>
         <button type="submit" className="button">
@@ -403,7 +512,7 @@ function Properties({ data }: { data: Data }) {
       </section>
     </aside>
   );
-}
+});
 
 /** One property of the conversation: a select and its button, posted as `intent`. */
 function ChoiceForm(props: {

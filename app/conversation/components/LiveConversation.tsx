@@ -1,11 +1,12 @@
-// The open conversation's live parts: its socket room, who is typing, and our own typing.
+// The open conversation's live parts: its socket room, the messages that arrive (and those missed
+// while offline), who is typing, and our own typing.
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { subscribe } from "valtio";
-import { LOCAL_TYPING_MS, realtime, typingNames, useRealtime } from "~/realtime-store";
+import { LOCAL_TYPING_MS, mergeMessages, realtime, receiveMessages, retryDelay, typingNames, useRealtime } from "~/realtime-store";
 import { CLIENT_EVENTS } from "~/realtime-events";
 
-/** Joins ticket:<id> while the page is open, and again after every reconnect. */
+/** Joins ticket:<id> while the page is open, and again after every reconnect; each join then asks what was missed. */
 export function useConversationRoom(ticketId: number) {
   useEffect(() => {
     let joined = false;
@@ -14,7 +15,10 @@ export function useConversationRoom(ticketId: number) {
       // (re)join when the connection comes up; a reconnect is a new socket on the server
       if (realtime.status === "connected" && !joined)
         realtime.socket?.emit(CLIENT_EVENTS.joinRoom, { ticketId }, (answer: { ok: boolean }) => {
-          if (open) realtime.rooms[ticketId] = answer.ok; // a late answer after leaving is ignored
+          if (!open) return; // a late answer after leaving is ignored
+          realtime.rooms[ticketId] = answer.ok;
+          // in the room now: what was written before (while offline, or since the page loaded) is asked for
+          if (answer.ok) realtime.catchUp[ticketId] = (realtime.catchUp[ticketId] ?? 0) + 1;
         });
       joined = realtime.status === "connected";
       if (!joined) realtime.rooms[ticketId] = false;
@@ -34,6 +38,54 @@ export function useConversationRoom(ticketId: number) {
       realtime.socket?.emit(CLIENT_EVENTS.leaveRoom, { ticketId });
     };
   }, [ticketId]);
+}
+
+/**
+ * The conversation's messages: those the page loaded, then those that arrived since (events, and
+ * the replay after each join from the last one shown), each once and in order. A page showing
+ * older messages (`newest` false) shows only what it loaded.
+ */
+export function useLiveMessages<M extends { id: number }>(ticketId: number, loaded: readonly M[], newest: boolean): M[] {
+  const snap = useRealtime();
+  const shown = newest ? mergeMessages(loaded, snap.arrived[ticketId]) : (loaded as M[]);
+  const last = useRef(0);
+  last.current = shown.at(-1)?.id ?? 0;
+  const asked = (snap.catchUp[ticketId] ?? 0) + snap.resyncs;
+  useEffect(() => {
+    if (!asked || !newest) return;
+    let stop = false;
+    (async () => {
+      // from the last message shown, page after page, until nothing more
+      for (let more = true; more && !stop;) {
+        const res = await fetch(`/api/ticket/data/check/${ticketId}/${last.current}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ view: "page", ts: Math.floor(Date.now() / 1000) }),
+        });
+        if (res.status < 500 && !res.ok) return; // not (or no longer) for this reader
+        if (!res.ok) throw new Error(`replay: ${res.status}`);
+        const answer = (await res.json()) as { messages: { id: number }[]; more: boolean };
+        if (stop) return;
+        receiveMessages(ticketId, answer.messages);
+        if (answer.messages.length) last.current = Math.max(last.current, answer.messages.at(-1)!.id);
+        more = answer.more && answer.messages.length > 0;
+      }
+    })().catch(() => {
+      // offline again: the next join asks; the server swamped (a storm): ask again shortly
+      if (!stop && realtime.status === "connected") setTimeout(() => (realtime.catchUp[ticketId] = (realtime.catchUp[ticketId] ?? 0) + 1), retryDelay());
+    });
+    return () => {
+      stop = true;
+    };
+  }, [ticketId, asked, newest]);
+  // leaving the conversation forgets what arrived for it (the next visit loads it)
+  useEffect(
+    () => () => {
+      delete realtime.arrived[ticketId];
+    },
+    [ticketId],
+  );
+  return shown;
 }
 
 /** Sends sendTyping while the user types (at most once a second) and removeTyping after 2 s idle. */

@@ -5,6 +5,8 @@ import { useTranslation } from "react-i18next";
 import type { NotificationList } from "~/conversation/notifications.server";
 import { conversationPath } from "~/conversation/channels";
 import { relativeTime } from "~/time";
+import { Icon } from "~/components/Icon";
+import { closeMenuOnEscape } from "~/components/dialog-focus";
 
 type Item = NotificationList["items"][number];
 
@@ -49,9 +51,10 @@ export function MarkSeenForm() {
 export function NotificationBell({ data, now }: { data: NotificationList; now: number }) {
   const { t } = useTranslation();
   return (
-    <details className="notification-bell">
-      <summary aria-label={t("notifications.open", { count: data.unseen })}>
-        {t("notifications.title")}
+    <details className="notification-bell" onKeyDown={closeMenuOnEscape}>
+      <summary aria-label={t("notifications.open", { count: data.unseen })} className="bar-button">
+        <Icon name="bell" />
+        <span className="bar-text">{t("notifications.title")}</span>
         {data.unseen ? <span className="badge unread">{data.unseen}</span> : null}
       </summary>
       <div className="notification-panel">

@@ -2,7 +2,8 @@
 // and POST /api/upload (multipart) {attachment[], _token, ticket_id} -> {result, id, file, fileType, fileName}
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { conversationById } from "~/conversation/model.server";
+import { conversationById, messagesOfTicket } from "~/conversation/model.server";
+import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
 import { apiAuth, englishText, requireApiUser } from "~/api.server";
 import { jsonErrors } from "~/conversation/api.server";
 import { BodyTooLarge, FormRefused, readJsonBody, readReplyForm, type ParsedForm } from "~/conversation/upload.server";
@@ -34,16 +35,33 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireApiUser(request, fields);
   return jsonErrors(async () => {
     const ticket = await conversationById(user, Number(fields.ticket_id));
-    const sent = await sendReply(user, ticket, { fields, files, fileErrors });
-    if (!sent.ok) return json({ result: "failed", description: englishText(sent.message, sent.messageValues) }, { status: 400 });
-    const withFile = sent.created.find((m) => m.fileKey);
-    return json({
-      result: "success",
-      id: sent.created.at(-1)!.id,
-      ids: sent.created.map((m) => m.id),
-      file: withFile ? `/files/v101/${withFile.id}/${encodeURIComponent(withFile.fileName ?? "file")}` : null,
-      fileType: withFile?.fileType ?? null,
-      fileName: withFile?.fileName ?? null,
-    });
+    // a retry with the first send's Idempotency-Key answers the first send's messages (ADR 045)
+    const requestKey = requestKeyOfRequest(request, `user:${user.id}`, "reply", fields, files);
+    try {
+      return await once(
+        requestKey,
+        async () => {
+          const sent = await sendReply(user, ticket, { fields, files, fileErrors });
+          if (!sent.ok) return json({ result: "failed", description: englishText(sent.message, sent.messageValues) }, { status: 400 });
+          return sentAnswer(sent.created);
+        },
+        async (first) => sentAnswer(await messagesOfTicket(ticket, (first as { ids: number[] }).ids)),
+      );
+    } catch (error) {
+      if (error instanceof KeyReused) return failed(422, "Idempotency-Key was used for another request");
+      throw error;
+    }
+  });
+}
+
+function sentAnswer(created: { id: number; fileKey: string | null; fileType: string | null; fileName: string | null }[]) {
+  const withFile = created.find((m) => m.fileKey);
+  return json({
+    result: "success",
+    id: created.at(-1)?.id ?? null,
+    ids: created.map((m) => m.id),
+    file: withFile ? `/files/v101/${withFile.id}/${encodeURIComponent(withFile.fileName ?? "file")}` : null,
+    fileType: withFile?.fileType ?? null,
+    fileName: withFile?.fileName ?? null,
   });
 }

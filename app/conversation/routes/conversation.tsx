@@ -5,11 +5,18 @@ import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { ConversationView } from "~/conversation/components/ConversationView";
+import { retryingClientLoader } from "~/lazy-load";
+import { keepSendOnLostAnswer } from "~/conversation/send-retry";
 import { conversationAction, conversationData, open, readConversationForm } from "~/conversation/page.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return json(await conversationData(request, await open(request, context, params.id)));
 }
+
+// a navigation here (older messages, another conversation) retries a failed load (spec section 2)
+export const clientLoader = retryingClientLoader;
+// a send whose answer was lost comes back as a failed send, kept for its retry
+export const clientAction = keepSendOnLostAnswer;
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   const shell = matches.find((m) => m.id === "shell")?.data as { tabTitle?: string } | undefined;

@@ -7,6 +7,8 @@ import { requireUser } from "~/context.server";
 import { safeRedirect } from "~/forms";
 import { listNotifications, markNotificationsSeen, NOTIFICATION_PAGE_SIZE } from "~/conversation/notifications.server";
 import { MarkSeenForm, NotificationItems } from "~/conversation/components/Notifications";
+import { retryingClientLoader } from "~/lazy-load";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user } = await requireUser(request);
@@ -15,12 +17,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ list: await listNotifications(user.id, limit), limit, now: Date.now() });
 }
 
+// its "show more" pages retry a failed load (spec section 2)
+export const clientLoader = retryingClientLoader;
+
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
   const form = await request.formData();
   await markNotificationsSeen(user.id);
   return redirect(safeRedirect(form.get("redirectTo")));
 }
+
+export const meta = pageMeta("notifications.title");
 
 export default function NotificationsPage() {
   const { t } = useTranslation();

@@ -14,6 +14,8 @@ import { refuse } from "~/forms.server";
 import { formatDate, formatTime } from "~/time";
 import { AccountForm } from "../components/AccountForm";
 import { channelsPage, saveAccountForm } from "../settings.server";
+import { pageMeta } from "~/meta";
+import { TableScroll } from "~/components/TableScroll";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -39,6 +41,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!saved.ok) return refuse(saved.result, saved.status);
   return redirect(`/settings/channels/${saved.id}?created=1`);
 }
+
+export const meta = pageMeta("plugin_channels.title");
 
 export default function ChannelSettings() {
   const data = useLoaderData<typeof loader>();
@@ -72,7 +76,7 @@ export default function ChannelSettings() {
       <section className="stack" aria-labelledby="channels-accounts">
         <h2 id="channels-accounts">{t("plugin_channels.accounts")}</h2>
         {data.accounts.length ? (
-          <div className="table-scroll">
+          <TableScroll label={t("plugin_channels.accounts")}>
             <table className="payment-table">
               <thead>
                 <tr>
@@ -105,7 +109,7 @@ export default function ChannelSettings() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         ) : (
           <p className="muted">{t("plugin_channels.none")}</p>
         )}
@@ -153,7 +157,7 @@ export default function ChannelSettings() {
         <section className="stack" aria-labelledby="channels-refused">
           <h2 id="channels-refused">{t("plugin_channels.refused.title")}</h2>
           <p className="muted">{t("plugin_channels.refused.help")}</p>
-          <div className="table-scroll">
+          <TableScroll label={t("plugin_channels.refused.title")}>
             <table className="payment-table">
               <thead>
                 <tr>
@@ -172,7 +176,7 @@ export default function ChannelSettings() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </section>
       ) : null}
     </section>

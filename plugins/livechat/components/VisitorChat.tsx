@@ -9,6 +9,9 @@ import type { VisitorPageData } from "../visitor.server";
 import { readFormResult, useFormResult } from "~/forms";
 import { SERVER_EVENTS, CLIENT_EVENTS, VISITOR_EVENTS } from "~/realtime-events";
 import { FormMessage } from "~/components/FormMessage";
+import { RequestKeyInput } from "~/components/RequestKeyInput";
+import { REQUEST_KEY_FIELD_NAME } from "~/request-key-field";
+import { useResendWhenLost } from "~/conversation/send-retry";
 
 /** Spec section 9: the public live chat retries every second and opens the chat 2 s after acceptance. */
 const RECONNECT_MS = 1000;
@@ -257,6 +260,8 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
   // sent with JavaScript by the fetcher, without it by the page's own post
   const result = readFormResult(fetcher.data ?? navResult);
   const form = useRef<HTMLFormElement>(null);
+  // a message whose answer was lost goes again with its key (stored once)
+  useResendWhenLost(result, () => form.current);
   const list = useRef<HTMLOListElement>(null);
   const typingState = useRef<{ last: number; idle?: ReturnType<typeof setTimeout> }>({ last: 0 });
   const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("message") ?? "") : "";
@@ -306,6 +311,7 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
       <fetcher.Form method="post" ref={form} className="stack" noValidate>
         <input type="hidden" name="_token" value={data.csrf} />
         <input type="hidden" name="intent" value="send" />
+        <RequestKeyInput kept={result?.values[REQUEST_KEY_FIELD_NAME]} />
         <FormMessage result={result} />
         <label className="sr-only" htmlFor="visitor-message">
           {t("livechat.message")}

@@ -18,6 +18,8 @@ import { CONTROL_INTENTS, controlsSchema } from "../forms";
 import { LiveChatControls } from "../components/LiveChatControls";
 import { VisitorChat, VisitorInvalid, VisitorOffline } from "../components/VisitorChat";
 import { rateVisit, sendVisitorMessage, visitorPage } from "../visitor.server";
+import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
+import { keepSendOnLostAnswer } from "~/conversation/send-retry";
 
 const isTicketNumber = (id: string | undefined) => !!id && /^\d+$/.test(id);
 
@@ -120,7 +122,18 @@ async function visitorAction(request: Request, context: object, token: string | 
   const here = new URL(request.url).pathname;
   switch (String(form.get("intent") ?? "")) {
     case "send": {
-      const sent = await sendVisitorMessage(visit, formValues(form, ["message"]).message);
+      // sent twice with its key (a double click, a resend after a lost answer): one message
+      const requestKey = requestKeyOfRequest(request, `livechat:${visit.ticket?.id ?? 0}`, "send", formValues(form));
+      const text = formValues(form, ["message"]).message;
+      const sent = await once(
+        requestKey,
+        () => sendVisitorMessage(visit, text),
+        () => ({ ok: true }) as const,
+      ).catch((error) => {
+        if (error instanceof KeyReused)
+          return { ok: false, status: 422, result: formResult({ message: "conversation.sentBefore", values: { message: text } }) } as const;
+        throw error;
+      });
       return sent.ok ? redirect(here) : refuse(sent.result, sent.status);
     }
     case "end":
@@ -134,6 +147,9 @@ async function visitorAction(request: Request, context: object, token: string | 
       return refuse(formResult({ message: "conversation.badInput" }));
   }
 }
+
+// a send whose answer was lost (the agent's reply, the visitor's message) comes back kept for its retry
+export const clientAction = keepSendOnLostAnswer;
 
 export default function LiveChatPage() {
   const data = useLoaderData<typeof loader>();

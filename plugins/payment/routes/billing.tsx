@@ -12,6 +12,7 @@ import { formatDate } from "~/time";
 import { SubscriptionSummary } from "../components/SubscriptionSummary";
 import { PLAN_KEYS, exponentOf, formatMoney, formatPercent } from "../money";
 import { getSubscription, listInvoices, listPayments, saveBilling } from "../payments.server";
+import { pageMeta } from "~/meta";
 
 export const SECTION = 17;
 
@@ -53,6 +54,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   return redirect("/settings/billing?saved=1");
 }
+
+export const meta = pageMeta("payment.billingTitle");
 
 export default function Billing() {
   const data = useLoaderData<typeof loader>();

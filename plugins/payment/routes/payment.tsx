@@ -15,6 +15,7 @@ import { originOf, visitorCountry } from "../http.server";
 import { PLAN_KEYS, exponentOf, formatMoney, formatPercent, isPurchasable, parseQuantity, pricingFor } from "../money";
 import { planToBuy, refusal } from "../rules";
 import { createPayment, getSubscription, paymentForUser, paymentInProgress } from "../payments.server";
+import { pageTitle } from "~/meta";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { user } = await requireAdmin(request);
@@ -51,9 +52,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   );
 }
 
-export const meta: MetaFunction<typeof loader> = ({ data }) =>
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
+  pageTitle(matches, "plugin_payment.title"),
   // without JavaScript, a payment the provider has not answered yet is looked at again shortly
-  data?.view === "status" && data.payment.status === "PENDING" ? [{ httpEquiv: "refresh", content: "2" }] : [];
+  ...(data?.view === "status" && data.payment.status === "PENDING" ? [{ httpEquiv: "refresh", content: "2" }] : []),
+];
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);

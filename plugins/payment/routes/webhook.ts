@@ -7,6 +7,8 @@ import { readBody } from "~/api.server";
 import { failed, requirePaymentPlugin } from "../http.server";
 import { providerById } from "../providers.server";
 import { settlePayment } from "../payments.server";
+import { log } from "~/ops/log.server";
+import { metrics } from "~/ops/metrics.server";
 
 export const loader = () => failed("Method not allowed", 405);
 
@@ -19,9 +21,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const fields = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : String(v)]));
   const event = provider.verifyWebhook(fields);
   if (!event) {
-    console.warn(`payment webhook (${provider.id}): signature refused for ${JSON.stringify(String(fields.id ?? "")).slice(0, 80)}`);
+    metrics.webhookRequests.inc({ plugin: "payment", provider: provider.id, outcome: "refused" });
+    log.warn({ provider: provider.id, paymentId: String(fields.id ?? "").slice(0, 80) }, "payment webhook: signature refused");
     return failed("Invalid signature", 400);
   }
+  metrics.webhookRequests.inc({ plugin: "payment", provider: provider.id, outcome: "accepted" });
   const outcome = await settlePayment(provider.id, event);
   if (outcome.reason === "unknown") return failed("Unknown payment", 404);
   return json({ result: "success" });

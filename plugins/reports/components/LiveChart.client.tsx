@@ -4,7 +4,7 @@
 // The imports are dynamic because the server bundle inlines this module: static ones would load
 // Vega into every server process at start.
 import type { ComponentType } from "react";
-import type { VisualizationSpec } from "vega-embed";
+import type { Result, VisualizationSpec } from "vega-embed";
 
 export type LiveChartProps = { spec: unknown; onReady(): void };
 
@@ -13,7 +13,14 @@ export async function loadLiveChart(): Promise<{ default: ComponentType<LiveChar
   const options = { actions: false, renderer: "svg" as const, ast: true, expr: expressionInterpreter };
   return {
     default: function LiveChart({ spec, onReady }: LiveChartProps) {
-      return <VegaEmbed className="chart-live" spec={spec as VisualizationSpec} options={options} onEmbed={onReady} />;
+      // vega names its container in English ("visualization"); the chart's figure names it in the reader's language
+      const onEmbed = ({ view }: Result) => {
+        const el = view.container();
+        for (const name of ["role", "aria-roledescription", "aria-label"]) el?.removeAttribute(name);
+        el?.setAttribute("aria-hidden", "true");
+        onReady();
+      };
+      return <VegaEmbed className="chart-live" spec={spec as VisualizationSpec} options={options} onEmbed={onEmbed} />;
     },
   };
 }

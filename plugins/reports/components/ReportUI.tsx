@@ -67,6 +67,8 @@ export function RangeForm({ values, error, intervals, action }: { values: RangeF
 export interface ChartWidget {
   id: string;
   title: string;
+  /** The chart in words (widgets.server.ts describeChart). */
+  description: string;
   svg: string;
   spec?: unknown;
   data: { rows: Record<string, string | number | null>[]; columns: { key: string; label: string }[]; note?: string };
@@ -76,9 +78,11 @@ type Live = ComponentType<LiveChartProps>;
 
 /**
  * The server's SVG first (JS off, printing); with JavaScript the interactive chart is loaded on
- * demand and takes over once drawn, so vega never weighs on pages that are not reports.
+ * demand and takes over once drawn, so vega never weighs on pages that are not reports. To
+ * assistive technology it is one image, named by the title and described by the caption; the
+ * numbers are in the data table below.
  */
-function Chart({ widget }: { widget: ChartWidget }) {
+function Chart({ widget, describedBy }: { widget: ChartWidget; describedBy: string }) {
   const { t } = useTranslation();
   const [LiveChart, setLiveChart] = useState<Live | null>(null);
   const [ready, setReady] = useState(false);
@@ -86,14 +90,14 @@ function Chart({ widget }: { widget: ChartWidget }) {
     setLiveChart(() => lazy(() => import("./LiveChart.client").then((m) => m.loadLiveChart())));
   }, []);
   return (
-    <div className="chart" data-live={ready ? "yes" : undefined}>
-      <div
-        className="chart-svg"
-        role="img"
-        aria-label={t("reports.widget.chartOf", { title: widget.title })}
-        hidden={ready}
-        dangerouslySetInnerHTML={{ __html: widget.svg }}
-      />
+    <div
+      className="chart"
+      data-live={ready ? "yes" : undefined}
+      role="img"
+      aria-label={t("reports.widget.chartOf", { title: widget.title })}
+      aria-describedby={describedBy}
+    >
+      <div className="chart-svg" hidden={ready} dangerouslySetInnerHTML={{ __html: widget.svg }} />
       {LiveChart ? (
         // laid out (for its container width) but invisible until drawn, over the server's SVG
         <div className="chart-live-wrap" aria-hidden={!ready}>
@@ -107,12 +111,19 @@ function Chart({ widget }: { widget: ChartWidget }) {
 }
 
 export function ChartCard({ widget, csvUrl }: { widget: ChartWidget; csvUrl?: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const headingId = `widget-${widget.id}-title`;
+  const descriptionId = `widget-${widget.id}-description`;
+  const number = new Intl.NumberFormat(i18n.language);
   return (
     <section className="chart-card card" id={`widget-${widget.id}`} aria-labelledby={headingId} data-widget={widget.id}>
       <h2 id={headingId}>{widget.title}</h2>
-      <Chart widget={widget} />
+      <figure className="chart-figure" aria-labelledby={headingId}>
+        <Chart widget={widget} describedBy={descriptionId} />
+        <figcaption id={descriptionId} className="chart-description">
+          {widget.description}
+        </figcaption>
+      </figure>
       {widget.data.note ? <p className="chart-note">{widget.data.note}</p> : null}
       <details className="chart-data">
         <summary>{t("reports.widget.dataTable")}</summary>
@@ -132,7 +143,7 @@ export function ChartCard({ widget, csvUrl }: { widget: ChartWidget; csvUrl?: st
               {widget.data.rows.map((row, i) => (
                 <tr key={i}>
                   {widget.data.columns.map((c) => (
-                    <td key={c.key}>{row[c.key]}</td>
+                    <td key={c.key}>{typeof row[c.key] === "number" ? number.format(row[c.key] as number) : row[c.key]}</td>
                   ))}
                 </tr>
               ))}

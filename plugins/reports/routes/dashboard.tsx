@@ -1,12 +1,13 @@
 // /dashboard, /report/omnichannel, /report/call and /interactions: Vega-Lite charts drawn as SVG
 // on the server (readable without JavaScript), interactive with it. Admin or view_report only.
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requireReportViewer, loadDashboardPage, type DashboardId } from "../index.server";
 import { INTERVAL_KEYS } from "../constants";
 import { ChartCard, RangeForm } from "../components/ReportUI";
+import { pageMeta } from "~/meta";
 
 const BY_PATH: Record<string, DashboardId> = {
   "/dashboard": "dashboard",
@@ -24,7 +25,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return json({ ...page, path: url.pathname, isAdmin: ctx.user?.type === "admin" }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
-export const meta: MetaFunction = () => [{ name: "robots", content: "noindex" }];
+export const meta = pageMeta<{ dashboard: DashboardId }>(
+  (data) => `reports.dashboards.${data?.dashboard ?? "dashboard"}`,
+  [{ name: "robots", content: "noindex" }],
+);
 
 export default function DashboardPage() {
   const data = useLoaderData<typeof loader>();

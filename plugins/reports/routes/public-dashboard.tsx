@@ -1,6 +1,6 @@
 // /dashboard/{token}: a read-only dashboard for anyone holding a link an admin created.
 // Unknown or revoked tokens answer 404.
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -8,6 +8,7 @@ import { guardPluginRoute } from "~/context.server";
 import { loadDashboardPage, isDashboardToken } from "../index.server";
 import { INTERVAL_KEYS } from "../constants";
 import { ChartCard, RangeForm } from "../components/ReportUI";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -20,7 +21,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   );
 }
 
-export const meta: MetaFunction = () => [{ name: "robots", content: "noindex, nofollow" }];
+export const meta = pageMeta("reports.publicTitle", [{ name: "robots", content: "noindex, nofollow" }]);
 
 export default function PublicDashboard() {
   const data = useLoaderData<typeof loader>();

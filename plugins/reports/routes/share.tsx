@@ -6,6 +6,7 @@ import { useTranslation } from "react-i18next";
 import { requireAdmin } from "~/context.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { requireReportViewer, createDashboardToken, listDashboardTokens, revokeDashboardToken } from "../index.server";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requireReportViewer(request, context);
@@ -28,6 +29,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   throw new Response("Bad Request", { status: 400 });
 }
+
+export const meta = pageMeta("reports.share.title");
 
 export default function SharePage() {
   const data = useLoaderData<typeof loader>();

@@ -1,12 +1,14 @@
 // /report/{type}/{status}: the summary report (spec section 2). A GET form with the range as
 // DD-MM-YYYY, tables grouped by the day conversations were created, Load More by 30. No JS needed.
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { loadSummaryPage, parsePath, requireReportViewer, summaryGroups } from "../index.server";
 import { MAX_SHOWN, REPORT_PAGE, REPORT_TYPES } from "../constants";
 import { RangeForm } from "../components/ReportUI";
+import { pageMeta } from "~/meta";
+import { TableScroll } from "~/components/TableScroll";
 
 const MAX_AVATARS = 4;
 const initials = (name: string) =>
@@ -27,7 +29,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return json({ ...page, items: undefined, groups, path: url.pathname }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
-export const meta: MetaFunction = () => [{ name: "robots", content: "noindex" }];
+export const meta = pageMeta("reports.summary.title", [{ name: "robots", content: "noindex" }]);
 
 export default function SummaryReport() {
   const data = useLoaderData<typeof loader>();
@@ -61,7 +63,7 @@ export default function SummaryReport() {
           </p>
           {data.groups.length === 0 ? <p>{t("reports.summary.empty")}</p> : null}
           {data.groups.map((g) => (
-            <div className="table-scroll" key={g.key}>
+            <TableScroll key={g.key} label={g.key}>
               <table className="report-table">
                 <caption>{g.key}</caption>
                 <thead>
@@ -87,7 +89,7 @@ export default function SummaryReport() {
                         <Link to={r.href}>{r.ticketNumber}</Link>
                       </td>
                       <td>{r.title}</td>
-                      <td>{r.channel}</td>
+                      <td>{t(`channel.${r.channel}`, { defaultValue: r.channel })}</td>
                       <td>{r.labels.map((l) => l.name ?? t("reports.summary.removed")).join(", ")}</td>
                       <td>{t(`reports.statuses.${r.status}`, { defaultValue: "?" })}</td>
                       <td>
@@ -117,7 +119,7 @@ export default function SummaryReport() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           ))}
           {shownRows < data.count && shownRows >= REPORT_PAGE && data.shown < MAX_SHOWN ? (
             <Link className="button" to={`${data.path}?${more}#row-${shownRows}`} preventScrollReset>

@@ -5,11 +5,12 @@ import { useTranslation } from "react-i18next";
 import { CHANNELS, conversationPath } from "~/conversation/channels";
 import { relativeTime } from "~/time";
 import { listParams, listSearch } from "~/list-params";
-import { HIGHLIGHT_MS, useRealtime } from "~/realtime-store";
+import { HIGHLIGHT_MS, useListed, useRealtime, withDelta } from "~/realtime-store";
 import { useEffect, useState } from "react";
 import type { ListGroup, ListPanelData } from "../list-panel.server";
 import { DeskSessions } from "@plugins/livechat/components/DeskSessions";
 import type { ListItem } from "../ticket-list.server";
+import { LabelChip, LabelDot } from "~/components/LabelChip";
 
 type Props = {
   data: ListPanelData;
@@ -58,7 +59,8 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
   const base = location.pathname;
   const modes = (["ticket", "livechat", "chat"] as const).filter((m) => m === "ticket" || tabs[m]);
   return (
-    <section className="list-panel" aria-label={t("shell.list")}>
+    // id "list", focusable by script: focus comes here after a conversation is closed (ConversationView)
+    <section id="list" tabIndex={-1} className="list-panel" aria-label={t("shell.list")}>
       <nav className="tabs" aria-label={t("list.modes")}>
         {modes.map((mode) => (
           <Link
@@ -232,8 +234,10 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
   );
 }
 
-function ItemList({ items, now, search }: { items: ListItem[]; now: number; search: string }) {
+function ItemList({ items: loaded, now, search }: { items: ListItem[]; now: number; search: string }) {
   const { t } = useTranslation();
+  // a conversation this user was just removed from leaves every list at once
+  const items = useListed(loaded);
   if (items.length === 0) return <p className="muted empty">{t("home.empty")}</p>;
   return (
     <ul className="ticket-list">
@@ -246,12 +250,15 @@ function ItemList({ items, now, search }: { items: ListItem[]; now: number; sear
   );
 }
 
-function Item({ item, now, search }: { item: ListItem; now: number; search: string }) {
+function Item({ item: loaded, now, search }: { item: ListItem; now: number; search: string }) {
   const { t } = useTranslation();
   const location = useLocation();
+  const current = location.pathname === conversationPath(loaded.kind, loaded.ticketNumber);
+  // a new message's news patches the item without reloading the list
+  const live = useRealtime();
+  const item = withDelta(loaded, live.listDelta[loaded.id], live.me, current);
   const href = `${conversationPath(item.kind, item.ticketNumber)}${listSearch(search)}`;
-  const rel = relativeTime(item.updatedAt, now);
-  const current = location.pathname === conversationPath(item.kind, item.ticketNumber);
+  const rel = relativeTime(item.updatedAt, Math.max(now, item.updatedAt));
   return (
     <Link
       to={href}
@@ -284,9 +291,9 @@ function Item({ item, now, search }: { item: ListItem; now: number; search: stri
         </span>
         <span className="labels">
           {item.labels.map((l) => (
-            <span key={l.id} className="label-chip" style={l.color ? { borderColor: l.color, color: l.color } : undefined}>
+            <LabelChip key={l.id} label={l}>
               {l.name ?? t("list.removedLabel")}
-            </span>
+            </LabelChip>
           ))}
         </span>
         {item.unread ? <span className="flag flag-new">{t("list.new")}</span> : item.responded ? <span className="flag">{t("list.replied")}</span> : null}
@@ -358,7 +365,7 @@ function Group({ group, now, search, base }: { group: ListGroup; now: number; se
   return (
     <details className="list-group" open>
       <summary>
-        {group.color ? <span className="dot" style={{ background: group.color }} /> : null}
+        {group.color ? <LabelDot label={group} /> : null}
         {group.name}
       </summary>
       <ItemList items={group.items} now={now} search={search} />

@@ -5,7 +5,12 @@ import { Form, Link, useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useId, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { useHydrated } from "~/hooks";
+import { Icon } from "~/components/Icon";
+import { LabelChip } from "~/components/LabelChip";
+import { shortcutTarget } from "~/shortcuts";
+import { useDialogFocus } from "~/components/dialog-focus";
 import type { SearchResult } from "../search.server";
+import { highlightSegments } from "../highlight";
 
 /** What the /search loader answers (result is null until there is a query). */
 export interface SearchPageData {
@@ -41,7 +46,8 @@ export function SearchLauncher() {
       <Link
         ref={launcher}
         to="/search"
-        className="button"
+        className="button bar-button search-launcher"
+        {...shortcutTarget("search")}
         aria-haspopup={hydrated ? "dialog" : undefined}
         aria-expanded={hydrated ? open : undefined}
         onClick={(e) => {
@@ -50,7 +56,8 @@ export function SearchLauncher() {
           setOpen(true);
         }}
       >
-        {t("shell.search")}
+        <Icon name="search" />
+        <span className="bar-text">{t("shell.search")}</span>
       </Link>
       {open ? <SearchDialog onClose={close} /> : null}
     </>
@@ -62,16 +69,9 @@ function SearchDialog({ onClose }: { onClose: () => void }) {
   const fetcher = useFetcher<SearchPageData>();
   const titleId = useId();
   const loading = fetcher.state !== "idle";
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") {
-        e.preventDefault();
-        onClose();
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  const dialog = useRef<HTMLElement>(null);
+  // focus in the search box, Tab kept inside, Escape closes
+  useDialogFocus(dialog, onClose);
   const data = fetcher.data;
   return (
     <div
@@ -80,7 +80,7 @@ function SearchDialog({ onClose }: { onClose: () => void }) {
         if (e.target === e.currentTarget) onClose();
       }}
     >
-      <section className="modal search-modal" role="dialog" aria-modal="true" aria-labelledby={titleId}>
+      <section ref={dialog} className="modal search-modal" role="dialog" aria-modal="true" aria-labelledby={titleId}>
         <header className="search-modal-head">
           <h2 id={titleId}>{t("search.title")}</h2>
           <button type="button" className="icon-button" onClick={onClose} aria-label={t("search.close")}>
@@ -131,7 +131,9 @@ export function SearchForm({ q, loading, onSearch, autoFocus = false }: { q: str
           maxLength={500}
           autoComplete="off"
           autoFocus={autoFocus}
+          data-autofocus={autoFocus || undefined}
           aria-describedby={helpId}
+          {...shortcutTarget("search")}
         />
       </label>
       <button type="submit" className="button primary" disabled={hydrated && blocked}>
@@ -146,12 +148,9 @@ export function SearchForm({ q, loading, onSearch, autoFocus = false }: { q: str
 
 const countText = (count: number, capped: boolean) => (capped ? `${count}+` : String(count));
 
-/** Wraps the search terms found in `text` in <mark>. */
+/** Wraps the search terms found in `text` in <mark> (React escapes the text itself). */
 function Highlight({ text, terms }: { text: string; terms: string[] }) {
-  const wanted = terms.filter(Boolean).map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  if (wanted.length === 0) return <>{text}</>;
-  const parts = text.split(new RegExp(`(${wanted.join("|")})`, "gi"));
-  return <>{parts.map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))}</>;
+  return <>{highlightSegments(text, terms).map((s, i) => (s.mark ? <mark key={i}>{s.text}</mark> : s.text))}</>;
 }
 
 /**
@@ -185,14 +184,7 @@ export function SearchResults({ q, result, onSearchLink }: { q: string; result: 
           <span className="muted">{t("search.labelSuggestions")}</span>
           <ul>
             {result.labels.map((l) => (
-              <li key={l.id}>
-                {searchLink(
-                  searchHref(l.query),
-                  <span className="label-chip" style={{ borderColor: l.color }}>
-                    {l.name}
-                  </span>,
-                )}
-              </li>
+              <li key={l.id}>{searchLink(searchHref(l.query), <LabelChip label={l}>{l.name}</LabelChip>)}</li>
             ))}
           </ul>
         </nav>

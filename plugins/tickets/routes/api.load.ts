@@ -5,6 +5,7 @@ import { listParamsFromApi, listTickets, parseListQuery } from "../ticket-list.s
 import { getSetting } from "~/models/settings.server";
 import { requireApiUser } from "~/api.server";
 import type { Kind } from "~/conversation/channels";
+import { apiListRow } from "../api-rows";
 
 const KIND_OF_TYPE: Record<string, Kind> = { ticket: "ticket", chat: "chat", call: "call", call2: "call", livechat: "livechat" };
 
@@ -19,20 +20,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     count: list.total,
     // counts stop at a cap on large sets (see countCap); true means "at least count"
     countCapped: list.capped,
-    data: list.items.map((i) => ({
-      id: i.id,
-      ticket_number: i.ticketNumber,
-      title: i.title,
-      channel: i.channel,
-      closed: i.status,
-      severity: i.severity,
-      label: JSON.stringify(i.labels.map((l) => l.id)),
-      assignee: i.assignees.map((a) => a.username).join(","),
-      updated_at: i.updatedAt,
-      ts: Math.floor(i.updatedAt / 1000),
-      newMessage: i.lastMessage,
-      read: !i.unread,
-      hasResponded: i.responded,
-    })),
+    data: list.items.map(apiListRow),
   });
 }

@@ -1,13 +1,15 @@
 // GET /api/search/data ?_token, entity, ticket, label, username, message, search_index,
 // search_message_index -> {result, post[], message[], postCount, messageCount} (6 per page).
 //
-// Parameters onto the search model (app/models/search.server.ts, tokensFromApi):
+// Parameters onto the search model (plugins/tickets/search.server.ts, tokensFromApi):
 //   entity   the search text itself: free text plus key:value tokens, as typed in the search box
 //   ticket   number:<ticket>   (the ticket number)
 //   label    label:<label>     (tickets carrying a label whose name contains it)
 //   username from:<username>  (messages sent by a user whose username or name contains it)
 //   message  message:<message> (message text)
-// search_index / search_message_index are the 0-based pages of post[] and message[].
+// search_index / search_message_index are the 0-based pages of post[] and message[]. Each
+// message[] hit carries `message` (a plain-text excerpt) and `message_html` (the same excerpt
+// escaped, with the matched terms in <mark>).
 // Counts stop at 1000 (postCountCapped / messageCountCapped say so). Only conversations the
 // token's user may read appear.
 import type { LoaderFunctionArgs } from "@remix-run/node";

@@ -8,6 +8,8 @@ import { requestContext, isTrial, viewerOf } from "~/context.server";
 import { menuItemAllows, pluginForPath } from "~/plugins/registry.server";
 import { markViewed } from "~/conversation/model.server";
 import { DetailColumn, useShellChrome } from "~/shell/DetailColumn";
+import { useShellView } from "~/shell/view";
+import { retryingClientLoader } from "~/lazy-load";
 import { loadListPanel } from "../list-panel.server";
 import { listPresets } from "../filter-presets.server";
 import { ListPanel } from "../components/ListPanel";
@@ -36,6 +38,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
 }
 
+/** The list's pages and groups ("Show More") retry a failed load (spec section 2). */
+export const clientLoader = retryingClientLoader;
+
 /** The list follows every navigation, not only changes of the query (as the shell does). */
 export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, defaultShouldRevalidate }) =>
   defaultShouldRevalidate || currentUrl.pathname !== nextUrl.pathname;
@@ -44,7 +49,15 @@ export default function TicketsFrame() {
   const data = useLoaderData<typeof loader>();
   const chrome = useShellChrome();
   const { t } = useTranslation();
+  const view = useShellView();
   if (!chrome) return <Outlet />;
+  if (view === "list-only" && data)
+    return (
+      <DetailColumn chrome={chrome} search={<SearchLauncher />}>
+        <Outlet />
+        <ListPanel data={data.list} presets={data.presets} now={data.now} tabs={data.tabs} />
+      </DetailColumn>
+    );
   return (
     <>
       {data ? (

@@ -4,6 +4,10 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
+import type { ShellHandle } from "~/shell/view";
+
+/** Its detail is empty: a phone shows the list here instead. */
+export const handle: ShellHandle = { shell: "list" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await guardPluginRoute(request, context);

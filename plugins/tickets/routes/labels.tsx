@@ -11,6 +11,8 @@ import { formResult, refusalKey, useFormResult, valueList, type FormResult } fro
 import { refuse } from "~/forms.server";
 import { LABEL_DEFAULTS, LABEL_FIELDS, listLabels, saveLabels, type LabelErrorCode, type LabelField } from "../labels.server";
 import { FormMessage } from "~/components/FormMessage";
+import { MIN_TEXT_CONTRAST, isHexColor, ratioText, shortfall } from "~/contrast";
+import { pageMeta } from "~/meta";
 
 const PATH = "/settings/labels";
 
@@ -109,6 +111,8 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   return redirect(`${PATH}?saved=1`);
 }
+
+export const meta = pageMeta("labels.title");
 
 export default function LabelsAdmin() {
   const data = useLoaderData<typeof loader>();
@@ -239,7 +243,10 @@ function LabelForm({ rows, deleted, errors, busy }: { rows: RowValues[]; deleted
   );
 }
 
-/** A text input (so wrong text stays visible) with a swatch of the colour it holds. */
+/**
+ * A text input (so wrong text stays visible) with a swatch of the colour it holds, and a warning
+ * when the colour cannot be read on its theme as it is (chips then show a darker or lighter shade).
+ */
 function ColorCell({
   field,
   value,
@@ -253,8 +260,11 @@ function ColorCell({
   invalid: boolean;
   dark?: boolean;
 }) {
+  const { t } = useTranslation();
   const [text, setText] = useState(value);
-  const valid = /^#[0-9a-f]{6}$/i.test(text.trim());
+  const valid = isHexColor(text);
+  const short = shortfall(text, dark ? "dark" : "light");
+  const warningId = useId();
   return (
     <td>
       <span className="label-color">
@@ -272,8 +282,14 @@ function ColorCell({
           autoComplete="off"
           aria-labelledby={labelledBy}
           aria-invalid={invalid || undefined}
+          aria-describedby={short === null ? undefined : warningId}
         />
       </span>
+      {short === null ? null : (
+        <p className="field-warning" id={warningId}>
+          {t(dark ? "labels.contrastDark" : "labels.contrastLight", { ratio: ratioText(short), needed: MIN_TEXT_CONTRAST.toFixed(1) })}
+        </p>
+      )}
     </td>
   );
 }

@@ -17,6 +17,8 @@ import { formError, formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
 import { FormMessage } from "~/components/FormMessage";
+import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
+import { RequestKeyInput } from "~/components/RequestKeyInput";
 
 const EMPTY = "newTicket.empty";
 const schema = z
@@ -65,33 +67,44 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const parsed = schema.safeParse(values);
   if (!parsed.success) return refuse(formError(parsed.error, values));
   if (fileErrors.length) return refuse(formResult({ message: "conversation.uploadFailed", messageValues: { error: fileErrors.join(" ") }, values }));
-  // counted before creating (parallel posts cannot slip past the limit); given back on failure
-  try {
-    await limiter.consume(context.clientIp);
-  } catch {
-    return refuse(formResult({ message: "newTicket.tooMany", values }), 429);
-  }
-  const stored = await storeFiles(files);
-  try {
-    await receive({
-      ticket: {
-        channel: "MANUAL",
-        title: parsed.data.subject,
-        contactName: parsed.data.name,
-        contactEmail: parsed.data.email,
-        departmentId: Number(await getSetting("new_ticket_department")) || null,
-        receiverEmail: "",
-        channelAccountId: null,
-      },
-      message: { body: parsed.data.message, type: "text", senderName: parsed.data.name },
-      files: stored,
-    });
-  } catch (error) {
-    await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
-    await limiter.reward(context.clientIp, 1);
+  const input = parsed.data;
+  const done = () => redirect(`${new URL(request.url).pathname}?sent=1`);
+  // the form sent twice with its key (a double click, a resend after a lost answer) makes one ticket
+  const requestKey = requestKeyOfRequest(request, "new-ticket", "new_ticket", formValues(form), files);
+  return once(requestKey, create, done).catch((error) => {
+    if (error instanceof KeyReused) return refuse(formResult({ message: "conversation.sentBefore", values }), 422);
     throw error;
+  });
+
+  async function create() {
+    // counted before creating (parallel posts cannot slip past the limit); given back on failure
+    try {
+      await limiter.consume(context.clientIp);
+    } catch {
+      return refuse(formResult({ message: "newTicket.tooMany", values }), 429);
+    }
+    const stored = await storeFiles(files);
+    try {
+      await receive({
+        ticket: {
+          channel: "MANUAL",
+          title: input.subject,
+          contactName: input.name,
+          contactEmail: input.email,
+          departmentId: Number(await getSetting("new_ticket_department")) || null,
+          receiverEmail: "",
+          channelAccountId: null,
+        },
+        message: { body: input.message, type: "text", senderName: input.name },
+        files: stored,
+      });
+    } catch (error) {
+      await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
+      await limiter.reward(context.clientIp, 1);
+      throw error;
+    }
+    return done();
   }
-  return redirect(`${new URL(request.url).pathname}?sent=1`);
 }
 
 export default function NewTicket() {
@@ -115,6 +128,7 @@ export default function NewTicket() {
         <p className="muted">{data.productTitle}</p>
         <Form method="post" encType="multipart/form-data" className="stack" noValidate>
           <input type="hidden" name="_token" value={data.csrf} />
+          <RequestKeyInput />
           <FormMessage result={result} />
           {field("name", t("newTicket.name"), <input {...common("name")} autoComplete="name" maxLength={120} />)}
           {field("email", t("newTicket.email"), <input {...common("email")} type="email" autoComplete="email" maxLength={200} />)}

@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { MAX_QUERY_LENGTH, pageIndex, parseSearch, search } from "../search.server";
 import { SearchForm, SearchResults, type SearchPageData } from "../components/SearchLauncher";
+import { pageMeta } from "~/meta";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   // Fetchers (the search dialog) call this loader without the plugin gate above it: guard here too.
@@ -22,6 +23,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
   return json(data, { headers: { "Cache-Control": "private, no-store" } });
 }
+
+export const meta = pageMeta("search.title");
 
 export default function SearchPage() {
   const data = useLoaderData<typeof loader>();
