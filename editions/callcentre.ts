@@ -10,6 +10,8 @@ export default defineEdition({
     "chat",
     "channels",
     "email",
+    "meta",
+    "whatsapp",
     "calls",
     "reports",
     "payment",

@@ -11,6 +11,8 @@ export default defineEdition({
     "chat",
     "channels",
     "email",
+    "meta",
+    "whatsapp",
     "livechat",
     "calls",
     "reports",

@@ -2,7 +2,7 @@
 // conversation.reply --> outbox job --> adapter.send --> state sent / delivered / read / failed -->
 // messageStateChanged"). The reply's transaction queues its job here; the channel layer's send job
 // (plugins/channels/outbound.server.ts) reports each step through setDeliveryState.
-import { and, desc, eq, inArray, lte } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { enqueue, retryJob, wakeJobs } from "~/jobs/queue.server";
 import { SERVER_EVENTS } from "~/realtime-events";
@@ -82,15 +82,27 @@ export async function deliveryMessages(payload: SendPayload) {
     .where(and(inArray(m.id, payload.messageIds), eq(m.ticketId, payload.ticketId)));
 }
 
+/**
+ * The states a step may not overwrite: receipts come late, early or twice, and a message the
+ * customer has read is never "delivered" or "sent" again (nor "failed" once it arrived).
+ */
+const LATER_THAN: Partial<Record<DeliveryState, DeliveryState[]>> = {
+  sent: ["delivered", "read"],
+  delivered: ["read"],
+  read: [],
+};
+const AFTER_ARRIVAL: DeliveryState[] = ["delivered", "read"];
+
 /** Records a step of the messages' delivery and tells the conversation's open pages. */
 export async function setDeliveryState(ticketId: number, messageIds: number[], state: DeliveryState, error: string | null = null) {
   if (!messageIds.length) return;
   const { db, schema } = getDb();
   const m = schema.messages;
+  const keep = LATER_THAN[state] ?? (state === "failed" ? AFTER_ARRIVAL : []);
   const changed = await db
     .update(m)
     .set({ deliveryState: state, deliveryError: error ? error.slice(0, 1000) : null })
-    .where(and(inArray(m.id, messageIds), eq(m.ticketId, ticketId)))
+    .where(and(inArray(m.id, messageIds), eq(m.ticketId, ticketId), keep.length ? notInArray(m.deliveryState, keep) : undefined))
     .returning({ id: m.id });
   const ticket = changed.length ? await deliveryTicket(ticketId) : undefined;
   if (ticket) toOpenPages(ticket, SERVER_EVENTS.messageStateChanged, { messageIds: changed.map((r) => r.id), state, error });

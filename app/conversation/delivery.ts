@@ -20,9 +20,14 @@ export const DELIVERY_ERRORS = {
 
 const CODES = new Set<string>(Object.values(DELIVERY_ERRORS));
 
-/** The reason in the reader's language: a known code's text with its detail, else the provider's words. */
+/**
+ * The reason in the reader's language: a known code's text with its detail, a channel plugin's own
+ * reason (its code is the translation key, "plugin_whatsapp.delivery.windowClosed"), else the provider's words.
+ */
 export function deliveryErrorText(t: TFunction, error: string | null | undefined): string {
   if (!error) return "";
+  const own = /^(plugin_[a-z_]+\.delivery\.[A-Za-z]+)(?::\s*(.*))?$/s.exec(error);
+  if (own) return t(own[1], { detail: own[2] ?? "" });
   const m = /^([a-z-]+)(?::\s*(.*))?$/s.exec(error);
   if (!m || !CODES.has(m[1])) return error;
   return t(`conversation.delivery.error.${m[1]}`, { detail: m[2] ?? "" });

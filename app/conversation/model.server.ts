@@ -514,7 +514,18 @@ export async function senderPriority(contactEmail: string) {
 
 type NewTicket = Pick<
   typeof import("@db/schema/sqlite").tickets.$inferInsert,
-  "title" | "channel" | "departmentId" | "contactName" | "contactEmail" | "contactPhone" | "sessionId" | "severity" | "receiverEmail" | "channelAccountId"
+  | "title"
+  | "channel"
+  | "departmentId"
+  | "contactName"
+  | "contactEmail"
+  | "contactPhone"
+  | "sessionId"
+  | "severity"
+  | "receiverEmail"
+  | "channelAccountId"
+  | "customerId"
+  | "ref"
 >;
 
 /**

@@ -23,6 +23,10 @@ export interface NewChannelTicket {
   /** The address the customer wrote to (spec receiver_email). */
   receiverEmail: string;
   channelAccountId: number | null;
+  /** Messaging channels: the customer's id at the provider, their phone (E.164) and what the thread hangs on. */
+  customerId?: string;
+  contactPhone?: string;
+  ref?: string;
 }
 
 export interface ReceiveInput {
@@ -42,7 +46,7 @@ export interface ReceiveInput {
   at?: number;
   /** The text's final form once the files' message ids are known (a mail's inline images link to their files). */
   finishBody?: (fileMessageIds: number[]) => string;
-  /** The channel's own rows, in the same transaction; messageIds: the text first, then one per file. */
+  /** The channel's own rows, in the same transaction; messageIds: the text first (unless empty beside files), then one per file. */
   inTransaction?: (tx: Tx, written: { ticket: TicketRow; messageIds: number[]; created: boolean }) => Promise<void>;
 }
 
@@ -83,23 +87,23 @@ export async function receive(input: ReceiveInput): Promise<Received> {
           reopened = true;
         }
       }
-      const rows = [
-        {
-          ticketId: ticket.id,
-          type: input.message.type,
-          body: input.message.body,
-          quoted: input.message.quoted || null,
-          senderName: input.message.senderName,
-          createdAt: at,
-        },
-        ...input.files.map((f) => fileMessage(ticket.id, f, { senderName: input.message.senderName }, at)),
-      ];
+      const text = {
+        ticketId: ticket.id,
+        type: input.message.type,
+        body: input.message.body,
+        quoted: input.message.quoted || null,
+        senderName: input.message.senderName,
+        createdAt: at,
+      };
+      // a photo sent without a caption is just the photo
+      const hasText = !!input.message.body || !input.files.length;
+      const rows = [...(hasText ? [text] : []), ...input.files.map((f) => fileMessage(ticket.id, f, { senderName: input.message.senderName }, at))];
       const inserted = await tx.insert(schema.messages).values(rows).returning({ id: schema.messages.id });
       const messageIds = inserted.map((r) => r.id);
       // a public form sent twice (its request key) makes one ticket
       await rememberRequest(tx, { ticketId: ticket.id });
       previews = (await queueLinkPreviews(tx, ticket.id, rows, at)) > 0;
-      if (input.finishBody)
+      if (input.finishBody && hasText)
         await tx
           .update(schema.messages)
           .set({ body: input.finishBody(messageIds.slice(1)) })

@@ -109,6 +109,10 @@ export const tickets = sqliteTable(
     /** Channel tickets: the address the customer wrote to (spec receiver_email) and the account that answers. */
     receiverEmail: text("receiver_email").notNull().default(""),
     channelAccountId: integer("channel_account_id"),
+    /** Messaging channels: the customer's id at the provider (spec userId: a WhatsApp number, a LINE user id, a Telegram chat id). */
+    customerId: text("customer_id").notNull().default(""),
+    /** Messaging channels: what the conversation hangs on besides the customer (spec ref: a page post's comment thread, a tweet). */
+    ref: text("ref").notNull().default(""),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -126,6 +130,8 @@ export const tickets = sqliteTable(
     index("tickets_session_idx").on(t.sessionId),
     // a sender's tickets (their priority, see senderPriority)
     index("tickets_contact_email_idx").on(t.contactEmail, t.updatedAt),
+    // a customer's latest conversation on a messaging account (their next message joins it)
+    index("tickets_account_customer_idx").on(t.channelAccountId, t.customerId, t.updatedAt),
   ],
 );
 
@@ -638,6 +644,8 @@ export const inboundEvents = sqliteTable(
     source: text("source").notNull().default(""),
     /** The raw bytes in file storage (kept for reprocessing and quarantine review). */
     rawKey: text("raw_key"),
+    /** A webhook event's own JSON (small: kept in the row, no file), one entry of a provider's batch. */
+    payload: text("payload"),
     size: integer("size").notNull().default(0),
     /** JSON of what the transport knew: the SMTP client's address and HELO, MAIL FROM, the RCPT TO addresses. */
     meta: text("meta").notNull().default("{}"),
@@ -684,6 +692,27 @@ export const jobs = sqliteTable(
     finishedAt: time("finished_at"),
   },
   (t) => [uniqueIndex("jobs_key_idx").on(t.key), index("jobs_due_idx").on(t.state, t.runAt)],
+);
+
+/**
+ * The provider's id of each message on a messaging channel (plugins/channels/messaging.server.ts):
+ * a receipt finds its message by it, and the unique key makes a message the provider sends twice one.
+ */
+export const channelMessages = sqliteTable(
+  "channel_messages",
+  {
+    messageId: integer("message_id")
+      .primaryKey()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    accountId: integer("account_id").notNull(),
+    /** in | out */
+    direction: text("direction").notNull(),
+    providerMessageId: text("provider_message_id").notNull(),
+  },
+  (t) => [uniqueIndex("channel_messages_provider_idx").on(t.accountId, t.providerMessageId)],
 );
 
 /** The email facts of a message (plugins/email): what threading looks up and what a reply answers. */

@@ -45,6 +45,8 @@ export interface InboundEvent {
   source: string;
   /** What the transport knew (SMTP: ip, helo, mailFrom, rcptTo). */
   meta: Record<string, unknown>;
+  /** A webhook event's own JSON (one entry of the provider's batch); null for mail. */
+  payload: unknown;
   /** The raw bytes (the whole mail) as stored before the provider was acknowledged, as a stream (mails may be large). */
   raw: () => Promise<Readable>;
   receivedAt: number;
@@ -66,6 +68,38 @@ export interface OutboundMessage {
   cc: string[];
 }
 
+/** What a send gave back: the provider's reference, and on messaging channels each message's own id there (receipts name it). */
+export interface SendResult {
+  providerRef: string;
+  sent?: { messageId: number; providerMessageId: string }[];
+}
+
+/** A request to an account's webhook URL, as the layer read it (the body raw: signatures are over the exact bytes). */
+export interface WebhookRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  rawBody: Buffer;
+}
+
+/** One event of a provider's webhook call (a call may batch many): its unique id at the provider, and its own JSON. */
+export interface WebhookEvent {
+  key: string;
+  payload: unknown;
+}
+
+/** A webhook-driven channel (WhatsApp, Messenger, LINE, Telegram, X, SMS): the route is the layer's, /hooks/channels/{account id}. */
+export interface WebhookAdapter {
+  /** GET: the provider's subscription handshake (Meta's hub.challenge, X's CRC). undefined: 405. */
+  handshake?(request: WebhookRequest, account: ChannelAccount): Response | undefined;
+  /** The provider's signature over the raw body, checked before anything is parsed or stored: false answers 401. */
+  verify(request: WebhookRequest, account: ChannelAccount): boolean;
+  /** Every event of a verified body; throws when the body is not what the provider sends (it is then kept, quarantined). */
+  events(request: WebhookRequest, account: ChannelAccount): WebhookEvent[];
+  /** The answer the provider expects once the events are stored (default: 200 "ok"). */
+  accepted?(request: WebhookRequest, account: ChannelAccount): Response;
+}
+
 export interface ChannelAdapter {
   kind: Channel;
   /** The fields of an account of this kind, beside the name, address and department every account has. */
@@ -84,7 +118,9 @@ export interface ChannelAdapter {
    * (no mail server configured), PermanentFailure when trying again cannot help, any other error
    * to be tried again later; the error's message is shown to the agent.
    */
-  send(message: OutboundMessage, account: ChannelAccount): Promise<{ providerRef: string }>;
-  /** Background work per enabled account (IMAP polling, Graph delta): started by the layer, answers its stop. */
+  send(message: OutboundMessage, account: ChannelAccount): Promise<SendResult>;
+  /** Webhook-driven channels: how the layer's webhook route verifies and splits the provider's calls. */
+  webhook?: WebhookAdapter;
+  /** Background work per enabled account (IMAP polling, Graph delta, Telegram long polling): started by the layer, answers its stop. */
   watch?(account: ChannelAccount): () => Promise<void>;
 }

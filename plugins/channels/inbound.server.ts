@@ -68,6 +68,44 @@ export async function storeInboundEvent(input: InboundInput & { raw: Uint8Array 
   return recordInboundEvent({ ...input, rawKey, size: bytes.length });
 }
 
+/**
+ * A webhook call's events, each with its own JSON, and their jobs in one transaction: an event the
+ * provider sent before (same key) is skipped, so a redelivered or re-batched call adds only what is new.
+ */
+export async function storeWebhookEvents(accountId: number, provider: string, events: { key: string; payload: unknown }[], meta: Record<string, unknown> = {}) {
+  if (!events.length) return { created: 0, duplicates: 0 };
+  const handle = getDb();
+  const { schema } = handle;
+  const receivedAt = Date.now();
+  const created = await handle.transaction(async (tx) => {
+    let n = 0;
+    for (const event of events) {
+      const [row] = await tx
+        .insert(schema.inboundEvents)
+        .values({
+          accountId,
+          provider,
+          eventKey: event.key,
+          source: "webhook",
+          payload: JSON.stringify(event.payload),
+          size: 0,
+          meta: JSON.stringify(meta),
+          receivedAt,
+        })
+        .onConflictDoNothing()
+        .returning({ id: schema.inboundEvents.id });
+      if (!row) continue;
+      n++;
+      await enqueue(tx, { kind: INBOUND_JOB, key: `inbound:${row.id}`, payload: { eventId: row.id } });
+    }
+    return n;
+  });
+  metrics.inboundEvents.inc({ source: "webhook", channel: provider, outcome: "new" }, created);
+  if (events.length > created) metrics.inboundEvents.inc({ source: "webhook", channel: provider, outcome: "duplicate" }, events.length - created);
+  if (created) wakeJobs();
+  return { created, duplicates: events.length - created };
+}
+
 async function rawStream(rawKey: string | null): Promise<Readable> {
   const stream = rawKey ? await fileStorage().get(rawKey) : undefined;
   if (!stream) throw new Error("the event's stored bytes are missing");
@@ -96,7 +134,15 @@ export async function processInboundEvent(eventId: number) {
   const account = await loadAccount(event.accountId);
   const adapter = account ? await adapterFor(account.kind) : undefined;
   const outcome = adapter
-    ? await adapter.receive({ ...event, meta: JSON.parse(event.meta || "{}"), raw: () => rawStream(event.rawKey) }, account)
+    ? await adapter.receive(
+        {
+          ...event,
+          meta: JSON.parse(event.meta || "{}"),
+          payload: event.payload == null ? null : JSON.parse(event.payload),
+          raw: () => rawStream(event.rawKey),
+        },
+        account,
+      )
     : { state: "quarantined" as const, reason: "no enabled channel account takes this event" };
   if (outcome.state === "quarantined")
     await db

@@ -1,0 +1,286 @@
+// What every messaging channel (WhatsApp, Messenger, Instagram, X, LINE, Telegram, SMS) does the
+// same way, so an adapter only speaks its provider's protocol: a stored webhook event becomes a
+// customer's message on their conversation (or a receipt moves a sent message's state forward),
+// and an agent's reply goes out message by message, each recorded as soon as the provider took it,
+// so a send job run again after a crash sends nothing twice.
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import { getDb, type Tx } from "@db/client";
+import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { fileStorage } from "~/storage.server";
+import { receive } from "~/conversation/receive.server";
+import { setDeliveryState } from "~/conversation/delivery.server";
+import { DELIVERY_ERRORS } from "~/conversation/delivery";
+import { RESOLVED } from "~/conversation/constants";
+import type { StoredFile } from "~/conversation/model.server";
+import type { ChannelAccount, ChannelAdapter, InboundEvent, OutboundMessage, ReceiveOutcome, SendResult } from "./adapter";
+import { markEventProcessed } from "./inbound.server";
+
+/** A file the provider holds for a customer's message (fetched by the adapter's downloadMedia). */
+export interface MediaRef {
+  id: string;
+  mime?: string;
+  name?: string;
+}
+
+/** A customer's message, as the adapter read it from the provider's event. */
+export interface CustomerMessage {
+  type: "message";
+  providerMessageId: string;
+  /** The customer's stable id at the provider; phone when the provider gives one (any format: stored as E.164). */
+  customer: { id: string; name: string; phone?: string };
+  text: string;
+  media: MediaRef[];
+  /** What the conversation hangs on besides the customer: a post's comment thread, a tweet. */
+  ref?: string;
+  /** A new conversation's title, when not the text itself (a post's caption). */
+  title?: string;
+  at: number;
+}
+
+/** A delivery or read receipt for a message an agent sent. */
+export interface Receipt {
+  type: "receipt";
+  providerMessageId: string;
+  state: "sent" | "delivered" | "read" | "failed";
+  error?: string;
+  at: number;
+}
+
+export type ParsedEvent = CustomerMessage | Receipt | { type: "ignored"; reason: string };
+
+/** An agent's message as a provider is handed it: text, or one file. */
+export type OutgoingPart = { messageId: number; text: string } | { messageId: number; file: StoredFile & { bytes: () => Promise<Buffer> } };
+
+/** Where a reply goes: the conversation's customer and thread. */
+export interface Recipient {
+  customerId: string;
+  phone: string;
+  ref: string;
+  ticketId: number;
+  /** When the customer last wrote (WhatsApp's 24-hour window, LINE's reply token). */
+  lastCustomerMessageAt: number | null;
+}
+
+export interface MessagingParts {
+  /** Reads one stored event; throws only when the provider's JSON is not what it documents. */
+  parse(payload: unknown, account: ChannelAccount): ParsedEvent;
+  /** Fetches a customer's file from the provider. */
+  downloadMedia?(account: ChannelAccount, media: MediaRef): Promise<{ bytes: Buffer; mime: string; name: string }>;
+  /** Sends one part; the provider's id of the message it made. Throw providerError's result on a refusal. */
+  sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart): Promise<string>;
+  /** Refuses a file the provider would not take, before anything is sent (a translation key's code: see DELIVERY_ERRORS). */
+  checkFile?(file: StoredFile): string | null;
+}
+
+/** How long after a conversation was resolved the customer's next message reopens it (else a new one starts). */
+export const DEFAULT_REOPEN_HOURS = 24;
+
+/** A phone number as E.164 (+60123456789), or "" when it is not one. Providers send digits without the plus. */
+export function e164(phone: string | undefined) {
+  if (!phone) return "";
+  const digits = phone.trim().replace(/^00/, "+");
+  const parsed = parsePhoneNumberFromString(digits.startsWith("+") ? digits : `+${digits}`);
+  return parsed?.isValid() ? parsed.number : "";
+}
+
+/** Names from providers may carry control and zero-width characters: kept readable, never empty. */
+export function displayName(name: string | undefined, fallback: string) {
+  const clean = (name ?? "")
+    .replace(/[\u0000-\u001f\u007f\u200b-\u200d\u2060\ufeff]/g, "")
+    .trim()
+    .slice(0, 120);
+  return clean || fallback;
+}
+
+/** The conversation a customer's message joins: their latest on this account and thread, unless resolved longer ago than the window. */
+async function conversationFor(account: ChannelAccount, customerId: string, ref: string, at: number) {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const [latest] = await db
+    .select({ id: t.id, status: t.status, updatedAt: t.updatedAt })
+    .from(t)
+    .where(and(eq(t.channelAccountId, account.id), eq(t.customerId, customerId), eq(t.ref, ref)))
+    .orderBy(desc(t.updatedAt), desc(t.id))
+    .limit(1);
+  if (!latest) return null;
+  const hours = Number(account.config.reopenHours || DEFAULT_REOPEN_HOURS);
+  if (latest.status >= RESOLVED && at - latest.updatedAt > hours * 3_600_000) return null;
+  return { id: latest.id };
+}
+
+async function recordProviderIds(
+  tx: Tx,
+  account: ChannelAccount,
+  ticketId: number,
+  direction: "in" | "out",
+  ids: { messageId: number; providerMessageId: string }[],
+) {
+  if (!ids.length) return;
+  const { schema } = getDb();
+  await tx
+    .insert(schema.channelMessages)
+    .values(ids.map((i) => ({ ...i, ticketId, accountId: account.id, direction })))
+    .onConflictDoNothing();
+}
+
+async function applyReceipt(event: InboundEvent, account: ChannelAccount, receipt: Receipt): Promise<ReceiveOutcome> {
+  const handle = getDb();
+  const c = handle.schema.channelMessages;
+  const [sent] = await handle.db
+    .select({ messageId: c.messageId, ticketId: c.ticketId })
+    .from(c)
+    .where(and(eq(c.accountId, account.id), eq(c.providerMessageId, receipt.providerMessageId), eq(c.direction, "out")));
+  // the provider answered faster than the send job could note the id: the job tries again later
+  if (!sent) throw new Error(`no sent message ${receipt.providerMessageId} yet`);
+  await setDeliveryState(sent.ticketId, [sent.messageId], receipt.state, receipt.state === "failed" ? receipt.error || "failed" : null);
+  await handle.transaction((tx) => markEventProcessed(tx, event.id, { ticketId: sent.ticketId, messageId: sent.messageId }));
+  return { state: "processed", ticketId: sent.ticketId, messageId: sent.messageId };
+}
+
+async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[]): Promise<StoredFile[]> {
+  const files: StoredFile[] = [];
+  for (const ref of media) {
+    // a failed download throws: the event stays stored and its job tries again with backoff
+    if (!parts.downloadMedia) break;
+    const got = await parts.downloadMedia(account, ref);
+    files.push({ key: await fileStorage().put(got.bytes), name: got.name, type: got.mime, size: got.bytes.length });
+  }
+  return files;
+}
+
+/** The adapter's receive for a messaging channel. */
+export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive"] {
+  return async (event, account) => {
+    if (!account) return { state: "quarantined", reason: "no enabled channel account takes this event" };
+    let parsed: ParsedEvent;
+    try {
+      parsed = parts.parse(event.payload, account);
+    } catch (error) {
+      return { state: "quarantined", reason: `unreadable event: ${(error as Error).message}`.slice(0, 500) };
+    }
+    if (parsed.type === "ignored") return { state: "quarantined", reason: parsed.reason };
+    if (parsed.type === "receipt") return applyReceipt(event, account, parsed);
+
+    const message = parsed;
+    const files = await downloadAll(parts, account, message.media);
+    const phone = e164(message.customer.phone);
+    const name = displayName(message.customer.name, phone || message.customer.id);
+    const ref = message.ref ?? "";
+    const existing = await conversationFor(account, message.customer.id, ref, message.at);
+    const title = (message.title || message.text || files[0]?.name || name).replace(/\s+/g, " ").trim().slice(0, 120);
+    const received = await receive({
+      ticket: existing ?? {
+        channel: account.kind,
+        title,
+        contactName: name,
+        contactEmail: "",
+        contactPhone: phone,
+        customerId: message.customer.id,
+        ref,
+        departmentId: account.departmentId,
+        receiverEmail: account.address,
+        channelAccountId: account.id,
+      },
+      message: { body: message.text, type: "text", senderName: name, preview: message.text || files[0]?.name || "" },
+      files,
+      at: message.at,
+      inTransaction: async (tx, written) => {
+        // the provider's id on the first message the event made: a copy under another event key is still one message
+        await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
+        await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
+      },
+    });
+    return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
+  };
+}
+
+async function recipientOf(ticketId: number): Promise<Recipient> {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const [ticket] = await db.select({ customerId: t.customerId, phone: t.contactPhone, ref: t.ref }).from(t).where(eq(t.id, ticketId));
+  if (!ticket?.customerId) throw new PermanentFailure(DELIVERY_ERRORS.noRecipient);
+  const m = schema.messages;
+  const c = schema.channelMessages;
+  const [last] = await db
+    .select({ at: m.createdAt })
+    .from(c)
+    .innerJoin(m, eq(m.id, c.messageId))
+    .where(and(eq(c.ticketId, ticketId), eq(c.direction, "in")))
+    .orderBy(desc(m.createdAt))
+    .limit(1);
+  return { customerId: ticket.customerId, phone: ticket.phone, ref: ticket.ref, ticketId, lastCustomerMessageAt: last?.at ?? null };
+}
+
+async function outgoingParts(message: OutboundMessage): Promise<OutgoingPart[]> {
+  const { db, schema } = getDb();
+  const m = schema.messages;
+  const rows = await db
+    .select()
+    .from(m)
+    .where(and(inArray(m.id, message.messageIds), eq(m.ticketId, message.ticketId)))
+    .orderBy(asc(m.id));
+  return rows.map((row) => {
+    if (!row.fileKey) return { messageId: row.id, text: row.body };
+    const key = row.fileKey;
+    const file = { key, name: row.fileName ?? "file", type: row.fileType ?? "application/octet-stream", size: row.fileSize ?? 0 };
+    return {
+      messageId: row.id,
+      file: {
+        ...file,
+        bytes: async () => {
+          const stream = await fileStorage().get(key);
+          if (!stream) throw new PermanentFailure(DELIVERY_ERRORS.attachmentMissing);
+          return Buffer.from(await new Response(stream as ReadableStream).arrayBuffer());
+        },
+      },
+    };
+  });
+}
+
+/**
+ * The adapter's send for a messaging channel: every file is checked against the provider's limits
+ * first (nothing goes out when one cannot), then each part goes out and its provider id and "sent"
+ * are recorded at once, so a retry after a crash or a refusal halfway sends only the rest.
+ */
+export function messagingSend(parts: MessagingParts): ChannelAdapter["send"] {
+  return async (message, account): Promise<SendResult> => {
+    const to = await recipientOf(message.ticketId);
+    const outgoing = await outgoingParts(message);
+    for (const part of outgoing) {
+      const refused = "file" in part && parts.checkFile?.(part.file);
+      if (refused) throw new PermanentFailure(refused);
+    }
+    const handle = getDb();
+    const sent: SendResult["sent"] = [];
+    for (const part of outgoing) {
+      const providerMessageId = await parts.sendPart(account, to, part);
+      await handle.transaction((tx) => recordProviderIds(tx, account, message.ticketId, "out", [{ messageId: part.messageId, providerMessageId }]));
+      await setDeliveryState(message.ticketId, [part.messageId], "sent");
+      sent.push({ messageId: part.messageId, providerMessageId });
+    }
+    return { providerRef: sent.map((s) => s.providerMessageId).join(" "), sent };
+  };
+}
+
+/**
+ * A provider's HTTP answer as the queue needs it: 429 waits for Retry-After (no attempt used), other
+ * 4xx refusals cannot get better by trying again, 5xx and network trouble are tried again with backoff.
+ * The error's text is the provider's own words, shown to the agent.
+ */
+export async function providerError(response: Response, describe: (body: unknown, text: string) => string) {
+  const text = await response.text().catch(() => "");
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const words = (describe(body, text) || `HTTP ${response.status}`).slice(0, 500);
+  if (response.status === 429) {
+    const after = Number(response.headers.get("retry-after"));
+    return new WaitAndRetry(words, Number.isFinite(after) && after > 0 ? Math.min(after, 3600) * 1000 : 60_000);
+  }
+  if (response.status >= 400 && response.status < 500 && response.status !== 408) return new PermanentFailure(words);
+  return new Error(words);
+}
