@@ -130,8 +130,6 @@ export const tickets = pgTable(
     index("tickets_session_idx").on(t.sessionId),
     // a sender's tickets (their priority, see senderPriority)
     index("tickets_contact_email_idx").on(t.contactEmail, t.updatedAt),
-    // a customer's latest conversation on a messaging account (their next message joins it)
-    index("tickets_account_customer_idx").on(t.channelAccountId, t.customerId, t.updatedAt),
   ],
 );
 
@@ -692,6 +690,23 @@ export const jobs = pgTable(
     finishedAt: time("finished_at"),
   },
   (t) => [uniqueIndex("jobs_key_idx").on(t.key), index("jobs_due_idx").on(t.state, t.runAt)],
+);
+
+/**
+ * A customer's current conversation on a messaging account (and thread: a post's comments): the
+ * one their next message joins. The key makes two messages racing in from a new customer one conversation.
+ */
+export const channelThreads = pgTable(
+  "channel_threads",
+  {
+    accountId: integer("account_id").notNull(),
+    customerId: text("customer_id").notNull(),
+    ref: text("ref").notNull().default(""),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.customerId, t.ref] })],
 );
 
 /**

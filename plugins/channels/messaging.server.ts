@@ -93,20 +93,38 @@ export function displayName(name: string | undefined, fallback: string) {
   return clean || fallback;
 }
 
-/** The conversation a customer's message joins: their latest on this account and thread, unless resolved longer ago than the window. */
-async function conversationFor(account: ChannelAccount, customerId: string, ref: string, at: number) {
+/** The customer's current conversation on this account and thread, and whether their message joins it (else a new one starts). */
+async function currentThread(account: ChannelAccount, customerId: string, ref: string, at: number) {
   const { db, schema } = getDb();
+  const th = schema.channelThreads;
   const t = schema.tickets;
-  const [latest] = await db
-    .select({ id: t.id, status: t.status, updatedAt: t.updatedAt })
-    .from(t)
-    .where(and(eq(t.channelAccountId, account.id), eq(t.customerId, customerId), eq(t.ref, ref)))
-    .orderBy(desc(t.updatedAt), desc(t.id))
-    .limit(1);
-  if (!latest) return null;
+  const [thread] = await db
+    .select({ ticketId: th.ticketId, status: t.status, updatedAt: t.updatedAt })
+    .from(th)
+    .innerJoin(t, eq(t.id, th.ticketId))
+    .where(and(eq(th.accountId, account.id), eq(th.customerId, customerId), eq(th.ref, ref)));
+  if (!thread) return { ticketId: null, joins: false };
   const hours = Number(account.config.reopenHours || DEFAULT_REOPEN_HOURS);
-  if (latest.status >= RESOLVED && at - latest.updatedAt > hours * 3_600_000) return null;
-  return { id: latest.id };
+  const expired = thread.status >= RESOLVED && at - thread.updatedAt > hours * 3_600_000;
+  return { ticketId: thread.ticketId, joins: !expired };
+}
+
+/** Another message of the same customer started their conversation first: look again and join it. */
+class ThreadTaken extends Error {}
+
+/** Makes a new conversation the thread's current one, unless another message got there first. */
+async function claimThread(tx: Tx, account: ChannelAccount, customerId: string, ref: string, previous: number | null, ticketId: number) {
+  const { schema } = getDb();
+  const th = schema.channelThreads;
+  const claimed =
+    previous == null
+      ? await tx.insert(th).values({ accountId: account.id, customerId, ref, ticketId }).onConflictDoNothing().returning({ ticketId: th.ticketId })
+      : await tx
+          .update(th)
+          .set({ ticketId })
+          .where(and(eq(th.accountId, account.id), eq(th.customerId, customerId), eq(th.ref, ref), eq(th.ticketId, previous)))
+          .returning({ ticketId: th.ticketId });
+  if (!claimed.length) throw new ThreadTaken();
 }
 
 async function recordProviderIds(
@@ -167,30 +185,44 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     const phone = e164(message.customer.phone);
     const name = displayName(message.customer.name, phone || message.customer.id);
     const ref = message.ref ?? "";
-    const existing = await conversationFor(account, message.customer.id, ref, message.at);
     const title = (message.title || message.text || files[0]?.name || name).replace(/\s+/g, " ").trim().slice(0, 120);
-    const received = await receive({
-      ticket: existing ?? {
-        channel: account.kind,
-        title,
-        contactName: name,
-        contactEmail: "",
-        contactPhone: phone,
-        customerId: message.customer.id,
-        ref,
-        departmentId: account.departmentId,
-        receiverEmail: account.address,
-        channelAccountId: account.id,
-      },
-      message: { body: message.text, type: "text", senderName: name, preview: message.text || files[0]?.name || "" },
-      files,
-      at: message.at,
-      inTransaction: async (tx, written) => {
-        // the provider's id on the first message the event made: a copy under another event key is still one message
-        await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
-        await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
-      },
-    });
+    const write = async () => {
+      const thread = await currentThread(account, message.customer.id, ref, message.at);
+      return receive({
+        ticket: thread.joins
+          ? { id: thread.ticketId! }
+          : {
+              channel: account.kind,
+              title,
+              contactName: name,
+              contactEmail: "",
+              contactPhone: phone,
+              customerId: message.customer.id,
+              ref,
+              departmentId: account.departmentId,
+              receiverEmail: account.address,
+              channelAccountId: account.id,
+            },
+        message: { body: message.text, type: "text", senderName: name, preview: message.text || files[0]?.name || "" },
+        files,
+        at: message.at,
+        inTransaction: async (tx, written) => {
+          if (written.created) await claimThread(tx, account, message.customer.id, ref, thread.ticketId, written.ticket.id);
+          // the provider's id on the first message the event made: a copy under another event key is still one message
+          await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
+          await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
+        },
+      });
+    };
+    let received: Awaited<ReturnType<typeof receive>>;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        received = await write();
+        break;
+      } catch (error) {
+        if (!(error instanceof ThreadTaken) || attempt >= 3) throw error;
+      }
+    }
     return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
   };
 }

@@ -21,10 +21,14 @@ export interface OutboundDeps {
 
 const errorText = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 1000);
 
-/** The account that answers: the ticket's own while enabled, else the first enabled one of its kind (mail: EMAIL). */
+/** Mail can go out through any mailbox of its kind; a message on WhatsApp, LINE... only from the number or bot the customer wrote to. */
+const MAIL_KINDS: string[] = ["EMAIL", "GRAPH_EMAIL", "MANUAL"];
+
+/** The account that answers: the ticket's own while enabled, else (mail only) the first enabled one of its kind. */
 async function answeringAccount(ticket: { channel: string; channelAccountId: number | null }): Promise<ChannelAccount | null> {
   const own = await loadAccount(ticket.channelAccountId);
   if (own?.enabled) return own;
+  if (!MAIL_KINDS.includes(own?.kind ?? ticket.channel)) return null;
   const kind: Channel = ticket.channel === "GRAPH_EMAIL" ? "GRAPH_EMAIL" : own && own.kind !== "EMAIL" ? own.kind : "EMAIL";
   return (await enabledAccounts(kind))[0] ?? null;
 }

@@ -4,7 +4,7 @@
 // beyond "an email kind's address is an email address". Secrets never leave this file's answers.
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import { z } from "zod";
-import { getDb } from "@db/client";
+import { getDb, isUniqueViolation } from "@db/client";
 import { log } from "~/ops/log.server";
 import { audit } from "~/accounts/audit.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
@@ -192,13 +192,6 @@ export async function saveAccountForm(form: FormData, by: By, id?: number): Prom
   }
   accountsChanged(saved);
   return { ok: true, id: saved };
-}
-
-/** SQLite's and PostgreSQL's unique-index refusal, also when drizzle wraps it (the driver's error is the cause). */
-function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++)
-    if (e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed|duplicate key value/i.test(e.message ?? "")) return true;
-  return false;
 }
 
 export async function setEnabled(id: number, enabled: boolean, by: By) {

@@ -1,0 +1,294 @@
+// The WHATSAPP channel against a local stand-in of Meta's Graph API (tests/support/meta-standin.ts),
+// through the channel layer's real webhook route function and jobs, on both dialects: signed calls
+// become conversations, unsigned or wrongly signed ones leave nothing; a batch is processed whole,
+// a redelivery adds nothing; receipts move a message forward only; media are downloaded (and a
+// failed download is tried again); replies, files and refusals go out through the outbound job.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { and, eq, inArray } from "drizzle-orm";
+import { createTestDb, DIALECTS, type TestDb } from "./harness";
+import { seedDemo } from "~/seed/seed";
+import { sendReply } from "~/conversation/reply.server";
+import { reply } from "~/conversation/model.server";
+import { createJobWorker } from "~/jobs/queue.server";
+import { fileStorage } from "~/storage.server";
+import { findUserByUsername, type UserRow } from "~/accounts/users.server";
+import { loadAccount, saveAccount } from "@plugins/channels/accounts.server";
+import { defineInboundJob } from "@plugins/channels/inbound.server";
+import { defineOutboundJob } from "@plugins/channels/outbound.server";
+import { webhookCall, webhookHandshake } from "@plugins/channels/webhook.server";
+import { adapter } from "@plugins/whatsapp/adapter.server";
+import { startMetaStandin, waContact, waStatus, waText, whatsappBody, type MetaStandin } from "../support/meta-standin";
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-whatsapp-"));
+process.env.DATA_DIR = dataDir;
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
+  let t: TestDb;
+  let meta: MetaStandin;
+  let accountId: number;
+  let agent: UserRow;
+  let phone = 60123450000;
+  const url = () => `http://desk.test/hooks/channels/${accountId}`;
+  // each worker's clock is two hours past the last one's: a retry's backoff has passed
+  let skew = 0;
+  const worker = () => {
+    const at = (skew += 2 * 3_600_000);
+    return createJobWorker({ log: () => undefined, now: () => Date.now() + at });
+  };
+  /** Runs the due jobs until none is left (inbound events, sends). */
+  const runJobs = async () => {
+    const w = worker();
+    let n = 0;
+    while ((await w.runOnce()) > 0 && n < 50) n++;
+  };
+  const call = (body: unknown, options?: { secret?: string | null }) => webhookCall(meta.webhookRequest(url(), body, options), String(accountId));
+  const ticketsOf = async (customerId: string) => {
+    const { db, schema } = t.handle;
+    return db
+      .select()
+      .from(schema.tickets)
+      .where(and(eq(schema.tickets.channelAccountId, accountId), eq(schema.tickets.customerId, customerId)));
+  };
+  const messagesOf = async (ticketId: number) => {
+    const { db, schema } = t.handle;
+    return db.select().from(schema.messages).where(eq(schema.messages.ticketId, ticketId)).orderBy(schema.messages.id);
+  };
+  const eventCount = async () => {
+    const { db, schema } = t.handle;
+    return (await db.select().from(schema.inboundEvents).where(eq(schema.inboundEvents.accountId, accountId))).length;
+  };
+  const nextCustomer = () => String(++phone);
+
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    await seedDemo(t.handle, { tickets: 0 });
+    agent = (await findUserByUsername("agent"))!;
+    meta = await startMetaStandin();
+    accountId = await saveAccount({
+      kind: "WHATSAPP",
+      name: "WhatsApp support",
+      address: "+15550100",
+      departmentId: 2,
+      config: { phoneNumberId: meta.phoneNumberId, apiBase: meta.apiBase },
+      secrets: { accessToken: meta.accessToken, appSecret: meta.appSecret, verifyToken: "let-me-in" },
+    });
+    defineInboundJob();
+    defineOutboundJob({ adapterFor: async (kind) => (kind === "WHATSAPP" ? adapter : undefined) });
+  });
+  afterAll(async () => {
+    await meta?.close();
+    await t?.cleanup();
+  });
+  beforeEach(async () => {
+    await t.handle.db.delete(t.handle.schema.jobs);
+  });
+
+  it("answers Meta's subscription handshake only with the verify token", async () => {
+    const ok = await webhookHandshake(new Request(`${url()}?hub.mode=subscribe&hub.verify_token=let-me-in&hub.challenge=1158201444`), String(accountId));
+    expect([ok.status, await ok.text()]).toEqual([200, "1158201444"]);
+    const wrong = await webhookHandshake(new Request(`${url()}?hub.mode=subscribe&hub.verify_token=guess&hub.challenge=1`), String(accountId));
+    expect(wrong.status).toBe(403);
+    expect((await webhookHandshake(new Request(url()), "999999")).status).toBe(404);
+  });
+
+  it("refuses unsigned and wrongly signed calls with 401 and keeps nothing", async () => {
+    const from = nextCustomer();
+    const body = whatsappBody(meta.phoneNumberId, { messages: [waText(from, "hello")] });
+    const before = await eventCount();
+    expect((await call(body, { secret: null })).status).toBe(401);
+    expect((await call(body, { secret: "not-the-app-secret" })).status).toBe(401);
+    // the signature of another body does not cover this one
+    const signed = meta.webhookRequest(url(), whatsappBody(meta.phoneNumberId, { messages: [waText(from, "other")] }));
+    const tampered = new Request(url(), { method: "POST", headers: signed.headers, body: JSON.stringify(body) });
+    expect((await webhookCall(tampered, String(accountId))).status).toBe(401);
+    expect(await eventCount()).toBe(before);
+  });
+
+  it("refuses a call over 1 MB unread", async () => {
+    const huge = whatsappBody(meta.phoneNumberId, { messages: [waText(nextCustomer(), "x".repeat(1_100_000))] });
+    expect((await call(huge)).status).toBe(413);
+  });
+
+  it("a signed message becomes a conversation with the customer's name and number; the next one joins it", async () => {
+    const from = nextCustomer();
+    const response = await call(
+      whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Siti ‮Rahman\u200b")], messages: [waText(from, "Is my order shipped?")] }),
+    );
+    expect(response.status).toBe(200);
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    expect(ticket).toMatchObject({
+      channel: "WHATSAPP",
+      kind: "ticket",
+      title: "Is my order shipped?",
+      contactPhone: `+${from}`,
+      customerId: from,
+      departmentId: 2,
+    });
+    // zero-width characters are dropped, the rest of the name is kept as written
+    expect(ticket.contactName).toBe("Siti ‮Rahman");
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Siti")], messages: [waText(from, "Order 5521")] }));
+    await runJobs();
+    expect(await ticketsOf(from)).toHaveLength(1);
+    expect((await messagesOf(ticket.id)).map((m) => m.body)).toEqual(["Is my order shipped?", "Order 5521"]);
+  });
+
+  it("processes every message of a batch, and a redelivery (whole or re-batched) adds nothing", async () => {
+    const a = nextCustomer();
+    const b = nextCustomer();
+    const first = waText(a, "one");
+    const second = waText(a, "two");
+    const third = waText(b, "three");
+    const batch = {
+      object: "whatsapp_business_account",
+      entry: [
+        whatsappBody(meta.phoneNumberId, { contacts: [waContact(a, "A")], messages: [first, second] }).entry[0],
+        whatsappBody(meta.phoneNumberId, { contacts: [waContact(b, "B")], messages: [third] }).entry[0],
+      ],
+    };
+    expect((await call(batch)).status).toBe(200);
+    expect((await call(batch)).status).toBe(200);
+    expect((await call(whatsappBody(meta.phoneNumberId, { messages: [second] }))).status).toBe(200);
+    await runJobs();
+    const [ta, ...more] = await ticketsOf(a);
+    expect(more).toEqual([]);
+    const [tb] = await ticketsOf(b);
+    expect((await messagesOf(ta.id)).map((m) => m.body)).toEqual(["one", "two"]);
+    expect((await messagesOf(tb.id)).map((m) => m.body)).toEqual(["three"]);
+  });
+
+  it("keeps an unreadable signed call and an unknown change for inspection, without a conversation", async () => {
+    expect((await call("{not json")).status).toBe(200);
+    expect(
+      (await call({ object: "whatsapp_business_account", entry: [{ id: "1", changes: [{ field: "account_update", value: { event: "x" } }] }] })).status,
+    ).toBe(200);
+    await runJobs();
+    const { db, schema } = t.handle;
+    const kept = await db
+      .select()
+      .from(schema.inboundEvents)
+      .where(and(eq(schema.inboundEvents.accountId, accountId), inArray(schema.inboundEvents.state, ["quarantined"])));
+    expect(kept.map((e) => e.error)).toEqual(expect.arrayContaining([expect.stringContaining("unreadable"), expect.stringContaining('"account_update"')]));
+  });
+
+  it("downloads a customer's photo, trying again when the download fails", async () => {
+    const from = nextCustomer();
+    const bytes = Buffer.from("\x89PNG fake image bytes");
+    const mediaId = meta.addMedia(bytes, "image/png");
+    meta.failMediaDownloads(1);
+    const photo = {
+      from,
+      id: `wamid.photo${from}`,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: "image",
+      image: { id: mediaId, mime_type: "image/png", caption: "" },
+    };
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Photo")], messages: [photo] }));
+    // first try: the download fails, nothing is written, the event waits for its retry
+    await worker().runOnce();
+    expect(await ticketsOf(from)).toHaveLength(0);
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const [message] = await messagesOf(ticket.id);
+    expect(message).toMatchObject({ type: "image", fileType: "image/png", fileName: "image.png", fileSize: bytes.length });
+    expect(Buffer.from(await new Response(await fileStorage().get(message.fileKey!)).arrayBuffer())).toEqual(bytes);
+  });
+
+  it("sends the agent's reply and file; receipts move it to delivered and read, never back", async () => {
+    const from = nextCustomer();
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Ali")], messages: [waText(from, "Hi")] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const key = await fileStorage().put(Buffer.from("%PDF-1.4 invoice"));
+    // the agent's reply with the stored file (what the reply form writes once its upload is stored)
+    const created = await reply(agent, ticket, { body: "Here is your invoice.", files: [{ key, name: "invoice.pdf", type: "application/pdf", size: 16 }] });
+    await runJobs();
+    const out = meta.sent.filter((s) => s.to === from);
+    expect(out.map((s) => s.type)).toEqual(["text", "document"]);
+    expect(out[0].body).toMatchObject({ text: { body: "Here is your invoice." } });
+    expect(out[1].body).toMatchObject({ document: { filename: "invoice.pdf" } });
+    expect(meta.uploads.at(-1)).toMatchObject({ name: "invoice.pdf", type: "application/pdf" });
+    const ids = created.map((m) => m.id);
+    const states = async () => (await messagesOf(ticket.id)).filter((m) => ids.includes(m.id)).map((m) => m.deliveryState);
+    expect(await states()).toEqual(["sent", "sent"]);
+
+    // read arrives before delivered (out of order), and "sent" again after both
+    await call(whatsappBody(meta.phoneNumberId, { statuses: [waStatus(out[0].id, "read", from)] }));
+    await call(whatsappBody(meta.phoneNumberId, { statuses: [waStatus(out[0].id, "delivered", from), waStatus(out[1].id, "delivered", from)] }));
+    await call(whatsappBody(meta.phoneNumberId, { statuses: [waStatus(out[0].id, "sent", from)] }));
+    await runJobs();
+    expect(await states()).toEqual(["read", "delivered"]);
+  });
+
+  it("shows the provider's words when it refuses, and waits when it rate-limits", async () => {
+    const from = nextCustomer();
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Mei")], messages: [waText(from, "Hello?")] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+
+    meta.failSends(1, 400, 131056, "(#131056) (Business Account, Consumer Account) pair rate limit hit");
+    const limited = await sendReply(agent, ticket, { fields: { message: "One moment" }, files: [], fileErrors: [] });
+    if (!limited.ok) throw new Error(limited.message);
+    await worker().runOnce();
+    const [waiting] = (await messagesOf(ticket.id)).filter((m) => m.id === limited.created[0].id);
+    expect(waiting).toMatchObject({ deliveryState: "waiting", deliveryError: expect.stringContaining("pair rate limit") });
+    const { db, schema } = t.handle;
+    const [job] = await db
+      .select()
+      .from(schema.jobs)
+      .where(eq(schema.jobs.key, `send:${limited.created[0].id}`));
+    // no attempt used up by waiting
+    expect(job).toMatchObject({ state: "queued", attempts: 0 });
+
+    await db.delete(schema.jobs);
+    meta.failSends(1, 400, 131026, "(#131026) Message undeliverable");
+    const refused = await sendReply(agent, ticket, { fields: { message: "Are you there?" }, files: [], fileErrors: [] });
+    if (!refused.ok) throw new Error(refused.message);
+    await worker().runOnce();
+    const [failed] = (await messagesOf(ticket.id)).filter((m) => m.id === refused.created[0].id);
+    expect(failed).toMatchObject({ deliveryState: "failed", deliveryError: "(#131026) Message undeliverable" });
+  });
+
+  it("outside the 24-hour window free text is refused before sending, with the reason", async () => {
+    const from = nextCustomer();
+    const old = { ...waText(from, "Long ago"), timestamp: String(Math.floor(Date.now() / 1000) - 30 * 3600) };
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Old")], messages: [old] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const sentBefore = meta.sent.length;
+    const result = await sendReply(agent, ticket, { fields: { message: "Sorry for the wait" }, files: [], fileErrors: [] });
+    if (!result.ok) throw new Error(result.message);
+    await runJobs();
+    const [message] = (await messagesOf(ticket.id)).filter((m) => m.id === result.created[0].id);
+    expect(message).toMatchObject({ deliveryState: "failed", deliveryError: "plugin_whatsapp.delivery.windowClosed" });
+    expect(meta.sent.length).toBe(sentBefore);
+  });
+
+  it("a file WhatsApp would refuse is refused before anything is sent", async () => {
+    const from = nextCustomer();
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Big")], messages: [waText(from, "Send me the video")] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const key = await fileStorage().put(Buffer.from("tiny"));
+    const sentBefore = meta.sent.length;
+    const created = await reply(agent, ticket, { body: "Here it is", files: [{ key, name: "demo.mp4", type: "video/mp4", size: 40 * 1024 * 1024 }] });
+    await runJobs();
+    const states = (await messagesOf(ticket.id)).filter((m) => created.some((c) => c.id === m.id));
+    expect(states.map((m) => m.deliveryState)).toEqual(["failed", "failed"]);
+    expect(states[1].deliveryError).toBe("plugin_whatsapp.delivery.fileSize: demo.mp4 (40 MB > 16 MB)");
+    expect(meta.sent.length).toBe(sentBefore);
+  });
+
+  it("the Test button reaches the number, and reports a wrong token in Meta's words", async () => {
+    const account = (await loadAccount(accountId))!;
+    expect(await adapter.test(account)).toEqual({ ok: true });
+    expect(await adapter.test({ ...account, secrets: { ...account.secrets, accessToken: "wrong" } })).toEqual({
+      ok: false,
+      error: expect.stringContaining("Invalid OAuth access token"),
+    });
+  });
+});
