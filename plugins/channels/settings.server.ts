@@ -5,6 +5,7 @@
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, isUniqueViolation } from "@db/client";
+import { webhookPath } from "./webhook.server";
 import { log } from "~/ops/log.server";
 import { audit } from "~/accounts/audit.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
@@ -316,5 +317,10 @@ export async function accountPage(id: number) {
   const row = await accountRow(id);
   if (!row) return null;
   const adapter = await adapterFor(row.kind).catch(() => undefined);
-  return { account: accountSummary(row), fields: adapter?.fields ?? [], departments: await listDepartmentChoices() };
+  return {
+    account: accountSummary(row),
+    fields: adapter?.fields ?? [],
+    departments: await listDepartmentChoices(),
+    webhookPath: adapter?.webhook ? webhookPath(row.id) : null,
+  };
 }

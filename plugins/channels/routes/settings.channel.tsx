@@ -6,7 +6,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { requestContext, requireAdmin } from "~/context.server";
+import { publicOrigin, requestContext, requireAdmin } from "~/context.server";
 import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { AdminOnlyBoundary } from "~/components/AdminOnly";
 import { formResult, refusalKey, useFormResult } from "~/forms";
@@ -23,9 +23,11 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const page = await accountPage(Number(params.id));
   if (!page) throw notFound();
   const search = new URL(request.url).searchParams;
+  const { webhookPath, ...rest } = page;
   return json(
     {
-      ...page,
+      ...rest,
+      webhookUrl: webhookPath ? `${publicOrigin(request)}${webhookPath}` : null,
       timeZone: ctx.workspace.timeZone,
       created: search.has("created"),
       saved: search.has("saved"),
@@ -115,6 +117,15 @@ export default function ChannelAccountSettings() {
             {a.state === "failing" && a.lastError ? <div className="field-error">{deliveryErrorText(t, a.lastError)}</div> : null}
           </dd>
         </dl>
+        {data.webhookUrl ? (
+          <div className="field">
+            <label htmlFor="webhook-url">{t("plugin_channels.webhookUrl")}</label>
+            <input id="webhook-url" readOnly value={data.webhookUrl} aria-describedby="webhook-url-help" onFocus={(e) => e.currentTarget.select()} />
+            <p id="webhook-url-help" className="muted">
+              {t("plugin_channels.webhookHelp")}
+            </p>
+          </div>
+        ) : null}
         <div className="inline-form">
           <Form method="post">
             <button type="submit" name="intent" value="test" className="button">
