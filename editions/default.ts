@@ -13,6 +13,7 @@ export default defineEdition({
     "email",
     "meta",
     "whatsapp",
+    "line",
     "livechat",
     "calls",
     "reports",

@@ -104,6 +104,12 @@ export interface ChannelAdapter {
   kind: Channel;
   /** The fields of an account of this kind, beside the name, address and department every account has. */
   fields: AccountField[];
+  /**
+   * The lowest plan (PLAN in app/permissions.ts) whose workspaces may add an account of this kind (spec
+   * section 9: LINE and Instagram from Basic), and the translation key of the refusal. A workspace
+   * with no plan recorded (self-hosted, the demo) is not limited.
+   */
+  plan?: { from: number; refused: string };
   /** Refuses settings that cannot work: a translation key per bad field. */
   validate?(config: Record<string, string>, secrets: Record<string, string>): Record<string, string>;
   /** Tries the account's connections (the admin's Test button); the provider's error when one fails. */

@@ -63,8 +63,11 @@ export interface Recipient {
 }
 
 export interface MessagingParts {
-  /** Reads one stored event; throws only when the provider's JSON is not what it documents. */
-  parse(payload: unknown, account: ChannelAccount): ParsedEvent;
+  /**
+   * Reads one stored event; throws only when the provider's JSON is not what it documents. May ask
+   * the provider for what the event leaves out (LINE's display name), best effort: never throw for that.
+   */
+  parse(payload: unknown, account: ChannelAccount): ParsedEvent | Promise<ParsedEvent>;
   /** Fetches a customer's file from the provider. */
   downloadMedia?(account: ChannelAccount, media: MediaRef): Promise<{ bytes: Buffer; mime: string; name: string }>;
   /** Sends one part; the provider's id of the message it made. Throw providerError's result on a refusal. */
@@ -173,7 +176,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     if (!account) return { state: "quarantined", reason: "no enabled channel account takes this event" };
     let parsed: ParsedEvent;
     try {
-      parsed = parts.parse(event.payload, account);
+      parsed = await parts.parse(event.payload, account);
     } catch (error) {
       return { state: "quarantined", reason: `unreadable event: ${(error as Error).message}`.slice(0, 500) };
     }

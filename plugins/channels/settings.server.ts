@@ -9,6 +9,8 @@ import { webhookPath } from "./webhook.server";
 import { log } from "~/ops/log.server";
 import { audit } from "~/accounts/audit.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
+import { getWorkspace } from "~/models/settings.server";
+import { PLAN } from "~/permissions";
 import { EMAIL_PATTERN, formError, formResult, formValues, type FormResult } from "~/forms";
 import type { Channel } from "~/conversation/channels";
 import type { AccountField, ChannelAdapter } from "./adapter";
@@ -132,6 +134,16 @@ function splitFields(fields: AccountField[], data: Record<string, string>) {
   return { config, secrets };
 }
 
+/**
+ * Whether a workspace on `plan` may add an account of a kind offered from plan `from`: the plans
+ * of spec section 9 (trial, Starter, Basic, Pro, Enterprise) in their order; a workspace with no
+ * plan recorded (99: self-hosted, the demo) is not limited, as seats are not (app/accounts/seats.server.ts).
+ */
+export function planAllows(from: number, plan: number) {
+  if (plan < PLAN.TRIAL || plan > PLAN.ENTERPRISE) return true;
+  return plan >= from;
+}
+
 export type SaveOutcome = { ok: true; id: number } | { ok: false; result: FormResult; status: number };
 
 /** Adds (no id) or changes an account from its form; refusals keep what was typed but never a secret. */
@@ -143,6 +155,8 @@ export async function saveAccountForm(form: FormData, by: By, id?: number): Prom
   const adapter = connectableKinds().includes(kind) ? await adapterFor(kind) : undefined;
   if (!adapter) return { ok: false, result: formResult({ intent, errors: { kind: "plugin_channels.errors.kind" } }), status: 400 };
   const values = keptValues(form, adapter.fields);
+  if (id === undefined && adapter.plan && !planAllows(adapter.plan.from, (await getWorkspace()).plan))
+    return { ok: false, result: formResult({ intent, errors: { kind: adapter.plan.refused }, values }), status: 403 };
   const departments = (await listDepartmentChoices()).map((d) => d.id);
   const secretsSet = current ? accountSummary(current).secretsSet : [];
   const names = ["name", "address", "department", ...adapter.fields.map((f) => fieldInput(f.name))];

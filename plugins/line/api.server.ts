@@ -1,0 +1,148 @@
+// The LINE Messaging API through its official SDK (@line/bot-sdk): the MessagingApiClient on
+// api.line.me (reply, push, profile, bot info) and the MessagingApiBlobClient on api-data.line.me
+// (a customer's pictures and files), both pointed at the account's addresses so tests reach the
+// stand-in. Refusals come in LINE's shape {"message", "details": [{"message", "property"}]} and are
+// mapped by the channel layer's providerError (429 waits, other 4xx are final, 5xx are tried again).
+import { createHash } from "node:crypto";
+import { messagingApi, validateSignature } from "@line/bot-sdk";
+import { log } from "~/ops/log.server";
+import type { ChannelAccount, WebhookRequest } from "@plugins/channels/adapter";
+import { providerError } from "@plugins/channels/messaging.server";
+
+export const API_URL = "https://api.line.me";
+export const DATA_API_URL = "https://api-data.line.me";
+
+/** How long a call may take: the SDK's fetch has no timeout of its own. */
+const CALL_MS = 30_000;
+const CONTENT_MS = 120_000;
+
+const trim = (url: string) => url.trim().replace(/\/+$/, "");
+export const apiUrl = (account: ChannelAccount) => trim(account.config.apiBase || API_URL);
+/** The content API: its own address, else the Messaging API's when that was changed (one stand-in or proxy serves both). */
+export const dataApiUrl = (account: ChannelAccount) => trim(account.config.dataApiBase || account.config.apiBase || DATA_API_URL);
+
+export const client = (account: ChannelAccount) =>
+  new messagingApi.MessagingApiClient({ channelAccessToken: account.secrets.channelAccessToken ?? "", baseURL: apiUrl(account) });
+const blobClient = (account: ChannelAccount) =>
+  new messagingApi.MessagingApiBlobClient({ channelAccessToken: account.secrets.channelAccessToken ?? "", baseURL: dataApiUrl(account) });
+
+/** x-line-signature: the base64 HMAC-SHA256 of the exact body with the channel secret (the SDK's constant-time check). */
+export function verifyLineSignature(request: WebhookRequest, channelSecret: string | undefined) {
+  const signature = request.headers.get("x-line-signature");
+  if (!channelSecret || !signature) return false;
+  return validateSignature(request.rawBody, channelSecret, signature);
+}
+
+/** The SDK's HTTPFetchError, by its shape (the server and the Remix build each bundle their own copy of the class). */
+export interface LineHttpError {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+export const isLineHttpError = (error: unknown): error is LineHttpError =>
+  typeof (error as LineHttpError)?.status === "number" && typeof (error as LineHttpError)?.body === "string" && !!(error as LineHttpError)?.headers;
+
+interface LineErrorBody {
+  message?: string;
+  details?: { message?: string; property?: string }[];
+}
+
+/** LINE's words: the message, then each detail with the field it is about. */
+export function describeLineError(body: unknown, text: string) {
+  const b = (body ?? {}) as LineErrorBody;
+  if (!b.message) return text;
+  const details = (b.details ?? []).map((d) => [d.property, d.message].filter(Boolean).join(": ")).filter(Boolean);
+  return details.length ? `${b.message} (${details.join("; ")})` : b.message;
+}
+
+class Timeout extends Error {}
+
+/** A call to LINE, given up after `ms`; refusals as the job queue needs them, in LINE's words. */
+export async function lineCall<T>(run: () => Promise<T>, ms = CALL_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      run(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Timeout(`LINE did not answer within ${ms / 1000} seconds`)), ms))),
+    ]);
+  } catch (error) {
+    throw await lineFailure(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function lineFailure(error: unknown): Promise<Error> {
+  if (isLineHttpError(error)) return providerError(new Response(error.body, { status: error.status, headers: error.headers }), describeLineError);
+  if (error instanceof TypeError) {
+    // fetch's "fetch failed": the reason is in its cause (ECONNREFUSED, ENOTFOUND, a certificate)
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return new Error(`LINE could not be reached: ${cause?.code || cause?.message || error.message}`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * The retry key of one agent message (X-Line-Retry-Key): the same on every attempt, so LINE sends it
+ * once. LINE remembers keys for a day per channel: the message's time is in it, so another install on
+ * the same channel (staging) or ids given again after a restore never meet an accepted key by chance.
+ */
+export function retryKey(accountId: number, messageId: number, createdAt: number) {
+  const hex = createHash("sha256").update(`omnidesk:line:${accountId}:${messageId}:${createdAt}`).digest("hex");
+  // laid out as a version 4 UUID, as LINE asks ("a hexadecimal UUID generated by any method")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+// display names, kept a while: a customer writing fast does not cost a profile call per message
+const PROFILE_MS = 60 * 60_000;
+const PROFILE_FAILED_MS = 5 * 60_000;
+const PROFILES_MAX = 5000;
+const profiles = new Map<string, { name: string; until: number }>();
+
+/** The customer's LINE display name, or "" when LINE will not say (not a friend of the account, blocked, LINE busy). */
+export async function profileName(account: ChannelAccount, userId: string): Promise<string> {
+  const key = `${account.id}:${account.secrets.channelAccessToken ?? ""}:${userId}`;
+  const cached = profiles.get(key);
+  if (cached && cached.until > Date.now()) return cached.name;
+  let name = "";
+  try {
+    name = (await lineCall(() => client(account).getProfile(userId), 10_000)).displayName ?? "";
+  } catch (error) {
+    log.info({ accountId: account.id, err: error }, "line: no profile for the customer; their id stands for the name");
+  }
+  if (profiles.size >= PROFILES_MAX) profiles.delete(profiles.keys().next().value!);
+  profiles.set(key, { name, until: Date.now() + (name ? PROFILE_MS : PROFILE_FAILED_MS) });
+  return name;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  "image/jpeg": "jpg",
+  "image/png": "png",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "video/mp4": "mp4",
+  "audio/mp4": "m4a",
+  "audio/x-m4a": "m4a",
+  "audio/aac": "aac",
+  "audio/mpeg": "mp3",
+  "application/pdf": "pdf",
+};
+
+/**
+ * A customer's picture, video, audio or file from the content API. LINE answers 202 while it is still
+ * preparing a video or audio: that throws, and the inbound job tries again later, as after any failure.
+ */
+export async function downloadContent(account: ChannelAccount, messageId: string, name: string) {
+  return lineCall(async () => {
+    const { httpResponse, body } = await blobClient(account).getMessageContentWithHttpInfo(messageId);
+    if (httpResponse.status === 202) {
+      body.destroy();
+      throw new Error("LINE is still preparing this content");
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+    const mime = (httpResponse.headers.get("content-type") ?? "").split(";")[0].trim() || "application/octet-stream";
+    // pictures, videos and audio come without a name: theirs from the type LINE gives
+    return { bytes: Buffer.concat(chunks), mime, name: name.includes(".") ? name : `${name}-${messageId}.${EXTENSIONS[mime] ?? "bin"}` };
+  }, CONTENT_MS);
+}
