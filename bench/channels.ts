@@ -33,9 +33,12 @@ async function benchOn(dialect: string) {
     PORT: String(port),
     DATA_DIR: dataDir,
     DATABASE_URL: pgDb?.url ?? "",
+    BASE_URL: base,
     SESSION_SECRET: "bench",
     SEED_DEMO: "1",
+    SEED_PASSWORD: "bench-Password-1",
     NODE_ENV: "production",
+    ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}),
   });
   const meta = await startMetaStandin();
   try {
@@ -88,10 +91,21 @@ async function benchOn(dialect: string) {
       outgoing.push(...ids.map((r) => r.providerMessageId));
     }
 
+    // at rest: one call at a time (the door's own cost, before any load)
+    const rest: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const from = String(60120000000 + i);
+      const started = performance.now();
+      await meta.deliver(url, whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, `Warm ${i}`)], messages: [waText(from, `Warm-up ${i}`)] }));
+      rest.push(performance.now() - started);
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+
     const sentIds = new Set<string>();
     const bodies: unknown[] = [];
     const acks: number[] = [];
     let failures = 0;
+    const statuses: Record<string, number> = {};
     let receiptIndex = 0;
     const calls: Promise<void>[] = [];
     const post = (body: unknown) => {
@@ -99,10 +113,16 @@ async function benchOn(dialect: string) {
       calls.push(
         meta.deliver(url, body).then(
           (r) => {
-            if (r.status !== 200) failures++;
+            if (r.status !== 200) {
+              failures++;
+              statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+            }
             acks.push(performance.now() - started);
           },
-          () => void failures++,
+          (error: Error) => {
+            failures++;
+            statuses[String(error.cause ?? error.message).slice(0, 60)] = (statuses[String(error.cause ?? error.message).slice(0, 60)] ?? 0) + 1;
+          },
         ),
       );
     };
@@ -156,7 +176,7 @@ async function benchOn(dialect: string) {
       .select({ n: sql<number>`count(*)` })
       .from(schema.messages)
       .innerJoin(schema.tickets, eq(schema.tickets.id, schema.messages.ticketId))
-      .where(and(eq(schema.tickets.channelAccountId, accountId), sql`${schema.tickets.id} <> ${ticket.id}`));
+      .where(and(eq(schema.tickets.channelAccountId, accountId), sql`${schema.tickets.id} <> ${ticket.id}`, sql`${schema.tickets.title} not like 'Warm-up%'`));
     const lost = [...sentIds].filter((id) => !stored.has(id)).length;
     const receipts = await db
       .select({ state: schema.messages.deliveryState })
@@ -183,11 +203,14 @@ async function benchOn(dialect: string) {
         sendSeconds: +sendSeconds.toFixed(1),
         callsPerSecond: Math.round(acks.length / sendSeconds),
         non200: failures,
+        statuses,
+        ackAtRestMs: { p50: +pct(rest, 50).toFixed(1), p99: +pct(rest, 99).toFixed(1) },
         ackMs: { p50: +pct(acks, 50).toFixed(1), p95: +pct(acks, 95).toFixed(1), p99: +pct(acks, 99).toFixed(1), max: +Math.max(...acks).toFixed(1) },
         acceptToVisibleMs: { p50: pct(visible, 50), p95: pct(visible, 95), p99: pct(visible, 99), max: Math.max(...visible) },
         customerMessages: sentIds.size,
         messagesWritten: Number(messageRows[0].n),
-        duplicates: Number(messageRows[0].n) - stored.size,
+        // stored holds the warm-up's 200 too; the count of messages excludes them
+        duplicates: Number(messageRows[0].n) - (stored.size - 200),
         lost,
         conversations: Number(tickets[0].n),
         receipts: receiptIndex,
