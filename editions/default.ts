@@ -13,6 +13,7 @@ export default defineEdition({
     "email",
     "meta",
     "whatsapp",
+    "telegram",
     "livechat",
     "calls",
     "reports",

@@ -12,6 +12,7 @@ export default defineEdition({
     "email",
     "meta",
     "whatsapp",
+    "telegram",
     "livechat",
     "reports",
     "payment",
