@@ -14,6 +14,7 @@ export default defineEdition({
     "meta",
     "whatsapp",
     "line",
+    "telegram",
     "livechat",
     "calls",
     "reports",

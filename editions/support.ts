@@ -13,6 +13,7 @@ export default defineEdition({
     "meta",
     "whatsapp",
     "line",
+    "telegram",
     "livechat",
     "reports",
     "payment",

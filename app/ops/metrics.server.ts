@@ -103,7 +103,7 @@ function create() {
 
   const inboundEvents = new Counter({
     name: "omnidesk_inbound_events_total",
-    help: "Customer messages received from outside, by source (smtp, imap, graph, webhook), channel (provider) and whether it was new or a redelivery.",
+    help: "Customer messages received from outside, by source (smtp, imap, graph, webhook, polling), channel (provider) and whether it was new or a redelivery.",
     labelNames: ["source", "channel", "outcome"] as const,
     registers,
   });

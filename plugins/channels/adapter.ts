@@ -26,8 +26,10 @@ export interface AccountField {
   name: string;
   /** Translation key of the label (the adapter plugin's locale file). */
   label: string;
-  /** A ticked checkbox is stored as "1" (read it with isTicked), an unticked one as "". */
-  type: "text" | "email" | "number" | "url" | "password" | "checkbox";
+  /** A ticked checkbox is stored as "1" (read it with isTicked), an unticked one as "". A select stores its option's value. */
+  type: "text" | "email" | "number" | "url" | "password" | "checkbox" | "select";
+  /** A select's choices (the first is the default); label is a translation key. */
+  options?: { value: string; label: string }[];
   /** Stored sealed and never shown back: the form shows whether one is set, and an empty field keeps it. */
   secret?: boolean;
   required?: boolean;
@@ -104,12 +106,8 @@ export interface ChannelAdapter {
   kind: Channel;
   /** The fields of an account of this kind, beside the name, address and department every account has. */
   fields: AccountField[];
-  /**
-   * The lowest plan (PLAN in app/permissions.ts) whose workspaces may add an account of this kind (spec
-   * section 9: LINE and Instagram from Basic), and the translation key of the refusal. A workspace
-   * with no plan recorded (self-hosted, the demo) is not limited.
-   */
-  plan?: { from: number; refused: string };
+  /** The lowest plan (PLAN in app/permissions.ts) whose workspace may add an account of this kind (spec section 9); none: every plan. */
+  minPlan?: number;
   /** Refuses settings that cannot work: a translation key per bad field. */
   validate?(config: Record<string, string>, secrets: Record<string, string>): Record<string, string>;
   /** Tries the account's connections (the admin's Test button); the provider's error when one fails. */

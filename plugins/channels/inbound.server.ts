@@ -71,8 +71,15 @@ export async function storeInboundEvent(input: InboundInput & { raw: Uint8Array 
 /**
  * A webhook call's events, each with its own JSON, and their jobs in one transaction: an event the
  * provider sent before (same key) is skipped, so a redelivered or re-batched call adds only what is new.
+ * A poller that fetches the same JSON events (Telegram's getUpdates) stores them here too, as `source` "polling".
  */
-export async function storeWebhookEvents(accountId: number, provider: string, events: { key: string; payload: unknown }[], meta: Record<string, unknown> = {}) {
+export async function storeWebhookEvents(
+  accountId: number,
+  provider: string,
+  events: { key: string; payload: unknown }[],
+  meta: Record<string, unknown> = {},
+  source: "webhook" | "polling" = "webhook",
+) {
   if (!events.length) return { created: 0, duplicates: 0 };
   const handle = getDb();
   const { schema } = handle;
@@ -86,7 +93,7 @@ export async function storeWebhookEvents(accountId: number, provider: string, ev
           accountId,
           provider,
           eventKey: event.key,
-          source: "webhook",
+          source,
           payload: JSON.stringify(event.payload),
           size: 0,
           meta: JSON.stringify(meta),
@@ -100,8 +107,8 @@ export async function storeWebhookEvents(accountId: number, provider: string, ev
     }
     return n;
   });
-  metrics.inboundEvents.inc({ source: "webhook", channel: provider, outcome: "new" }, created);
-  if (events.length > created) metrics.inboundEvents.inc({ source: "webhook", channel: provider, outcome: "duplicate" }, events.length - created);
+  metrics.inboundEvents.inc({ source, channel: provider, outcome: "new" }, created);
+  if (events.length > created) metrics.inboundEvents.inc({ source, channel: provider, outcome: "duplicate" }, events.length - created);
   if (created) wakeJobs();
   return { created, duplicates: events.length - created };
 }

@@ -9,7 +9,7 @@ import { webhookPath } from "./webhook.server";
 import { log } from "~/ops/log.server";
 import { audit } from "~/accounts/audit.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
-import { getWorkspace } from "~/models/settings.server";
+import { getSetting } from "~/models/settings.server";
 import { PLAN } from "~/permissions";
 import { EMAIL_PATTERN, formError, formResult, formValues, type FormResult } from "~/forms";
 import type { Channel } from "~/conversation/channels";
@@ -108,6 +108,18 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
       );
       continue;
     }
+    if (field.type === "select") {
+      // an option's value, or empty (its first option) when the field may be left out
+      const values = (field.options ?? []).map((o) => o.value);
+      shape[fieldInput(field.name)] = z.preprocess(
+        orEmpty,
+        z
+          .string()
+          .trim()
+          .refine((v) => values.includes(v) || (!required && v === ""), "plugin_channels.errors.choice"),
+      );
+      continue;
+    }
     if (required) check = check.min(1, "plugin_channels.errors.required");
     const typed =
       field.type === "number"
@@ -134,14 +146,19 @@ function splitFields(fields: AccountField[], data: Record<string, string>) {
   return { config, secrets };
 }
 
+// ---------- plan limits (spec section 9) ----------
+
+/** What an admin is told when the workspace's plan is below a kind's minPlan. */
+const PLAN_NEEDED: Record<number, string> = { [PLAN.BASIC]: "plugin_channels.errors.planBasic", [PLAN.PRO]: "plugin_channels.errors.planPro" };
+
 /**
- * Whether a workspace on `plan` may add an account of a kind offered from plan `from`: the plans
- * of spec section 9 (trial, Starter, Basic, Pro, Enterprise) in their order; a workspace with no
- * plan recorded (99: self-hosted, the demo) is not limited, as seats are not (app/accounts/seats.server.ts).
+ * Whether this workspace's plan may add a kind that needs `minPlan`. A plan never recorded (99: a
+ * self-hosted install, an Enterprise plan arranged by sales) limits nothing, as with seats.
  */
-export function planAllows(from: number, plan: number) {
-  if (plan < PLAN.TRIAL || plan > PLAN.ENTERPRISE) return true;
-  return plan >= from;
+export async function planAllows(minPlan: number | undefined) {
+  if (minPlan === undefined) return true;
+  const plan = Number(await getSetting("plan"));
+  return plan === PLAN.UNKNOWN || plan >= minPlan;
 }
 
 export type SaveOutcome = { ok: true; id: number } | { ok: false; result: FormResult; status: number };
@@ -155,8 +172,8 @@ export async function saveAccountForm(form: FormData, by: By, id?: number): Prom
   const adapter = connectableKinds().includes(kind) ? await adapterFor(kind) : undefined;
   if (!adapter) return { ok: false, result: formResult({ intent, errors: { kind: "plugin_channels.errors.kind" } }), status: 400 };
   const values = keptValues(form, adapter.fields);
-  if (id === undefined && adapter.plan && !planAllows(adapter.plan.from, (await getWorkspace()).plan))
-    return { ok: false, result: formResult({ intent, errors: { kind: adapter.plan.refused }, values }), status: 403 };
+  if (id === undefined && !(await planAllows(adapter.minPlan)))
+    return { ok: false, result: formResult({ intent, message: PLAN_NEEDED[adapter.minPlan!] ?? "plugin_channels.errors.planHigher", values }), status: 403 };
   const departments = (await listDepartmentChoices()).map((d) => d.id);
   const secretsSet = current ? accountSummary(current).secretsSet : [];
   const names = ["name", "address", "department", ...adapter.fields.map((f) => fieldInput(f.name))];

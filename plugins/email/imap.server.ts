@@ -9,7 +9,8 @@ import { isTicked, type ChannelAccount } from "@plugins/channels/adapter";
 import { readCursor, setAccountState, writeCursor } from "@plugins/channels/accounts.server";
 import { MAIL_PROVIDER, mailEventKey } from "./event-key";
 import { hasInboundEvent } from "@plugins/channels/inbound.server";
-import { mailMaxBytes, pollLoop, recordTooLarge, storeFetchedMail } from "./store-mail.server";
+import { pollLoop } from "@plugins/channels/poll-loop.server";
+import { mailMaxBytes, recordTooLarge, storeFetchedMail } from "./store-mail.server";
 
 export const IMAP_CURSOR = "imap";
 const BATCH = 200;

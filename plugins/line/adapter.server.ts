@@ -14,7 +14,7 @@ import { PLAN } from "~/permissions";
 import type { messagingApi } from "@line/bot-sdk";
 import { client, downloadContent, isLineHttpError, lineCall, profileName, retryKey, verifyLineSignature, type LineHttpError } from "./api.server";
 import { lineEvents, parseLineEvent, replyTokenOf } from "./events";
-import { PLAN_REFUSED, TEXT_TOO_LONG, fileProblem, textMessages } from "./limits";
+import { TEXT_TOO_LONG, fileProblem, textMessages } from "./limits";
 import { claimReplyToken, rememberReplyToken } from "./reply-token.server";
 
 type Sent = { sentMessages?: messagingApi.SentMessage[] };
@@ -91,7 +91,7 @@ const receiveMessage = messagingReceive(parts);
 
 export const adapter: ChannelAdapter = {
   kind: "LINE_DM",
-  plan: { from: PLAN.BASIC, refused: PLAN_REFUSED },
+  minPlan: PLAN.BASIC,
   fields: [
     { name: "channelSecret", label: "plugin_line.field.channelSecret", type: "password", secret: true, required: true, hint: "plugin_line.hint.channelSecret" },
     {

@@ -10,8 +10,6 @@ import type { messagingApi } from "@line/bot-sdk";
  */
 export const NO_FILES = "plugin_line.delivery.noFiles";
 export const TEXT_TOO_LONG = "plugin_line.delivery.textTooLong";
-/** The workspace's plan does not include LINE (spec section 9: from Basic). */
-export const PLAN_REFUSED = "plugin_line.errors.plan";
 
 /** A text message's limit, in characters. */
 export const TEXT_MAX = 5000;

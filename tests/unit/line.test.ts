@@ -325,7 +325,7 @@ describe.each(DIALECTS)("LINE Messaging API (%s)", (dialect) => {
     };
     try {
       await setSetting("plan", "1");
-      expect(await saveAccountForm(form("@starter"), by)).toMatchObject({ ok: false, status: 403, result: { errors: { kind: "plugin_line.errors.plan" } } });
+      expect(await saveAccountForm(form("@starter"), by)).toMatchObject({ ok: false, status: 403, result: { message: "plugin_channels.errors.planBasic" } });
       await setSetting("plan", "0");
       expect(await saveAccountForm(form("@trial"), by)).toMatchObject({ ok: false, status: 403 });
       await setSetting("plan", "2");

@@ -8,7 +8,8 @@ import type { ChannelAccount } from "@plugins/channels/adapter";
 import { readCursor, setAccountState, writeCursor } from "@plugins/channels/accounts.server";
 import { MAIL_PROVIDER, mailEventKey } from "../event-key";
 import { hasInboundEvent } from "@plugins/channels/inbound.server";
-import { pollLoop, storeFetchedMail } from "../store-mail.server";
+import { pollLoop } from "@plugins/channels/poll-loop.server";
+import { storeFetchedMail } from "../store-mail.server";
 import { describeGraphError, GraphError, graphFetch } from "./client.server";
 
 export const GRAPH_CURSOR = "graph-delta";
