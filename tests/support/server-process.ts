@@ -6,7 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 /** `log`: a file descriptor for its JSON log lines (stdout), else they are dropped. */
 export function startServer(env: Record<string, string>, log?: number): ChildProcess {
   if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first");
-  return spawn(process.execPath, ["build/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", log ?? "ignore", "inherit"] });
+  // SERVER_NODE_ARGS: extra node flags for the server (a bench's --cpu-prof)
+  const nodeArgs = (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  return spawn(process.execPath, [...nodeArgs, "build/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", log ?? "ignore", "inherit"] });
 }
 
 export async function waitHealthy(base: string, timeoutMs = 60_000) {
