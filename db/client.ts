@@ -185,3 +185,10 @@ export async function rows<T = Record<string, unknown>>(query: SQL, handle: DbHa
   const result = await (db as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
   return result.rows;
 }
+
+/** SQLite's and PostgreSQL's unique-index refusal, also when drizzle wraps it (the driver's error is the cause). */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++)
+    if (e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed|duplicate key value/i.test(e.message ?? "")) return true;
+  return false;
+}

@@ -1,7 +1,7 @@
 // One conversation (ticket, workspace chat, call or live chat): what it shows and every change
 // an agent makes to it. Each write runs in a transaction and then publishes its event.
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql, type SQL } from "drizzle-orm";
-import { getDb, type Tx } from "@db/client";
+import { getDb, isUniqueViolation, type Tx } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
 import { announce, conversationCreated, newMessages, participantChanged, revokeRoom, toOpenPages } from "./events.server";
 import { addNotification, told } from "~/conversation/notifications.server";
@@ -570,7 +570,7 @@ export async function withUniqueNumber<T>(create: () => Promise<T>): Promise<T> 
     try {
       return await create();
     } catch (error) {
-      if (attempt >= 5 || !/unique|duplicate/i.test(String((error as Error).message))) throw error;
+      if (attempt >= 5 || !isUniqueViolation(error)) throw error;
     }
   }
 }

@@ -26,8 +26,10 @@ export interface AccountField {
   name: string;
   /** Translation key of the label (the adapter plugin's locale file). */
   label: string;
-  /** A ticked checkbox is stored as "1" (read it with isTicked), an unticked one as "". */
-  type: "text" | "email" | "number" | "url" | "password" | "checkbox";
+  /** A ticked checkbox is stored as "1" (read it with isTicked), an unticked one as "". A select stores one of its options' values. */
+  type: "text" | "email" | "number" | "url" | "password" | "checkbox" | "select";
+  /** A select's choices: the stored value and the translation key of its label (the first is the default). */
+  options?: { value: string; label: string }[];
   /** Stored sealed and never shown back: the form shows whether one is set, and an empty field keeps it. */
   secret?: boolean;
   required?: boolean;
@@ -104,8 +106,11 @@ export interface ChannelAdapter {
   kind: Channel;
   /** The fields of an account of this kind, beside the name, address and department every account has. */
   fields: AccountField[];
-  /** Refuses settings that cannot work: a translation key per bad field. */
-  validate?(config: Record<string, string>, secrets: Record<string, string>): Record<string, string>;
+  /**
+   * Refuses settings that cannot work: a translation key per bad field. `secretsSet` names the secrets
+   * stored already (an edit leaves them empty to keep them), so a secret one choice needs can be required.
+   */
+  validate?(config: Record<string, string>, secrets: Record<string, string>, secretsSet: string[]): Record<string, string>;
   /** Tries the account's connections (the admin's Test button); the provider's error when one fails. */
   test(account: ChannelAccount): Promise<{ ok: true } | { ok: false; error: string }>;
   /**

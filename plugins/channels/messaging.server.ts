@@ -93,8 +93,11 @@ export function displayName(name: string | undefined, fallback: string) {
   return clean || fallback;
 }
 
-/** The conversation a customer's message joins: their latest on this account and thread, unless resolved longer ago than the window. */
-async function conversationFor(account: ChannelAccount, customerId: string, ref: string, at: number) {
+/**
+ * The conversation a customer's message joins: their latest on this account and thread, unless
+ * resolved longer ago than the window. Also where an agent's first message to a customer goes (/sms).
+ */
+export async function conversationFor(account: ChannelAccount, customerId: string, ref: string, at: number) {
   const { db, schema } = getDb();
   const t = schema.tickets;
   const [latest] = await db
@@ -138,6 +141,23 @@ async function applyReceipt(event: InboundEvent, account: ChannelAccount, receip
   return { state: "processed", ticketId: sent.ticketId, messageId: sent.messageId };
 }
 
+// One customer's messages are written one at a time on this node: two processed at once (the inbound
+// worker runs several jobs together) would each find no conversation and start one each. On
+// globalThis: server.ts and the Remix build are two bundles.
+const g = globalThis as unknown as { __omnideskCustomerTurns?: Map<string, Promise<unknown>> };
+const turns = (g.__omnideskCustomerTurns ??= new Map());
+
+async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const mine = (turns.get(key) ?? Promise.resolve()).then(work);
+  const tail = mine.catch(() => undefined);
+  turns.set(key, tail);
+  try {
+    return await mine;
+  } finally {
+    if (turns.get(key) === tail) turns.delete(key);
+  }
+}
+
 async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[]): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const ref of media) {
@@ -167,31 +187,33 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     const phone = e164(message.customer.phone);
     const name = displayName(message.customer.name, phone || message.customer.id);
     const ref = message.ref ?? "";
-    const existing = await conversationFor(account, message.customer.id, ref, message.at);
-    const title = (message.title || message.text || files[0]?.name || name).replace(/\s+/g, " ").trim().slice(0, 120);
-    const received = await receive({
-      ticket: existing ?? {
-        channel: account.kind,
-        title,
-        contactName: name,
-        contactEmail: "",
-        contactPhone: phone,
-        customerId: message.customer.id,
-        ref,
-        departmentId: account.departmentId,
-        receiverEmail: account.address,
-        channelAccountId: account.id,
-      },
-      message: { body: message.text, type: "text", senderName: name, preview: message.text || files[0]?.name || "" },
-      files,
-      at: message.at,
-      inTransaction: async (tx, written) => {
-        // the provider's id on the first message the event made: a copy under another event key is still one message
-        await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
-        await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
-      },
+    return inTurn(`${account.id}\n${message.customer.id}\n${ref}`, async (): Promise<ReceiveOutcome> => {
+      const existing = await conversationFor(account, message.customer.id, ref, message.at);
+      const title = (message.title || message.text || files[0]?.name || name).replace(/\s+/g, " ").trim().slice(0, 120);
+      const received = await receive({
+        ticket: existing ?? {
+          channel: account.kind,
+          title,
+          contactName: name,
+          contactEmail: "",
+          contactPhone: phone,
+          customerId: message.customer.id,
+          ref,
+          departmentId: account.departmentId,
+          receiverEmail: account.address,
+          channelAccountId: account.id,
+        },
+        message: { body: message.text, type: "text", senderName: name, preview: message.text || files[0]?.name || "" },
+        files,
+        at: message.at,
+        inTransaction: async (tx, written) => {
+          // the provider's id on the first message the event made: a copy under another event key is still one message
+          await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
+          await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
+        },
+      });
+      return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
     });
-    return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
   };
 }
 

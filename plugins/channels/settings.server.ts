@@ -4,7 +4,7 @@
 // beyond "an email kind's address is an email address". Secrets never leave this file's answers.
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import { z } from "zod";
-import { getDb } from "@db/client";
+import { getDb, isUniqueViolation } from "@db/client";
 import { log } from "~/ops/log.server";
 import { audit } from "~/accounts/audit.server";
 import { listDepartmentChoices } from "~/conversation/choices.server";
@@ -105,6 +105,17 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
       );
       continue;
     }
+    if (field.type === "select") {
+      const values = (field.options ?? []).map((o) => o.value);
+      shape[fieldInput(field.name)] = z.preprocess(
+        orEmpty,
+        z
+          .string()
+          .trim()
+          .refine((v) => values.includes(v) || (v === "" && !field.required), "plugin_channels.errors.choice"),
+      );
+      continue;
+    }
     if (required) check = check.min(1, "plugin_channels.errors.required");
     const typed =
       field.type === "number"
@@ -120,7 +131,8 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
   return z.object(shape).superRefine((data, ctx) => {
     if (!adapter.validate) return;
     const { config, secrets } = splitFields(adapter.fields, data as Record<string, string>);
-    for (const [name, message] of Object.entries(adapter.validate(config, secrets))) ctx.addIssue({ code: "custom", path: [fieldInput(name)], message });
+    for (const [name, message] of Object.entries(adapter.validate(config, secrets, secretsSet)))
+      ctx.addIssue({ code: "custom", path: [fieldInput(name)], message });
   });
 }
 
@@ -192,13 +204,6 @@ export async function saveAccountForm(form: FormData, by: By, id?: number): Prom
   }
   accountsChanged(saved);
   return { ok: true, id: saved };
-}
-
-/** SQLite's and PostgreSQL's unique-index refusal, also when drizzle wraps it (the driver's error is the cause). */
-function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++)
-    if (e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed|duplicate key value/i.test(e.message ?? "")) return true;
-  return false;
 }
 
 export async function setEnabled(id: number, enabled: boolean, by: By) {

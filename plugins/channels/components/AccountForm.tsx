@@ -115,6 +115,23 @@ export function AccountForm(props: AccountFormProps) {
             </div>
           );
         }
+        if (field.type === "select") {
+          const options = field.options ?? [];
+          return row(
+            name,
+            t(field.label),
+            (a) => (
+              <select {...a} defaultValue={value(name, stored || options[0]?.value)}>
+                {options.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {t(o.label)}
+                  </option>
+                ))}
+              </select>
+            ),
+            field.hint ? t(field.hint) : undefined,
+          );
+        }
         if (field.secret) {
           const set = props.secretsSet?.includes(field.name);
           return row(
