@@ -1,4 +1,6 @@
-// Channels of spec section 1 and the list kind each belongs to. Shared by server and browser.
+// Channels of spec section 1 (and SMS, the channel of section 2's /sms) and the list kind each
+// belongs to. Shared by server and browser. New channels go last: the demo seed spreads its
+// tickets over this list in order.
 export const CHANNELS = [
   "chat",
   "LIVECHAT",
@@ -18,6 +20,7 @@ export const CHANNELS = [
   "IG_MENTION",
   "MANUAL",
   "CALL",
+  "SMS",
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 

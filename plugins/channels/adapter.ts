@@ -108,8 +108,11 @@ export interface ChannelAdapter {
   fields: AccountField[];
   /** The lowest plan (PLAN in app/permissions.ts) whose workspace may add an account of this kind (spec section 9); none: every plan. */
   minPlan?: number;
-  /** Refuses settings that cannot work: a translation key per bad field. */
-  validate?(config: Record<string, string>, secrets: Record<string, string>): Record<string, string>;
+  /**
+   * Refuses settings that cannot work: a translation key per bad field. `secretsSet` names the secrets
+   * stored already (an edit leaves them empty to keep them), so a secret one choice needs can be required.
+   */
+  validate?(config: Record<string, string>, secrets: Record<string, string>, secretsSet: string[]): Record<string, string>;
   /** Tries the account's connections (the admin's Test button); the provider's error when one fails. */
   test(account: ChannelAccount): Promise<{ ok: true } | { ok: false; error: string }>;
   /**

@@ -96,8 +96,12 @@ export function displayName(name: string | undefined, fallback: string) {
   return clean || fallback;
 }
 
-/** The customer's current conversation on this account and thread, and whether their message joins it (else a new one starts). */
-async function currentThread(account: ChannelAccount, customerId: string, ref: string, at: number) {
+/**
+ * The customer's current conversation on this account and thread, and whether their message joins it
+ * (else a new one starts: none yet, or resolved longer ago than the window). Also where an agent's
+ * first message to a customer goes (/sms).
+ */
+export async function conversationFor(account: ChannelAccount, customerId: string, ref: string, at: number) {
   const { db, schema } = getDb();
   const th = schema.channelThreads;
   const t = schema.tickets;
@@ -113,10 +117,10 @@ async function currentThread(account: ChannelAccount, customerId: string, ref: s
 }
 
 /** Another message of the same customer started their conversation first: look again and join it. */
-class ThreadTaken extends Error {}
+export class ThreadTaken extends Error {}
 
 /** Makes a new conversation the thread's current one, unless another message got there first. */
-async function claimThread(tx: Tx, account: ChannelAccount, customerId: string, ref: string, previous: number | null, ticketId: number) {
+export async function claimThread(tx: Tx, account: ChannelAccount, customerId: string, ref: string, previous: number | null, ticketId: number) {
   const { schema } = getDb();
   const th = schema.channelThreads;
   const claimed =
@@ -159,6 +163,23 @@ async function applyReceipt(event: InboundEvent, account: ChannelAccount, receip
   return { state: "processed", ticketId: sent.ticketId, messageId: sent.messageId };
 }
 
+// One customer's messages are written one at a time on this node: two processed at once (the inbound
+// worker runs several jobs together) would each find no conversation and start one each. On
+// globalThis: server.ts and the Remix build are two bundles.
+const g = globalThis as unknown as { __omnideskCustomerTurns?: Map<string, Promise<unknown>> };
+const turns = (g.__omnideskCustomerTurns ??= new Map());
+
+async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const mine = (turns.get(key) ?? Promise.resolve()).then(work);
+  const tail = mine.catch(() => undefined);
+  turns.set(key, tail);
+  try {
+    return await mine;
+  } finally {
+    if (turns.get(key) === tail) turns.delete(key);
+  }
+}
+
 async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[]): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const ref of media) {
@@ -190,7 +211,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     const ref = message.ref ?? "";
     const title = (message.title || message.text || files[0]?.name || name).replace(/\s+/g, " ").trim().slice(0, 120);
     const write = async () => {
-      const thread = await currentThread(account, message.customer.id, ref, message.at);
+      const thread = await conversationFor(account, message.customer.id, ref, message.at);
       return receive({
         ticket: thread.joins
           ? { id: thread.ticketId! }
@@ -217,16 +238,18 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
         },
       });
     };
-    let received: Awaited<ReturnType<typeof receive>>;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        received = await write();
-        break;
-      } catch (error) {
-        if (!(error instanceof ThreadTaken) || attempt >= 3) throw error;
+    // one customer's messages are written in turn on this node (their order), and the thread's key
+    // keeps two nodes from starting two conversations for them
+    return inTurn(`${account.id}\n${message.customer.id}\n${ref}`, async (): Promise<ReceiveOutcome> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const received = await write();
+          return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
+        } catch (error) {
+          if (!(error instanceof ThreadTaken) || attempt >= 3) throw error;
+        }
       }
-    }
-    return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
+    });
   };
 }
 

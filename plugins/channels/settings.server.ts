@@ -116,7 +116,7 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
         z
           .string()
           .trim()
-          .refine((v) => values.includes(v) || (!required && v === ""), "plugin_channels.errors.choice"),
+          .refine((v) => values.includes(v) || (v === "" && !field.required), "plugin_channels.errors.choice"),
       );
       continue;
     }
@@ -135,7 +135,8 @@ export function accountSchema(kind: Channel, adapter: Pick<ChannelAdapter, "fiel
   return z.object(shape).superRefine((data, ctx) => {
     if (!adapter.validate) return;
     const { config, secrets } = splitFields(adapter.fields, data as Record<string, string>);
-    for (const [name, message] of Object.entries(adapter.validate(config, secrets))) ctx.addIssue({ code: "custom", path: [fieldInput(name)], message });
+    for (const [name, message] of Object.entries(adapter.validate(config, secrets, secretsSet)))
+      ctx.addIssue({ code: "custom", path: [fieldInput(name)], message });
   });
 }
 

@@ -102,7 +102,7 @@ export const CHANNEL_GROUPS: Record<string, string[]> = {
   chatbot: ["WAUCHAT"],
   livechat: ["LIVECHAT", "LIVECHAT2"],
   social: ["FB_PAGE_POST", "TW_MENTION"],
-  mobile: ["FB_PM", "TW_DM", "LINE_DM", "WHATSAPP"],
+  mobile: ["FB_PM", "TW_DM", "LINE_DM", "WHATSAPP", "SMS"],
 };
 export const GROUP_ORDER = [...Object.keys(CHANNEL_GROUPS), "other"];
 export function channelGroup(channel: string) {

@@ -400,7 +400,7 @@ describe.each(DIALECTS)("Telegram (%s)", (dialect) => {
     } finally {
       process.env.BASE_URL = door.url;
     }
-    expect(adapter.validate!({}, { botToken: "not a token", secretToken: "has spaces" })).toEqual({
+    expect(adapter.validate!({}, { botToken: "not a token", secretToken: "has spaces" }, [])).toEqual({
       botToken: "plugin_telegram.errors.botToken",
       secretToken: "plugin_telegram.errors.secretToken",
     });
