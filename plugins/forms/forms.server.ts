@@ -3,6 +3,7 @@
 // keys of plugins/forms/locales/<lng>.json (the email one is the spec's, as on /new_ticket).
 import { randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
+import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
 import { getDb, type DB } from "@db/client";
 import { EMAIL_PATTERN } from "~/forms";
@@ -16,6 +17,12 @@ export const LABEL_MAX = 200;
 export const FIELDS_MAX = 50;
 export const OPTIONS_MAX = 30;
 export const OPTION_MAX = 100;
+/**
+ * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not
+ * count. Per survey, so a flood on one link does not silence the others.
+ */
+const ANSWERS_PER_VISITOR = 20;
+export const surveyAnswerLimiter = new RateLimiterMemory({ points: ANSWERS_PER_VISITOR, duration: 600 });
 const ANSWER_MAX: Record<FieldType, number> = { text: 1000, textarea: 10_000, email: 200, number: 50, select: OPTION_MAX, rating: 1 };
 
 const fieldSchema = z.object({

@@ -28,8 +28,8 @@ for (const javaScriptEnabled of [false, true]) {
     await expect(row).toHaveAttribute("data-action", "export.csv");
     await expect(row.getByRole("cell").nth(1)).toHaveText(/CSV exported\s*export\.csv/);
     await expect(row).toContainText("Demo Admin");
-    await expect(row).toContainText(`startDate: ${today()}`);
-    await expect(row).toContainText("dashboard: omnichannel");
+    await expect(row).toContainText(`Start date: ${today()}`);
+    await expect(row).toContainText("Dashboard: omnichannel");
     // read only: no form posts anywhere on the page, no edit or delete controls
     await expect(page.locator(".audit-log form[method='post']")).toHaveCount(0);
     await expect(table.getByRole("button")).toHaveCount(0);

@@ -1,5 +1,6 @@
 // Keyboard only (issue 23): sign in, open a ticket, reply, change status and close, the dialogs
-// and menus, the shortcuts; and label chips readable in both themes, pages named by their titles.
+// and menus, the shortcuts; a visitor's live chat from the link to the rating; and label chips
+// readable in both themes, pages named by their titles.
 // (@axe-core/playwright is not installed yet: the chips' contrast is measured here directly.)
 import { test, expect, type Locator, type Page } from "@playwright/test";
 import { PASSWORD, chooseLanguage, hydrated, login, remixCookieValue } from "./helpers";
@@ -141,6 +142,82 @@ test.describe("keyboard only", () => {
       await expect(page.getByRole("dialog")).toHaveCount(0);
     } finally {
       await context.close();
+    }
+  });
+});
+
+test.describe("keyboard only: the visitor's live chat", () => {
+  test("a visitor starts a chat, sends a message and rates the chat with the keyboard alone; the agent receives it", async ({ browser, baseURL }) => {
+    // the agent's side, with the mouse as usual: online (a connected page), then accepting the chat
+    const agentContext = await browser.newContext({ baseURL });
+    const visitorContext = await browser.newContext({ baseURL });
+    try {
+      await chooseLanguage(agentContext, baseURL!);
+      const agent = await agentContext.newPage();
+      await login(agent, "agent", "agent");
+      await agent.goto("/livechat?list=livechat");
+      await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
+
+      // the visitor: Tab, Enter and typing only
+      const visitor = await visitorContext.newPage();
+      await visitor.goto("/livechat/demo");
+      await hydrated(visitor);
+      await pressUntilFocused(visitor, visitor.getByRole("link", { name: "Continue" }), 5);
+      await visitor.keyboard.press("Enter");
+      const nameBox = visitor.getByLabel("Name");
+      await pressUntilFocused(visitor, nameBox, 5);
+      const name = `Kim Keys ${Date.now()}`;
+      await visitor.keyboard.type(name);
+      await visitor.keyboard.press("Tab");
+      await expect(visitor.getByLabel("Phone")).toBeFocused();
+      await visitor.keyboard.type("+60 12 345 6789");
+      await visitor.keyboard.press("Tab");
+      await visitor.keyboard.type(`kim${Date.now()}@example.com`);
+      await visitor.keyboard.press("Tab");
+      await expect(visitor.getByLabel("Message")).toBeFocused();
+      await visitor.keyboard.type("I use the keyboard only");
+      await visitor.keyboard.press("Tab");
+      await expect(visitor.getByRole("button", { name: "Connect" })).toBeFocused();
+      await visitor.keyboard.press("Enter");
+      await expect(visitor.getByText(/Your queue number is \d+/)).toBeVisible();
+
+      const waiting = agent.locator(".queue li", { hasText: name });
+      await waiting.getByRole("button", { name: "Accept" }).click();
+      await expect(agent).toHaveURL(/\/livechat\/\d+$/);
+
+      // the chat opens with focus in its message box; Enter sends, and focus stays for the next one
+      const box = visitor.getByRole("textbox", { name: "Message" });
+      await expect(box).toBeFocused({ timeout: 10_000 });
+      await visitor.keyboard.type("Sent without a mouse");
+      await visitor.keyboard.press("Enter");
+      await expect(agent.locator(".text-body", { hasText: "Sent without a mouse" })).toBeVisible();
+      await expect(visitor.locator(".live-messages li.mine", { hasText: "Sent without a mouse" })).toHaveCount(1);
+      await expect(box).toHaveValue("");
+      await expect(box).toBeFocused();
+      // Shift+Enter is a new line, not a send
+      await visitor.keyboard.type("Line one");
+      await visitor.keyboard.press("Shift+Enter");
+      await visitor.keyboard.type("line two");
+      await expect(box).toHaveValue("Line one\nline two");
+      await pressUntilFocused(visitor, visitor.getByRole("button", { name: "Send" }), 3);
+      await visitor.keyboard.press("Enter");
+      await expect(agent.locator(".text-body", { hasText: "line two" })).toBeVisible();
+
+      // End chat, back up the page; the rating form is reached and sent from the keyboard too
+      await pressUntilFocused(visitor, visitor.getByRole("button", { name: "End chat" }), 6, "Shift+Tab");
+      await visitor.keyboard.press("Enter");
+      await expect(visitor.getByRole("heading", { name: "Live Chat Ended" })).toBeVisible();
+      await pressUntilFocused(visitor, visitor.getByRole("radio", { name: "1 star", exact: true }), 5);
+      await visitor.keyboard.press("ArrowLeft"); // wraps round to the last: 5 stars
+      await expect(visitor.getByRole("radio", { name: "5 stars" })).toBeChecked();
+      await pressUntilFocused(visitor, visitor.getByRole("button", { name: "Submit" }), 3);
+      await visitor.keyboard.press("Enter");
+      await expect(visitor.getByText("Thank you for your feedback.")).toBeVisible();
+      await agent.reload();
+      await expect(agent.locator(".livechat-controls .rating")).toHaveText("Rating: 5/5");
+    } finally {
+      await visitorContext.close();
+      await agentContext.close();
     }
   });
 });

@@ -6,7 +6,7 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { requestContext, requireAdmin } from "~/context.server";
 import { AUDIT_FILTER_FIELDS, auditFilterSchema, auditTimeFormat, listAudit, type AuditRow } from "~/accounts/audit.server";
-import { AUDIT_ACTIONS, AUDIT_FAMILIES, AUDIT_TARGETS } from "~/accounts/audit-actions";
+import { AUDIT_ACTIONS, AUDIT_DETAIL_KEYS, AUDIT_FAMILIES, AUDIT_TARGETS } from "~/accounts/audit-actions";
 import { formError } from "~/forms";
 import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { pageMeta } from "~/meta";
@@ -36,6 +36,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const KNOWN_TARGETS = new Set<string>(AUDIT_TARGETS);
+const KNOWN_DETAIL_KEYS = new Set<string>(AUDIT_DETAIL_KEYS);
 
 export const meta = pageMeta("audit.title");
 
@@ -119,8 +120,13 @@ export default function AuditLog() {
                 <td>
                   {e.actorName || e.actorUsername ? (
                     <>
-                      {e.actorName || e.actorUsername}
-                      {e.actorUsername && e.actorUsername !== e.actorName ? <span className="muted"> ({e.actorUsername})</span> : null}
+                      <span className="audit-who">{e.actorName || e.actorUsername}</span>
+                      {e.actorUsername && e.actorUsername !== e.actorName ? (
+                        <span className="muted">
+                          {" "}
+                          (<span className="audit-who">{e.actorUsername}</span>)
+                        </span>
+                      ) : null}
                     </>
                   ) : (
                     <span className="muted">{t("audit.nobody")}</span>
@@ -134,7 +140,8 @@ export default function AuditLog() {
                 <td>
                   {e.targetType ? (
                     <>
-                      {KNOWN_TARGETS.has(e.targetType) ? t(`audit.target.${e.targetType}`) : e.targetType} {e.targetName ?? e.targetId}
+                      {KNOWN_TARGETS.has(e.targetType) ? t(`audit.target.${e.targetType}`) : e.targetType}{" "}
+                      <span className="audit-who">{e.targetName ?? e.targetId}</span>
                     </>
                   ) : null}
                 </td>
@@ -143,8 +150,8 @@ export default function AuditLog() {
                     <ul style={{ margin: 0, paddingLeft: "1rem" }}>
                       {e.detail.map(([k, v], i) => (
                         <li key={i}>
-                          {k ? <span className="muted">{k}: </span> : null}
-                          {v}
+                          {k ? <span className="muted">{KNOWN_DETAIL_KEYS.has(k) ? t(`audit.detailKey.${k}`) : k}: </span> : null}
+                          <span className="audit-value">{v}</span>
                         </li>
                       ))}
                     </ul>

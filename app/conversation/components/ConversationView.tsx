@@ -89,8 +89,11 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
           <span className="muted">#{data.ticket.number}</span> {data.ticket.title}
         </h1>
         <p className="muted">
-          {t(`channel.${data.ticket.channel}`)} · {data.ticket.contactName}
-          {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
+          {t(`channel.${data.ticket.channel}`)} ·{" "}
+          <span className="contact">
+            {data.ticket.contactName}
+            {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
+          </span>
         </p>
       </header>
       {extra}

@@ -4,21 +4,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { json, redirect } from "@remix-run/node";
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { RateLimiterMemory } from "rate-limiter-flexible";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, validCsrf } from "~/csrf.server";
 import { MessagePage } from "~/components/PublicForm";
 import { formResult, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
-import { getSurveyByToken, optionsOf, submitSurvey, type SurveyField } from "../forms.server";
+import { getSurveyByToken, optionsOf, submitSurvey, surveyAnswerLimiter as limiter, type SurveyField } from "../forms.server";
 import { FormMessage } from "~/components/FormMessage";
-
-/**
- * A visitor (address) sends at most 20 answers to one survey in 10 minutes; refused posts do not
- * count. Per survey, so a flood on one link does not silence the others.
- */
-const ANSWERS_PER_VISITOR = 20;
-const limiter = new RateLimiterMemory({ points: ANSWERS_PER_VISITOR, duration: 600 });
 
 /** Inputs are named after the field ids, prefixed so they never meet _token. */
 const inputName = (field: SurveyField) => `field_${field.id}`;

@@ -21,7 +21,7 @@ export function DeskSessions({ sessions, search = "" }: { sessions: DeskSession[
               {s.chats.map((c) => (
                 <li key={c.id} className={c.unread ? "unread" : undefined}>
                   <NavLink to={`/livechat/${c.ticketNumber}${search}`}>
-                    <span className="muted">#{c.ticketNumber}</span> {c.lastMessage || c.title}{" "}
+                    <span className="muted">#{c.ticketNumber}</span> <span className="session-last">{c.lastMessage || c.title}</span>{" "}
                     <span className={`badge state-${c.state ?? "none"}`}>{t(`livechat.state.${c.state ?? "unknown"}`)}</span>
                     {c.rating !== null ? <span className="rating"> {"★".repeat(c.rating)}</span> : null}
                   </NavLink>

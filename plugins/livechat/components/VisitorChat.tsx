@@ -265,13 +265,21 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
   const list = useRef<HTMLOListElement>(null);
   const typingState = useRef<{ last: number; idle?: ReturnType<typeof setTimeout> }>({ last: 0 });
   const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("message") ?? "") : "";
-  // a sent message clears the box; a refused one stays (the server returns it)
+  const box = () => form.current?.elements.namedItem("message") as HTMLTextAreaElement | null;
+  const focusLost = () => !document.activeElement || document.activeElement === document.body;
+  // the chat opens from the queue's screen, which took the focus with it: the message box has it
+  useEffect(() => {
+    if (focusLost()) box()?.focus();
+  }, []);
+  // a sent message clears the box; a refused one stays (the server returns it, in a box drawn anew
+  // that gets the focus back)
   const sending = useRef(false);
   useEffect(() => {
     if (fetcher.state !== "idle") sending.current = true;
     else if (sending.current) {
       sending.current = false;
       if (!readFormResult(fetcher.data)) form.current?.reset();
+      if (focusLost()) box()?.focus();
     }
   }, [fetcher.state, fetcher.data]);
   useEffect(() => {

@@ -271,7 +271,7 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
         <span className="number">#{item.ticketNumber}</span>
         {item.severity ? (
           <span className={`severity severity-${item.severity}`} title={t(`priority.${item.severity}`)}>
-            {item.severity}
+            {t(`priorityShort.${item.severity}`)}
           </span>
         ) : null}
         <time dateTime={new Date(item.updatedAt).toISOString()} className="muted">

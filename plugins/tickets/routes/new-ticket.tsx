@@ -3,7 +3,6 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { json, redirect } from "@remix-run/node";
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
 import { csrfToken, hasCsrfCookie, validCsrf } from "~/csrf.server";
@@ -19,6 +18,7 @@ import { fieldProps, MessagePage, PublicField } from "~/components/PublicForm";
 import { FormMessage } from "~/components/FormMessage";
 import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
 import { RequestKeyInput } from "~/components/RequestKeyInput";
+import { newTicketLimiter as limiter } from "../new-ticket.server";
 
 const EMPTY = "newTicket.empty";
 const schema = z
@@ -31,10 +31,6 @@ const schema = z
   .transform(oneAddress);
 const FIELDS = ["name", "email", "subject", "message"] as const;
 type Fields = (typeof FIELDS)[number];
-
-/** A visitor opens at most 5 tickets in 10 minutes (refused attempts do not count; the browser tests raise it). */
-const TICKETS_PER_VISITOR = Number(process.env.NEW_TICKETS_PER_VISITOR || 5);
-const limiter = new RateLimiterMemory({ points: TICKETS_PER_VISITOR, duration: 600 });
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);

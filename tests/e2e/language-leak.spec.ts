@@ -1,0 +1,196 @@
+// The language-leak guard (issue 23): every page the axe guard visits (tests/e2e/pages.ts), signed
+// in as an admin and as a stranger, is rendered in English and in ms, zh, ko and ja, with
+// JavaScript on and off. Any visible interface text (text on the page, the <title>, aria-label,
+// title, placeholder and alt attributes, the options of a select) that is the same as on the
+// English page fails, with the page, where on it and the text. User data (what the workspace's
+// people wrote: subjects, messages, names, labels) is not interface text: it is left out by the
+// selectors of USER_DATA, each with its reason. Texts that are rightly the same in English and a
+// language are in SAME, each with its languages and reason. Pages with JavaScript are reached by
+// the client's router after the first (fast, and what a reader does); closed <details> are opened.
+import { test, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { hydrated, login, remixCookieValue } from "./helpers";
+import { PUBLIC_PAGES, adminPages } from "./pages";
+
+const LANGUAGES = ["ms", "zh", "ko", "ja"] as const;
+type Language = (typeof LANGUAGES)[number];
+
+/**
+ * Where the workspace's own data is shown: what people wrote or named, not the interface, so never
+ * translated. A text is left out when the element that holds it (or bears the attribute) matches.
+ */
+const USER_DATA: [selector: string, reason: string][] = [
+  [".ticket-item .title, .ticket-item .title *, .ticket-item .last", "a conversation's subject and last message in the list"],
+  [".search-hit .title, .search-hit .title mark, .search-contact", "a search hit's subject (the match marked) and its contact"],
+  [".session-name, .session-last", "a live chat session's visitor and last message on the live chat desk"],
+  [".conversation-head h1, .conversation-head .contact", "a conversation's subject and its contact's name and address"],
+  [".text-body, .message > header > strong, .message > header > strong a", "messages and their authors"],
+  ["label:has(> input[name=label]), label:has(> input[name=people])", "labels and people to choose in a conversation or a new chat"],
+  [".label-chip, .label-chip *", "labels, named by the admins"],
+  [".avatar, .avatar .sr-only, .profile-avatar", "people's initials and names"],
+  [".user-name, a[href^='/profile?username=']", "the signed-in person's name and username"],
+  ["select[name=label] option, select[name=department] option, select[name=assignee] option", "labels, departments and agents to filter by"],
+  [".report-table:not(.audit-table) td:nth-child(2), .report-table:not(.audit-table) td:nth-child(4)", "the summary report's subjects and labels"],
+  [".report-table:not(.audit-table) td:nth-child(7), .report-table:not(.audit-table) td:nth-child(12)", "the summary report's departments and rating reasons"],
+  [
+    ".users-table th a, .users-table tr[data-username] > td:first-of-type, .users-table tr[data-username] > td:nth-of-type(4)",
+    "users' names, usernames, departments",
+  ],
+  [".sessions-table th[scope=row], .sessions-table form .sr-only", "a session's device (read from its browser's user agent) and its time"],
+  ["tr[data-testid^='channel-account-'] > td:first-child a, tr[data-testid^='channel-account-'] > td:nth-child(4)", "channel accounts' names and departments"],
+  [".audit-who, .audit-value", "the audit log's people, targets and recorded values"],
+  ["#embed-code", "the live chat's code for a website"],
+  ["code", "identifiers shown as code: audit action names, channel addresses"],
+  [".forms-page h2, .login-card:has(.survey-form) > h1, .survey-form > label, .survey-rating > legend", "a survey's title and questions, written by its admin"],
+];
+
+/** Texts that are rightly the same in English and in `languages`, each for a reason. */
+const SAME: [text: string | RegExp, languages: readonly Language[], reason: string][] = [
+  ["OmniDesk", LANGUAGES, "the product's name"],
+  [/^(English|Bahasa Melayu|简体中文|한국어|日本語)$/, LANGUAGES, "the language picker names each language in itself"],
+  [/^(Facebook Messenger|LINE|Telegram|WhatsApp)$/, LANGUAGES, "channels named by their brands"],
+  ["SLA", LANGUAGES, "service level agreement: the abbreviation is used in every language"],
+  [/^[A-Z]{3} [\d,]+(\.\d+)?$/, LANGUAGES, "amounts are written with their ISO currency code, alike in every language (plugins/payment/money.ts)"],
+  [/^https?:\/\/\S+$/, LANGUAGES, "web addresses"],
+  [/^[^\s@]+@[^\s@]+$/, LANGUAGES, "mail addresses"],
+  ["INBOX", LANGUAGES, "IMAP's name of the inbox, written as servers expect it"],
+  ["SMS", ["ms", "ko", "ja"], "Malay, Korean and Japanese say SMS"],
+  [/^(Status|Label|Manual|Kanban|Chatbot|Pro)$/, ["ms"], "the same word in Malay"],
+  [/^(\d{1,2} )?(Jan|Feb|Apr|Jun|Jul|Sep|Nov|April|September|November)( \d{4})?$/, ["ms"], "Malay months and their abbreviations that English shares"],
+  [/^\d+ min$/, ["ms"], "Malay abbreviates minit as min"],
+];
+
+type Text = { text: string; where: string };
+
+/**
+ * The visible texts of the page, each with whitespace collapsed and where it is (a short CSS path),
+ * the ones without a letter left out. Closed <details> are opened first, so what they hold is read.
+ * The <title> is read in its parts (" - ", " · "), with the page's user data and unread count taken
+ * out of each: what is left names the page.
+ */
+function textsOf(page: Page, userData: string): Promise<Text[]> {
+  return page.evaluate((userData) => {
+    for (const details of document.querySelectorAll("details")) details.open = true;
+    const out = new Map<string, string>();
+    const mineTexts = new Set<string>();
+    const clean = (text: string | null) => (text ?? "").replace(/\s+/g, " ").trim();
+    const at = (el: Element) => {
+      const path = [];
+      for (let e: Element | null = el; e && e !== document.body && path.length < 3; e = e.parentElement)
+        path.unshift(e.tagName.toLowerCase() + (e.getAttribute("id") ? `#${e.getAttribute("id")}` : "") + [...e.classList].map((c) => `.${c}`).join(""));
+      return path.join(" > ");
+    };
+    const add = (text: string, where: string) => {
+      if (/\p{L}/u.test(text) && !out.has(text)) out.set(text, where);
+    };
+    const shown = (el: Element) => el.checkVisibility({ visibilityProperty: true } as CheckVisibilityOptions);
+    const mine = (el: Element) => !!userData && el.matches(userData);
+    /** Adds the text, or notes it as user data when `el` holds user data. */
+    const read = (text: string | null, el: Element) => (mine(el) ? mineTexts.add(clean(text)) : add(clean(text), at(el)));
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      if (!el || el.closest("script, style, template")) continue;
+      // an SVG's <title> and <desc> are not drawn but name the drawing
+      const svg = el.closest("svg title, svg desc") ? el.closest("svg") : el;
+      if (svg && shown(svg)) read(node.nodeValue, el);
+    }
+    for (const el of document.body.querySelectorAll("[aria-label], [title], [placeholder], [alt], input[type=submit], input[type=button], select")) {
+      if (!shown(el)) continue;
+      for (const name of ["aria-label", "title", "placeholder", "alt"]) if (el.hasAttribute(name)) read(el.getAttribute(name), el);
+      if (el instanceof HTMLInputElement && (el.type === "submit" || el.type === "button")) read(el.value, el);
+      if (el instanceof HTMLSelectElement) for (const option of el.options) read(option.text, option);
+    }
+    // user data in the title: whole words of it, longest first (an initial must not eat a letter)
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const userWords = [...mineTexts]
+      .filter(Boolean)
+      .sort((a, b) => b.length - a.length)
+      .map((text) => new RegExp(`(^|\\s)${escape(text)}(?=\\s|$)`, "g"));
+    for (let part of clean(document.title).split(/ [-·] /)) {
+      for (const words of userWords) part = part.replace(words, "$1");
+      add(clean(part.replace(/^\(\d+\)/, "")), "title");
+    }
+    return [...out].map(([text, where]) => ({ text, where }));
+  }, userData);
+}
+
+const allowed = (text: string, language: Language) =>
+  SAME.some(([same, languages]) => languages.includes(language) && (typeof same === "string" ? same === text : same.test(text)));
+
+/** A context in `language`, signed in with `cookies` when given. */
+async function contextIn(
+  browser: Browser,
+  baseURL: string,
+  language: string,
+  javaScriptEnabled: boolean,
+  cookies: Awaited<ReturnType<BrowserContext["cookies"]>>,
+) {
+  const context = await browser.newContext({ baseURL, javaScriptEnabled, locale: "en-US" });
+  await context.addCookies([...cookies.filter((c) => c.name !== "lng"), { name: "lng", value: remixCookieValue(language), url: baseURL }]);
+  return context;
+}
+
+/**
+ * Opens the page. With JavaScript, the first page is loaded and hydrated, later ones are reached as
+ * a reader does, by the client's router (much faster than loading each page again); then the
+ * interactive charts are awaited.
+ */
+async function open(page: Page, path: string, javaScriptEnabled: boolean) {
+  if (!javaScriptEnabled || page.url() === "about:blank") await page.goto(path);
+  // the router's navigate settles once the page's data is loaded (and any redirect followed)
+  else await page.evaluate((path) => (window as unknown as { __remixRouter: { navigate(to: string): Promise<void> } }).__remixRouter.navigate(path), path);
+  if (!javaScriptEnabled) return;
+  await hydrated(page);
+  await expect(page.locator(".chart:not([data-live])")).toHaveCount(0, { timeout: 15_000 });
+}
+
+/** The texts of each page that are the same in English and in a language: `path [lng] where: text`. */
+async function leaks(
+  browser: Browser,
+  baseURL: string,
+  paths: string[],
+  javaScriptEnabled: boolean,
+  cookies: Awaited<ReturnType<BrowserContext["cookies"]>> = [],
+) {
+  const userData = USER_DATA.map(([selector]) => selector).join(", ");
+  const contexts = await Promise.all(["en", ...LANGUAGES].map((l) => contextIn(browser, baseURL, l, javaScriptEnabled, cookies)));
+  const pages = await Promise.all(contexts.map((c) => c.newPage()));
+  const found: string[] = [];
+  try {
+    for (const path of paths) {
+      await Promise.all(pages.map((page) => open(page, path, javaScriptEnabled)));
+      const [english, ...others] = await Promise.all(pages.map((page) => textsOf(page, userData)));
+      const inEnglish = new Set(english.map((t) => t.text));
+      // the comparison means something only if each page is in its language and has texts to compare
+      expect(await Promise.all(pages.map((page) => page.locator("html").getAttribute("lang"))), path).toEqual(["en", ...LANGUAGES]);
+      expect(english.length, path).toBeGreaterThan(1);
+      for (const [i, language] of LANGUAGES.entries()) {
+        const same = others[i].filter((t) => inEnglish.has(t.text) && !allowed(t.text, language));
+        found.push(...same.map((t) => `${path} [${language}] ${t.where}: ${t.text}`));
+      }
+    }
+  } finally {
+    await Promise.all(contexts.map((c) => c.close()));
+  }
+  return found;
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`in ms, zh, ko and ja with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test("every page an admin reaches shows no English interface text", async ({ browser, baseURL, context, page }) => {
+      test.setTimeout(240_000);
+      await context.addCookies([{ name: "lng", value: remixCookieValue("en"), url: baseURL! }]);
+      await login(page, "admin", "admin");
+      const paths = await adminPages(page);
+      const found = await leaks(browser, baseURL!, paths, javaScriptEnabled, await context.cookies());
+      console.log(`[leak JS ${javaScriptEnabled ? "on" : "off"}] ${paths.length} signed-in pages x ${LANGUAGES.length} languages, ${found.length} leaks`);
+      expect(found).toEqual([]);
+    });
+
+    test("the public pages show no English interface text", async ({ browser, baseURL }) => {
+      const found = await leaks(browser, baseURL!, PUBLIC_PAGES, javaScriptEnabled);
+      console.log(`[leak JS ${javaScriptEnabled ? "on" : "off"}] ${PUBLIC_PAGES.length} public pages x ${LANGUAGES.length} languages, ${found.length} leaks`);
+      expect(found).toEqual([]);
+    });
+  });
+}
