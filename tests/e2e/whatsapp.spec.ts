@@ -23,7 +23,7 @@ async function connectNumber(page: Page) {
   const form = page.getByRole("form", { name: "New WhatsApp account" });
   await form.getByLabel("Name", { exact: true }).fill("WhatsApp support");
   await form.getByLabel("Address", { exact: true }).fill(`+1555${Date.now() % 10_000_000}`);
-  await form.getByLabel("Department").selectOption({ label: "Support" });
+  await form.getByLabel("Department", { exact: true }).selectOption({ label: "Support" });
   await form.getByLabel("Phone number ID").fill(meta.phoneNumberId);
   await form.getByLabel("Access token").fill(meta.accessToken);
   await form.getByLabel("App secret").fill(meta.appSecret);
@@ -34,7 +34,7 @@ async function connectNumber(page: Page) {
   // the Test button reaches the (stand-in) number
   await page.getByRole("button", { name: "Test connection" }).click();
   await expect(page.getByTestId("account-state")).toContainText("Working");
-  webhookUrl = await page.getByLabel("Webhook URL").inputValue();
+  webhookUrl = await page.getByLabel("Webhook URL", { exact: true }).inputValue();
   expect(webhookUrl).toMatch(/\/hooks\/channels\/\d+$/);
   // Meta's subscription handshake against that URL
   const handshake = await page.request.get(`${webhookUrl}?hub.mode=subscribe&hub.verify_token=e2e-verify&hub.challenge=424242`);
