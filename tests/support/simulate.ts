@@ -6,6 +6,9 @@
 // agents' answers as they arrive and sends their delivery and read receipts, for N minutes.
 import { openDatabase, setDb } from "../../db/client";
 import { startMetaStandin, waContact, waStatus, waText, whatsappBody } from "./meta-standin";
+import { startLineStandin } from "./line-standin";
+import { startTelegramStandin } from "./telegram-standin";
+import { startTwilioStandin } from "./twilio-standin";
 
 interface Simulation {
   /** Starts the stand-in; answers the account's settings and how to play the customer. */
@@ -14,7 +17,7 @@ interface Simulation {
     secrets: Record<string, string>;
     address: string;
     say(webhookUrl: string, text: string): Promise<number>;
-    /** Agents' answers the stand-in received since the last call, each acknowledged with receipts. */
+    /** Agents' answers the stand-in received since the last call, each acknowledged with receipts where the provider has them. */
     answers(webhookUrl: string): Promise<string[]>;
     close(): Promise<void>;
   }>;
@@ -45,6 +48,66 @@ const SIMULATIONS: Record<string, Simulation> = {
           return fresh.map((s) => (s.type === "text" ? String((s.body.text as { body?: string })?.body) : `[${s.type}]`));
         },
         close: () => meta.close(),
+      };
+    },
+  },
+  LINE_DM: {
+    async start() {
+      const line = await startLineStandin();
+      const userId = line.addUser(customer.name);
+      let seen = 0;
+      return {
+        config: { apiBase: line.apiUrl, dataApiBase: line.dataUrl },
+        secrets: { channelSecret: line.channelSecret, channelAccessToken: line.channelAccessToken },
+        address: `@simulator-${line.botUserId.slice(-6).toLowerCase()}`,
+        say: (url, text) => line.deliver(url, [line.textEvent(userId, text)]),
+        // LINE gives bots no delivery or read receipts
+        async answers() {
+          const fresh = line.sent.slice(seen);
+          seen = line.sent.length;
+          return fresh.flatMap((s) => s.messages.map((m) => String((m as { text?: string }).text ?? `[${(m as { type?: string }).type}]`)));
+        },
+        close: () => line.close(),
+      };
+    },
+  },
+  TELEGRAM: {
+    async start() {
+      const telegram = await startTelegramStandin();
+      const secretToken = "simulator-secret-token";
+      let seen = 0;
+      return {
+        config: { mode: "webhook", apiBase: telegram.apiRoot },
+        secrets: { botToken: telegram.token, secretToken },
+        address: `@${telegram.username}`,
+        say: (url, text) =>
+          telegram.deliver(telegram.update({ id: 424242, first_name: "Nur", last_name: "Aisyah (simulated)" }, { text }), { url, secret: secretToken }),
+        // Telegram gives bots no delivery or read receipts
+        async answers() {
+          const fresh = telegram.sent.slice(seen);
+          seen = telegram.sent.length;
+          return fresh.map((s) => s.text ?? s.caption ?? `[${s.method}]`);
+        },
+        close: () => telegram.close(),
+      };
+    },
+  },
+  SMS: {
+    async start() {
+      const twilio = await startTwilioStandin();
+      let seen = 0;
+      return {
+        config: { gateway: "twilio", accountSid: twilio.accountSid, apiBase: twilio.apiBase },
+        secrets: { authToken: twilio.authToken },
+        address: twilio.numbers[0],
+        say: async (url, text) => (await twilio.post(url, twilio.incoming({ from: `+${customer.id}`, body: text }))).status,
+        async answers() {
+          const fresh = twilio.sent.slice(seen);
+          seen = twilio.sent.length;
+          for (const s of fresh) await twilio.callback(s.sid, "delivered");
+          return fresh.map((s) => s.body);
+        },
+        close: () => twilio.close(),
       };
     },
   },
@@ -88,7 +151,7 @@ async function main() {
   console.log(`Answer in the product; answers show here for ${minutes} minutes (Ctrl+C to stop).`);
   const until = Date.now() + minutes * 60_000;
   while (Date.now() < until) {
-    for (const answer of await played.answers(url)) console.log(`agent → ${answer}  (delivered, read)`);
+    for (const answer of await played.answers(url)) console.log(`agent → ${answer}`);
     await new Promise((r) => setTimeout(r, 1000));
   }
   await played.close();
