@@ -86,8 +86,14 @@ export async function deliveryMessages(payload: SendPayload) {
  * The states a step may not overwrite: receipts come late, early or twice, and a message the
  * customer has read is never "delivered" or "sent" again (nor "failed" once it arrived).
  */
+const GONE_OUT: DeliveryState[] = ["sent", "delivered", "read"];
 const LATER_THAN: Partial<Record<DeliveryState, DeliveryState[]>> = {
-  sent: ["delivered", "read"],
+  // a reply's later part failing (or waiting) does not take back the parts that went out
+  queued: GONE_OUT,
+  sending: GONE_OUT,
+  waiting: GONE_OUT,
+  // a failure receipt is not undone by a "sent" that arrives after it (Twilio's callbacks may cross)
+  sent: ["delivered", "read", "failed"],
   delivered: ["read"],
   read: [],
 };

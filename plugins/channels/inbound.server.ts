@@ -125,10 +125,14 @@ async function rawStream(rawKey: string | null): Promise<Readable> {
  */
 export async function markEventProcessed(tx: Tx, eventId: number, result: { ticketId: number; messageId: number | null }) {
   const { schema } = getDb();
-  await tx
-    .update(schema.inboundEvents)
+  const e = schema.inboundEvents;
+  const marked = await tx
+    .update(e)
     .set({ state: "processed", ...result, processedAt: Date.now(), error: null })
-    .where(eq(schema.inboundEvents.id, eventId));
+    .where(and(eq(e.id, eventId), eq(e.state, "received")))
+    .returning({ id: e.id });
+  // another run of the job (its lease ran out while this one was slow) wrote it first: roll this copy back
+  if (!marked.length) throw new Error(`event ${eventId} was processed meanwhile`);
 }
 
 /** The inbound job: the account's adapter makes the event a message, once. */

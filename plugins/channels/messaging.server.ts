@@ -76,6 +76,9 @@ export interface MessagingParts {
   checkFile?(file: StoredFile): string | null;
 }
 
+/** How long a receipt waits for the send it names to be recorded before it is set aside. */
+const RECEIPT_PATIENCE_MS = 10 * 60_000;
+
 /** How long after a conversation was resolved the customer's next message reopens it (else a new one starts). */
 export const DEFAULT_REOPEN_HOURS = 24;
 
@@ -156,8 +159,13 @@ async function applyReceipt(event: InboundEvent, account: ChannelAccount, receip
     .select({ messageId: c.messageId, ticketId: c.ticketId })
     .from(c)
     .where(and(eq(c.accountId, account.id), eq(c.providerMessageId, receipt.providerMessageId), eq(c.direction, "out")));
-  // the provider answered faster than the send job could note the id: the job tries again later
-  if (!sent) throw new Error(`no sent message ${receipt.providerMessageId} yet`);
+  if (!sent) {
+    // a message sent by another tool on the same number: kept for inspection, not tried for hours
+    if (Date.now() - event.receivedAt > RECEIPT_PATIENCE_MS)
+      return { state: "quarantined", reason: `a receipt for ${receipt.providerMessageId}, not sent from here` };
+    // the provider answered faster than the send job could note the id: the job tries again later
+    throw new Error(`no sent message ${receipt.providerMessageId} yet`);
+  }
   await setDeliveryState(sent.ticketId, [sent.messageId], receipt.state, receipt.state === "failed" ? receipt.error || "failed" : null);
   await handle.transaction((tx) => markEventProcessed(tx, event.id, { ticketId: sent.ticketId, messageId: sent.messageId }));
   return { state: "processed", ticketId: sent.ticketId, messageId: sent.messageId };
@@ -310,8 +318,19 @@ export function messagingSend(parts: MessagingParts): ChannelAdapter["send"] {
       if (refused) throw new PermanentFailure(refused);
     }
     const handle = getDb();
+    const c = handle.schema.channelMessages;
+    // parts a run before this one sent (it stopped at a refusal, a rate limit or a crash) stay sent
+    const done = new Set(
+      (
+        await handle.db
+          .select({ messageId: c.messageId })
+          .from(c)
+          .where(and(inArray(c.messageId, message.messageIds), eq(c.direction, "out")))
+      ).map((r) => r.messageId),
+    );
     const sent: SendResult["sent"] = [];
     for (const part of outgoing) {
+      if (done.has(part.messageId)) continue;
       const providerMessageId = await parts.sendPart(account, to, part);
       await handle.transaction((tx) => recordProviderIds(tx, account, message.ticketId, "out", [{ messageId: part.messageId, providerMessageId }]));
       await setDeliveryState(message.ticketId, [part.messageId], "sent");

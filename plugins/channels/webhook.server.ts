@@ -19,6 +19,8 @@ export const webhookPath = (accountId: number) => `/hooks/channels/${accountId}`
 const answer = (status: number, text: string) => new Response(text, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
 async function webhookAccount(accountId: string | undefined): Promise<{ account: ChannelAccount; webhook: WebhookAdapter } | undefined> {
+  // anything but a plain id is no account (and never reaches the database)
+  if (!/^\d{1,9}$/.test(accountId ?? "")) return undefined;
   const account = await loadAccount(Number(accountId));
   if (!account?.enabled) return undefined;
   const webhook = (await adapterFor(account.kind))?.webhook;

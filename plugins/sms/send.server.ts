@@ -8,7 +8,7 @@ import { z } from "zod";
 import { getDb } from "@db/client";
 import { enabledAccounts } from "@plugins/channels/accounts.server";
 import type { ChannelAccount } from "@plugins/channels/adapter";
-import { claimThread, conversationFor, e164 } from "@plugins/channels/messaging.server";
+import { claimThread, conversationFor, e164, ThreadTaken } from "@plugins/channels/messaging.server";
 import { canRead, readableBy, type Reader } from "~/conversation/access.server";
 import { queueDelivery } from "~/conversation/delivery.server";
 import { conversationCreated, newMessages } from "~/conversation/events.server";
@@ -62,6 +62,16 @@ export type SendOutcome = { ok: true; messageIds: number[] } | { ok: false; resu
  * transaction (with the request's key, so the same form sent twice sends once).
  */
 export async function sendSms(actor: Actor, values: Record<(typeof FIELDS)[number], string>): Promise<SendOutcome> {
+  try {
+    return await sendSmsOnce(actor, values);
+  } catch (error) {
+    // a customer's first message started that number's conversation meanwhile: look again, join it
+    if (error instanceof ThreadTaken) return sendSmsOnce(actor, values);
+    throw error;
+  }
+}
+
+async function sendSmsOnce(actor: Actor, values: Record<(typeof FIELDS)[number], string>): Promise<SendOutcome> {
   const accounts = await smsAccounts(actor);
   if (!accounts.length) return { ok: false, result: formResult({ message: "plugin_sms.noAccounts", values }), status: 409 };
   const parsed = smsSchema(accounts.map((a) => a.id)).safeParse(values);

@@ -33,8 +33,8 @@ export interface MetaStandin {
   addMedia(bytes: Buffer, mime: string): string;
   /** The next `count` media downloads answer 500. */
   failMediaDownloads(count: number): void;
-  /** The next `count` sends answer this status and Graph error. */
-  failSends(count: number, status: number, code: number, message: string): void;
+  /** The next `count` sends (after `after` more that succeed) answer this status and Graph error. */
+  failSends(count: number, status: number, code: number, message: string, after?: number): void;
   /** Signs a webhook body as Meta does (secret null: unsigned) and posts it; answers the product's status and text. */
   deliver(url: string, body: unknown, options?: { secret?: string | null }): Promise<{ status: number; text: string }>;
   /** The same call as a Request, for handing to the route's function directly. */
@@ -66,7 +66,7 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
   const sent: SentMessage[] = [];
   const uploads: MetaStandin["uploads"] = [];
   let mediaFailures = 0;
-  let sendFailures: { count: number; status: number; code: number; message: string } = { count: 0, status: 0, code: 0, message: "" };
+  let sendFailures: { count: number; status: number; code: number; message: string; after: number } = { count: 0, status: 0, code: 0, message: "", after: 0 };
   let base = "";
 
   const server = http.createServer(async (req, res) => {
@@ -120,7 +120,7 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
       }
       if (body.messaging_product !== "whatsapp" || typeof body.to !== "string")
         return graphError(res, 400, 100, "(#100) The parameter messaging_product is required.");
-      if (sendFailures.count > 0) {
+      if (sendFailures.count > 0 && sendFailures.after-- <= 0) {
         sendFailures.count--;
         return graphError(res, sendFailures.status, sendFailures.code, sendFailures.message);
       }
@@ -153,7 +153,7 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
       return id;
     },
     failMediaDownloads: (count) => void (mediaFailures = count),
-    failSends: (count, status, code, message) => void (sendFailures = { count, status, code, message }),
+    failSends: (count, status, code, message, after = 0) => void (sendFailures = { count, status, code, message, after }),
     webhookRequest,
     async deliver(url, body, options = {}) {
       const response = await fetch(webhookRequest(url, body, options));
