@@ -7,9 +7,38 @@
 // selectors of USER_DATA, each with its reason. Texts that are rightly the same in English and a
 // language are in SAME, each with its languages and reason. Pages with JavaScript are reached by
 // the client's router after the first (fast, and what a reader does); closed <details> are opened.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { test, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { hydrated, login, remixCookieValue } from "./helpers";
 import { PUBLIC_PAGES, adminPages } from "./pages";
+import { startServer, stopServer, waitHealthy } from "../support/server-process";
+
+// The guard reads the demo workspace on a server of its own: what other specs wrote into the
+// shared e2e database (their surveys, people, messages) would be user data in English on every page.
+const OWN_PORT = Number(process.env.E2E_PORT || 3210) + 40;
+const ownBase = `http://localhost:${OWN_PORT}`;
+let server: ChildProcess | undefined;
+let dataDir = "";
+test.beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-leak-"));
+  server = startServer({
+    PORT: String(OWN_PORT),
+    DATA_DIR: dataDir,
+    DATABASE_URL: "",
+    SESSION_SECRET: "e2e-leak",
+    NODE_ENV: "test",
+    SMTP_LISTEN_PORT: String(OWN_PORT + 1),
+    REDIS_URL: "",
+  });
+  await waitHealthy(ownBase, 120_000);
+});
+test.afterAll(async () => {
+  if (server) await stopServer(server);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 const LANGUAGES = ["ms", "zh", "ko", "ja"] as const;
 type Language = (typeof LANGUAGES)[number];
@@ -177,18 +206,21 @@ async function leaks(
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`in ms, zh, ko and ja with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
-    test("every page an admin reaches shows no English interface text", async ({ browser, baseURL, context, page }) => {
+    test("every page an admin reaches shows no English interface text", async ({ browser }) => {
       test.setTimeout(240_000);
-      await context.addCookies([{ name: "lng", value: remixCookieValue("en"), url: baseURL! }]);
+      const context = await browser.newContext({ baseURL: ownBase });
+      const page = await context.newPage();
+      await context.addCookies([{ name: "lng", value: remixCookieValue("en"), url: ownBase }]);
       await login(page, "admin", "admin");
       const paths = await adminPages(page);
-      const found = await leaks(browser, baseURL!, paths, javaScriptEnabled, await context.cookies());
+      const found = await leaks(browser, ownBase, paths, javaScriptEnabled, await context.cookies());
+      await context.close();
       console.log(`[leak JS ${javaScriptEnabled ? "on" : "off"}] ${paths.length} signed-in pages x ${LANGUAGES.length} languages, ${found.length} leaks`);
       expect(found).toEqual([]);
     });
 
-    test("the public pages show no English interface text", async ({ browser, baseURL }) => {
-      const found = await leaks(browser, baseURL!, PUBLIC_PAGES, javaScriptEnabled);
+    test("the public pages show no English interface text", async ({ browser }) => {
+      const found = await leaks(browser, ownBase, PUBLIC_PAGES, javaScriptEnabled);
       console.log(`[leak JS ${javaScriptEnabled ? "on" : "off"}] ${PUBLIC_PAGES.length} public pages x ${LANGUAGES.length} languages, ${found.length} leaks`);
       expect(found).toEqual([]);
     });
