@@ -23,13 +23,14 @@ const pluginFile = (plugin, file) => {
   return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
 };
 
-/** The files of a plugin the host calls: its socket and start modules, channel adapters and widgets' loaders (app/plugins/modules.server.ts). */
+/** The files of a plugin the host calls: its socket and start modules, channel adapters, widgets' loaders and conversation panel (app/plugins/modules.server.ts). */
 const moduleFiles = (plugin) => [
   ...new Set([
     ...(plugin.socket ? [plugin.socket] : []),
     ...(plugin.start ? [plugin.start] : []),
     ...(plugin.channels ?? []).map((c) => c.adapter),
     ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0]),
+    ...(plugin.conversationPanel ? [plugin.conversationPanel.split("#")[0]] : []),
   ]),
 ];
 

@@ -2,7 +2,7 @@
 // schemas of the core pages. Error values are translation keys (spec section 8); the texts come
 // from the locale files. Client-safe: the server's response helper is in forms.server.ts.
 import { useActionData } from "@remix-run/react";
-import { z } from "zod";
+import type { z } from "zod";
 
 /**
  * What a refused form post answers (400, or the status its reason has: 403, 409, 429, ...). The
@@ -96,30 +96,6 @@ export function refusalKey(result: FormResult | undefined, fallback: string) {
   if (!key) refusalKeys.set(result, (key = `refused-${++refusals}`));
   return key;
 }
-
-export const loginSchema = z.object({
-  username: z.string().trim().min(1, "login.usernameRequired"),
-  password: z.string().min(1, "login.passwordRequired"),
-  type: z.enum(["admin", "agent"]).catch("agent"),
-});
-
-export const codeSchema = z.object({
-  code: z
-    .string()
-    .trim()
-    .regex(/^\d{6}$/, "login.codeFormat"),
-});
-
-/**
- * Settings, two-factor sign-in: both ways ask for the password (a borrowed session cannot switch
- * it); turning it on also takes the secret shown and a code it makes.
- */
-export const tfaDisableSchema = z.object({ password: z.string().min(1, "login.passwordRequired") });
-export const tfaEnableSchema = z.object({
-  secret: z.string().regex(/^[A-Z2-7]{16,64}$/, "settings.tfaInvalid"),
-  code: z.string(),
-  password: z.string().min(1, "login.passwordRequired"),
-});
 
 /** Only same-site relative paths are followed after a form post. */
 export function safeRedirect(target: FormDataEntryValue | null | undefined, fallback = "/") {

@@ -37,6 +37,17 @@ export const AUDIT_ACTIONS = [
   "channel.disable",
   "channel.delete",
   "channel.test",
+  "wauchat.account_on",
+  "wauchat.account_off",
+  "wauchat.texts",
+  "wauchat.handover_words",
+  "wauchat.rule_create",
+  "wauchat.rule_update",
+  "wauchat.rule_delete",
+  "product.created",
+  "product.updated",
+  "product.deactivated",
+  "product.activated",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -57,6 +68,9 @@ export const AUDIT_TARGETS = [
   "workspace",
   "link",
   "channel_account",
+  "wauchat",
+  "wauchat_rule",
+  "product",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */
@@ -99,4 +113,8 @@ export const AUDIT_DETAIL_KEYS = [
   "endDate",
   "step",
   "widget",
+  "words",
+  "keywords",
+  "handover",
+  "sku",
 ] as const;

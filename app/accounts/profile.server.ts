@@ -16,6 +16,7 @@ import { hashPassword } from "./password.server";
 import { passwordProblem } from "./password-policy.server";
 import { endUserSessions } from "./sessions.server";
 import { findUserByUsername, type UserRow } from "./users.server";
+import { BOT_USERNAMES } from "./bots";
 
 // ---- avatar ----
 
@@ -228,7 +229,7 @@ export async function changePassword(
 // ---- the profile card (spec "Profile modal") and its lists ----
 
 /** Senders that are the product's own bots (spec: bot, chatbot, translatebot). */
-export const BOT_USERNAMES = ["bot", "chatbot", "translatebot"] as const;
+export { BOT_USERNAMES };
 /** Tickets and Live Chat tabs: 10 a page; a customer's activity: 5 (spec section 9). */
 export const CARD_PAGE = 10;
 export const ACTIVITY_PAGE = 5;

@@ -11,6 +11,7 @@ import { publishToFiltered } from "./notice-filter.server";
 import { conversationPath } from "./channels";
 import { messagesById, shownMessages } from "./message-view.server";
 import { getWorkspace } from "~/models/settings.server";
+import { deltaCoalescer } from "./delta-coalescer";
 
 type Conversation = { id: number; ticketNumber: number; departmentId: number | null; kind: string };
 type Created = Conversation & { channel: string; severity: string; title: string; campaignId?: number | null };
@@ -52,12 +53,23 @@ export async function newMessages(c: Conversation, messageIds: number[], by: str
   ]);
   const { timeZone } = await getWorkspace();
   toOpenPages(c, SERVER_EVENTS.newMessage, { messageIds, messages: shownMessages(shown, timeZone) });
-  const delta = { messageIds, lastMessage: row?.lastMessage ?? "", updatedAt: row?.updatedAt ?? Date.now(), by };
-  const body = { ...basics(c), ...delta };
   const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, c.id));
-  for (const p of people) publish(`user:${p.userId}`, SERVER_EVENTS.updateTicket, body);
-  if (c.departmentId && c.kind !== "chat") publish(`department:${c.departmentId}`, SERVER_EVENTS.channelDataUpdated, body);
+  listAudience.set(c.id, { c, people: people.map((p) => p.userId) });
+  listNews(c.id, { messageIds, lastMessage: row?.lastMessage ?? "", updatedAt: row?.updatedAt ?? Date.now(), by });
 }
+
+/** Who a conversation's list delta goes to, as its latest message found them. */
+const listAudience = new Map<number, { c: Conversation; people: number[] }>();
+/** Lists hear of a busy conversation at most twice a second (the open pages get every message above). */
+const listNews = deltaCoalescer((ticketId, delta) => {
+  const audience = listAudience.get(ticketId);
+  if (!audience) return;
+  listAudience.delete(ticketId);
+  const { c, people } = audience;
+  const body = { ...basics(c), ...delta };
+  for (const userId of people) publish(`user:${userId}`, SERVER_EVENTS.updateTicket, body);
+  if (c.departmentId && c.kind !== "chat") publish(`department:${c.departmentId}`, SERVER_EVENTS.channelDataUpdated, body);
+}, 500);
 
 /** Someone was added to or removed from a conversation: their own pages follow. */
 export function participantChanged(userId: number, c: Conversation, change: { added: true } | { added: false; canRead: boolean }) {

@@ -8,6 +8,7 @@ import { getDb } from "@db/client";
 import { formatDate, formatTime } from "~/time";
 import type { DeliveryState } from "./delivery";
 import { MESSAGE_HTML } from "./html.server";
+import { isBotUsername } from "~/accounts/bots";
 
 type MessageRow = typeof import("@db/schema/sqlite").messages.$inferSelect;
 
@@ -17,6 +18,8 @@ export interface MessageView {
   body: string;
   sender: string;
   senderUserId: number | null;
+  /** Written by one of the product's bots (the WAUCHAT chat bot): the page names it "Bot" in the reader's language. */
+  bot: boolean;
   createdAt: number;
   pinned: boolean;
   file: { name: string; type: string; size: number } | null;
@@ -75,6 +78,7 @@ export async function decorateMessages(ticket: { id: number }, rows: MessageRow[
       body: r.body,
       sender: senderOf(r),
       senderUserId: r.senderUserId,
+      bot: !!r.senderUserId && isBotUsername(userById.get(r.senderUserId)?.username),
       createdAt: r.createdAt,
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
@@ -141,7 +145,9 @@ export type SystemEvent =
   | { event: "assigned"; by: string; who: string }
   | { event: "unassigned"; by: string; who: string }
   | { event: "priority"; by: string; priority: string }
-  | { event: "livechat"; by: string; action: "accepted" | "ended" | "converted" };
+  | { event: "livechat"; by: string; action: "accepted" | "ended" | "converted" }
+  /** A plugin's event (a case's status, a ticket put in a case): `text` is a key of the plugin's locales, a value "t:key" is translated too. */
+  | { event: "plugin"; by: string; text: string; values: Record<string, string> };
 
 /** A link's preview as stored by link-preview.server.ts (its image is kept, not shown). */
 export interface LinkPreview {

@@ -128,7 +128,15 @@ export interface StoredFile {
 export async function reply(
   actor: Actor,
   ticket: TicketRow,
-  input: { body: string; replyToId?: number; files: StoredFile[]; html?: boolean; recipients?: { to: string[]; cc: string[] } },
+  input: {
+    body: string;
+    replyToId?: number;
+    files: StoredFile[];
+    html?: boolean;
+    recipients?: { to: string[]; cc: string[] };
+    /** Rows a channel keeps beside the reply (a WhatsApp template's name and values), written in the reply's own transaction. */
+    attach?: (tx: Tx, messages: { id: number }[]) => Promise<void>;
+  },
 ) {
   if (input.replyToId) await messageOf(ticket, input.replyToId);
   const handle = getDb();
@@ -151,6 +159,7 @@ export async function reply(
     const last = input.body || input.files.at(-1)?.name || "";
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
     const ids = inserted.map((m) => m.id);
+    await input.attach?.(tx, inserted);
     await rememberRequest(tx, { ids });
     previews = await queueLinkPreviews(tx, ticket.id, inserted, now);
     if (await queueDelivery(tx, ticket, ids, input.recipients ?? { to: [], cc: [] }))
@@ -166,9 +175,14 @@ export async function reply(
   return created;
 }
 
+/** Writes a system message; its id, for the event that shows it. */
 export async function systemMessage(tx: Tx, ticketId: number, event: SystemEvent, at: number) {
   const { schema } = getDb();
-  await tx.insert(schema.messages).values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at });
+  const [row] = await tx
+    .insert(schema.messages)
+    .values({ ticketId, type: "system", body: JSON.stringify(event), createdAt: at })
+    .returning({ id: schema.messages.id });
+  return row.id;
 }
 
 /** The actor of activity from outside (a customer's mail, a live chat visitor): nobody of the desk. */
@@ -526,6 +540,7 @@ type NewTicket = Pick<
   | "channelAccountId"
   | "customerId"
   | "ref"
+  | "status"
 >;
 
 /**

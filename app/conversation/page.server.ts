@@ -2,8 +2,10 @@
 // what the view shows and every change its plain forms make.
 import { json, redirect, type SerializeFrom } from "@remix-run/node";
 import { previewsOf } from "./link-preview.server";
+import { composerHints } from "./composer-hints.server";
+import { conversationPanels } from "./panels.server";
 import { shownMessages, type LinkPreview } from "./message-view.server";
-import { guardPluginRoute } from "~/context.server";
+import { guardPluginRoute, isTrial, viewerOf } from "~/context.server";
 import type { Kind } from "~/conversation/channels";
 import { AccessDenied, canRead } from "~/conversation/access.server";
 import * as conversation from "~/conversation/model.server";
@@ -45,12 +47,14 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
   const before = Number(url.searchParams.get("before")) || undefined;
   const around = Number(url.searchParams.get("message_id")) || undefined;
   const { timeZone } = ctx.workspace;
-  const [page, details, labels, departments, staff] = await Promise.all([
+  const [page, details, labels, departments, staff, hints, panels] = await Promise.all([
     conversation.loadMessages(ticket, { before, around }),
     conversation.conversationDetails(ticket),
     listLabelChoices(),
     listDepartmentChoices(),
     conversation.staffList(),
+    composerHints(ticket),
+    conversationPanels({ ticket, reader: user, viewer: viewerOf(ctx)! }, ctx.edition.enabled, isTrial(ctx)),
   ]);
   const replyTo = Number(url.searchParams.get("reply")) || null;
   // the rich-links cookie: previews already fetched, rendered here so they show without JS too
@@ -77,6 +81,8 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
     labels,
     departments,
     staff,
+    composerHints: hints,
+    panels,
     toast: url.searchParams.get("toast"),
     productTitle: ctx.edition.title,
   };

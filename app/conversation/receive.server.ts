@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { SERVER_EVENTS } from "~/realtime-events";
-import { RESOLVED } from "./constants";
+import { PENDING, RESOLVED } from "./constants";
 import { queueLinkPreviews } from "./link-preview.server";
 import { wakeJobs } from "~/jobs/queue.server";
 import { announce, conversationCreated, newMessages } from "./events.server";
@@ -27,6 +27,8 @@ export interface NewChannelTicket {
   customerId?: string;
   contactPhone?: string;
   ref?: string;
+  /** PENDING: a bot answers first (plugins/wauchat); the department hears of it when it hands over. */
+  status?: number;
 }
 
 export interface ReceiveInput {
@@ -116,8 +118,10 @@ export async function receive(input: ReceiveInput): Promise<Received> {
 
   const result = fresh ? await withUniqueNumber(write) : await write();
   if (previews) wakeJobs();
-  if (result.created) await conversationCreated(result.ticket, { department: true });
-  else {
+  // a conversation a bot holds (Pending) is not agents' new work yet: announced when it hands over
+  if (result.created) {
+    if (result.ticket.status !== PENDING) await conversationCreated(result.ticket, { department: true });
+  } else {
     await newMessages(result.ticket, result.messageIds, "");
     if (result.reopened) await announce(result.ticket, SERVER_EVENTS.ticketStatusChanged, { status: 0 });
   }

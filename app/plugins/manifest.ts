@@ -100,6 +100,15 @@ export const pluginManifest = z.object({
    * module, exporting `adapter` (a ChannelAdapter of plugins/channels/adapter.ts).
    */
   channels: z.array(z.object({ kind: z.enum(CHANNELS), adapter: pluginFile })).default([]),
+  /**
+   * What the plugin knows about a conversation, shown in its properties column (a ticket's case,
+   * contact, products): "file#export" of an async function of app/conversation/panels.server.ts's
+   * PanelInput answering a PanelSection or null. Data only: the host draws it, with and without JS.
+   */
+  conversationPanel: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
   /** Static files under public/ that other websites load (served with CORP cross-origin). */
   sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**

@@ -9,8 +9,9 @@ import { authenticate, completeSignIn, startSecondFactor, verifySecondFactor } f
 import { deleteSession, findSession } from "~/accounts/sessions.server";
 import { loginOptions } from "~/accounts/sso.server";
 import { SsoButtons } from "~/accounts/components/SsoButtons";
-import { codeSchema, formError, formResult, formValues, loginSchema, useFormResult } from "~/forms";
+import { formError, formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
+import { codeSchema, loginSchema } from "~/accounts/login-schemas.server";
 import { withCount } from "~/accounts/texts";
 import type { ShellHandle } from "~/shell/view";
 

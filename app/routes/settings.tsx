@@ -10,8 +10,9 @@ import { SettingsNav } from "~/accounts/components/SettingsNav";
 import { withCount } from "~/accounts/texts";
 import { LanguageDialog } from "~/components/LanguageDialog";
 import { THEMES } from "~/theme";
-import { formError, formResult, formValues, tfaDisableSchema, tfaEnableSchema, useFormResult, type FormResult } from "~/forms";
+import { formError, formResult, formValues, useFormResult, type FormResult } from "~/forms";
 import { refuse } from "~/forms.server";
+import { tfaDisableSchema, tfaEnableSchema } from "~/accounts/login-schemas.server";
 import { FormMessage } from "~/components/FormMessage";
 import { pageMeta } from "~/meta";
 
@@ -33,6 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     billing: user.type === "admin" && ctx.edition.enabled.includes("payment"),
     // channel accounts live in the channels plugin (a link, not an import: app/ imports no plugin)
     channels: user.type === "admin" && ctx.edition.enabled.includes("channels"),
+    wauchat: user.type === "admin" && ctx.edition.enabled.includes("wauchat"),
   });
 }
 
@@ -116,6 +118,11 @@ export default function Settings() {
       {data.channels ? (
         <p>
           <Link to="/settings/channels">{t("plugin_channels.title")}</Link>
+        </p>
+      ) : null}
+      {data.wauchat ? (
+        <p>
+          <Link to="/settings/wauchat">{t("plugin_wauchat.title")}</Link>
         </p>
       ) : null}
       <section>

@@ -730,6 +730,17 @@ export const channelMessages = pgTable(
   (t) => [uniqueIndex("channel_messages_provider_idx").on(t.accountId, t.providerMessageId)],
 );
 
+/** A reply sent as an approved WhatsApp template (plugins/whatsapp): the send job sends the template, not the text. */
+export const whatsappTemplateMessages = pgTable("whatsapp_template_messages", {
+  messageId: integer("message_id")
+    .primaryKey()
+    .references(() => messages.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  language: text("language").notNull(),
+  /** The body's values in order ({{1}}, {{2}}, ...), as a JSON array of strings. */
+  params: text("params").notNull(),
+});
+
 /** The email facts of a message (plugins/email): what threading looks up and what a reply answers. */
 export const emailMessages = pgTable(
   "email_messages",
@@ -858,4 +869,415 @@ export const requestKeys = pgTable(
     createdAt: time("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("request_keys_created_idx").on(t.createdAt)],
+);
+
+// ---------- the WAUCHAT chat bot (plugins/wauchat) ----------
+
+/** The bot's texts an admin changed (welcome, greeting.en, productMenu.ms, ...) and its handover words; the rest are defaults. */
+export const wauchatSettings = pgTable("wauchat_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+/** The messaging accounts the bot answers on. */
+export const wauchatAccounts = pgTable("wauchat_accounts", {
+  accountId: integer("account_id")
+    .primaryKey()
+    .references(() => channelAccounts.id, { onDelete: "cascade" }),
+});
+
+/** Keyword rules: any of the keywords (comma-separated) in a customer's message gets the answer, and maybe a human. */
+export const wauchatRules = pgTable("wauchat_rules", {
+  id: serial("id").primaryKey(),
+  keywords: text("keywords").notNull(),
+  answer: text("answer").notNull(),
+  handover: bool("handover").notNull().default(false),
+  createdAt: time("created_at").notNull(),
+});
+
+/**
+ * The bot's hold on one conversation: where the menu stands, the language chosen, wrong answers so
+ * far, and the last customer message it answered (a job run twice answers once).
+ */
+export const wauchatConversations = pgTable("wauchat_conversations", {
+  ticketId: integer("ticket_id")
+    .primaryKey()
+    .references(() => tickets.id, { onDelete: "cascade" }),
+  /** The messaging account; null for a WAUCHAT conversation through GET /api/wauchat. */
+  accountId: integer("account_id"),
+  /** start | language | product | human */
+  stage: text("stage").notNull().default("start"),
+  language: text("language").notNull().default(""),
+  product: text("product").notNull().default(""),
+  misses: integer("misses").notNull().default(0),
+  lastMessageId: integer("last_message_id").notNull().default(0),
+  /** Why the bot let go: handover, words, rule, misses, agent. */
+  endedBy: text("ended_by").notNull().default(""),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** A GET /api/wauchat caller's current conversation ("{user id}:{type}"): two first calls at once make one. */
+export const wauchatCallers = pgTable("wauchat_callers", {
+  caller: text("caller").primaryKey(),
+  ticketId: integer("ticket_id")
+    .notNull()
+    .references(() => tickets.id, { onDelete: "cascade" }),
+});
+
+// ---------- cases (plugins/case) ----------
+
+/** Kinds of case an admin defines (the ticket field case_type of spec section 3); a retired one stays on its cases. */
+export const caseTypes = pgTable(
+  "case_types",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    active: bool("active").notNull().default(true),
+  },
+  (t) => [uniqueIndex("case_types_name_idx").on(sql`lower(${t.name})`)],
+);
+
+/** A case: tickets about one problem across channels and time, with an owner and a due date. */
+export const cases = pgTable(
+  "cases",
+  {
+    id: serial("id").primaryKey(),
+    /** Shown and linked as /case/{number}: the next after the highest, from 1001. */
+    number: integer("number").notNull(),
+    title: text("title").notNull(),
+    caseTypeId: integer("case_type_id").references(() => caseTypes.id, { onDelete: "set null" }),
+    /** open | in_progress | resolved | closed */
+    status: text("status").notNull().default("open"),
+    ownerUserId: integer("owner_user_id").references(() => users.id, { onDelete: "set null" }),
+    /** A day (YYYY-MM-DD) in the workspace's time zone, or null. */
+    dueDate: text("due_date"),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("cases_number_idx").on(t.number), index("cases_status_idx").on(t.status, t.updatedAt)],
+);
+
+/** A ticket belongs to at most one case (its primary key). */
+export const caseTickets = pgTable(
+  "case_tickets",
+  {
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id, { onDelete: "cascade" }),
+    addedAt: time("added_at").notNull(),
+  },
+  (t) => [index("case_tickets_case_idx").on(t.caseId)],
+);
+
+/** Agents' notes on a case. */
+export const caseNotes = pgTable(
+  "case_notes",
+  {
+    id: serial("id").primaryKey(),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id, { onDelete: "cascade" }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    body: text("body").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("case_notes_case_idx").on(t.caseId, t.createdAt)],
+);
+
+/** The case's own history: created, status changed, ticket attached or detached, owner or due date changed. */
+export const caseEvents = pgTable(
+  "case_events",
+  {
+    id: serial("id").primaryKey(),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id, { onDelete: "cascade" }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    /** created | status | attached | detached | owner | due | title | type */
+    action: text("action").notNull(),
+    /** What it became: the status, the ticket number, the owner's name, the day. */
+    detail: text("detail").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("case_events_case_idx").on(t.caseId, t.createdAt)],
+);
+
+// ---------- the product catalogue (plugins/product) ----------
+
+/** A product agents can find and link to tickets; price in minor units of its currency (ISO 4217). */
+export const products = pgTable(
+  "products",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    /** Unique whatever its case (the index on lower(sku)); kept as typed. */
+    sku: text("sku").notNull(),
+    category: text("category").notNull().default(""),
+    priceMinor: bigint("price_minor", { mode: "number" }),
+    currency: text("currency").notNull(),
+    description: text("description").notNull().default(""),
+    /** The image's key in the host's file storage, or null. */
+    imageKey: text("image_key"),
+    active: bool("active").notNull().default(true),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("products_sku_lower_idx").on(sql`lower(${t.sku})`),
+    index("products_category_idx").on(t.category, t.name),
+    index("products_name_idx").on(t.name),
+    index("products_image_idx").on(t.imageKey),
+  ],
+);
+
+/** A product linked to a ticket (by whom, when). */
+export const productTickets = pgTable(
+  "product_tickets",
+  {
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    linkedBy: integer("linked_by").references(() => users.id, { onDelete: "set null" }),
+    linkedAt: time("linked_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.ticketId] }), index("product_tickets_ticket_idx").on(t.ticketId)],
+);
+
+// ---------- contacts (plugins/contacts) ----------
+
+/** A customer: who they are, whatever channel they write on. */
+export const contacts = pgTable(
+  "contacts",
+  {
+    id: serial("id").primaryKey(),
+    /** The contact's address in links (/contacts/{uid}): random, URL-safe. */
+    uid: text("uid").notNull(),
+    name: text("name").notNull().default(""),
+    salutation: text("salutation").notNull().default(""),
+    /** One of the spec's ID types (plugins/contacts/identity.ts); "" is None. */
+    idType: text("id_type").notNull().default(""),
+    idNumber: text("id_number").notNull().default(""),
+    notes: text("notes").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+    /** The name as duplicates are found by: lower case, spaces collapsed (plugins/contacts/duplicates.server.ts). */
+    nameKey: text("name_key").notNull().default(""),
+    /** The contact this one was merged into (its page redirects there), and when; null while it stands on its own. */
+    mergedInto: integer("merged_into"),
+    mergedAt: time("merged_at"),
+  },
+  (t) => [
+    uniqueIndex("contacts_uid_idx").on(t.uid),
+    index("contacts_name_idx").on(t.name),
+    index("contacts_created_id_idx").on(t.createdAt, t.id),
+    index("contacts_name_key_idx").on(t.nameKey),
+  ],
+);
+
+/** How a contact is recognised: an email (lower case), an E.164 phone, or a channel id ("<CHANNEL>:<customer id>"); one contact per value. */
+export const contactIdentities = pgTable(
+  "contact_identities",
+  {
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    /** email | phone | channel */
+    kind: text("kind").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.value] }), index("contact_identities_contact_idx").on(t.contactId)],
+);
+
+/** Which contact each conversation belongs to (written by the contacts plugin's linking job). */
+export const contactTickets = pgTable(
+  "contact_tickets",
+  {
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("contact_tickets_contact_ticket_idx").on(t.contactId, t.ticketId)],
+);
+
+// ---------- campaigns (plugins/campaign) ----------
+
+/** An outbound effort: one template sent from one channel account to a list of contacts, at most per_minute a minute. */
+export const campaigns = pgTable(
+  "campaigns",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    channelAccountId: integer("channel_account_id").references(() => channelAccounts.id, { onDelete: "set null" }),
+    /** The message, with {{name}} and {{salutation}} filled in per contact. */
+    template: text("template").notNull().default(""),
+    /** all | search: which contacts it goes to (those with an identity of the channel's kind). */
+    audience: text("audience").notNull().default("all"),
+    query: text("query").notNull().default(""),
+    /** When sending starts (null: as soon as it is started). */
+    startsAt: time("starts_at"),
+    /** draft | scheduled | sending | paused | done */
+    state: text("state").notNull().default("draft"),
+    perMinute: integer("per_minute").notNull().default(60),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [index("campaigns_created_idx").on(t.createdAt, t.id)],
+);
+
+/** One contact of a campaign: the address used and what became of it; the row is the guard that sends once. */
+export const campaignRecipients = pgTable(
+  "campaign_recipients",
+  {
+    id: serial("id").primaryKey(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    address: text("address").notNull(),
+    /** pending | sent | failed | opted_out | skipped */
+    state: text("state").notNull().default("pending"),
+    ticketId: integer("ticket_id").references(() => tickets.id, { onDelete: "set null" }),
+    messageId: integer("message_id").references(() => messages.id, { onDelete: "set null" }),
+    error: text("error"),
+    sentAt: time("sent_at"),
+  },
+  (t) => [
+    uniqueIndex("campaign_recipients_contact_idx").on(t.campaignId, t.contactId),
+    index("campaign_recipients_state_idx").on(t.campaignId, t.state, t.id),
+    index("campaign_recipients_sent_idx").on(t.campaignId, t.sentAt),
+  ],
+);
+
+/** Who asked not to be sent campaigns (STOP on a channel, or an admin's entry): an E.164 phone, an email or a channel id. */
+export const campaignOptouts = pgTable(
+  "campaign_optouts",
+  {
+    id: serial("id").primaryKey(),
+    /** phone | email | channel */
+    kind: text("kind").notNull(),
+    value: text("value").notNull(),
+    /** Where it was asked (SMS, WHATSAPP...; "manual" by an admin). */
+    channel: text("channel").notNull().default(""),
+    at: time("at").notNull(),
+  },
+  (t) => [uniqueIndex("campaign_optouts_value_idx").on(t.kind, t.value)],
+);
+
+// ---------- calendar (plugins/calendar) ----------
+
+/** An appointment, maybe with a customer (contact) and a ticket; recurring when rrule is set. */
+export const appointments = pgTable(
+  "appointments",
+  {
+    id: serial("id").primaryKey(),
+    title: text("title").notNull(),
+    contactId: integer("contact_id").references(() => contacts.id, { onDelete: "set null" }),
+    ticketId: integer("ticket_id").references(() => tickets.id, { onDelete: "set null" }),
+    /** Whose appointment it is: they see it in their feed and get its reminder. */
+    ownerId: integer("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    startsAt: time("starts_at").notNull(),
+    endsAt: time("ends_at").notNull(),
+    allDay: bool("all_day").notNull().default(false),
+    /** RFC 5545 RRULE without the "RRULE:" prefix (FREQ=WEEKLY;COUNT=4), "" for a single event. */
+    rrule: text("rrule").notNull().default(""),
+    /** When the last occurrence ends (null: the series never ends), so a view's window is an index range. */
+    seriesEndsAt: time("series_ends_at"),
+    location: text("location").notNull().default(""),
+    notes: text("notes").notNull().default(""),
+    reminderMinutes: integer("reminder_minutes"),
+    /** When the owner was last reminded: an occurrence whose reminder time is later is still due. */
+    remindedAt: time("reminded_at"),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    index("appointments_starts_idx").on(t.startsAt),
+    index("appointments_owner_starts_idx").on(t.ownerId, t.startsAt),
+    index("appointments_contact_idx").on(t.contactId),
+    index("appointments_ticket_idx").on(t.ticketId),
+  ],
+);
+
+/** Each user's private iCalendar feed: its secret token is the whole of its address. */
+export const calendarFeeds = pgTable(
+  "calendar_feeds",
+  {
+    userId: integer("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    token: text("token").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("calendar_feeds_token_idx").on(t.token)],
+);
+
+/** A merge of one contact into another: what moved, so that an undo within a day puts exactly that back. */
+export const contactMerges = pgTable(
+  "contact_merges",
+  {
+    id: serial("id").primaryKey(),
+    intoId: integer("into_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    fromId: integer("from_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    /** JSON: {identities: [[kind, value]], tickets: [ticket ids]} */
+    moved: text("moved").notNull(),
+    byUser: integer("by_user").references(() => users.id, { onDelete: "set null" }),
+    mergedAt: time("merged_at").notNull(),
+    undoneAt: time("undone_at"),
+  },
+  (t) => [index("contact_merges_into_idx").on(t.intoId, t.mergedAt), index("contact_merges_from_idx").on(t.fromId)],
+);
+
+/** A CSV import: the uploaded file (in the file storage), its dry run's counts and how far the import got. */
+export const contactImports = pgTable(
+  "contact_imports",
+  {
+    id: serial("id").primaryKey(),
+    fileKey: text("file_key").notNull(),
+    fileName: text("file_name").notNull().default(""),
+    byUser: integer("by_user").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+    /** checked (dry run done) | importing | done */
+    state: text("state").notNull().default("checked"),
+    rows: integer("rows").notNull().default(0),
+    good: integer("good").notNull().default(0),
+    bad: integer("bad").notNull().default(0),
+    /** Data rows handled by committed batches: a resumed import starts after them. */
+    doneRows: integer("done_rows").notNull().default(0),
+    imported: integer("imported").notNull().default(0),
+    finishedAt: time("finished_at"),
+  },
+  (t) => [index("contact_imports_created_idx").on(t.createdAt)],
+);
+
+/** Each imported row's key (a digest of its fields) and the contact it made: an import run again skips these. */
+export const contactImportRows = pgTable(
+  "contact_import_rows",
+  {
+    rowKey: text("row_key").primaryKey(),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    importId: integer("import_id").references(() => contactImports.id, { onDelete: "set null" }),
+  },
+  (t) => [index("contact_import_rows_contact_idx").on(t.contactId)],
 );

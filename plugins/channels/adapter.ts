@@ -4,6 +4,7 @@
 // jobs and records delivery states; the adapter only speaks its provider's protocol.
 import type { Readable } from "node:stream";
 import type { Channel } from "~/conversation/channels";
+import type { ComposerHint, ComposerTicket } from "~/conversation/composer-hints.server";
 
 /** An account as adapters see it: settings parsed, secrets opened. Server side only. */
 export interface ChannelAccount {
@@ -128,6 +129,8 @@ export interface ChannelAdapter {
   send(message: OutboundMessage, account: ChannelAccount): Promise<SendResult>;
   /** Webhook-driven channels: how the layer's webhook route verifies and splits the provider's calls. */
   webhook?: WebhookAdapter;
+  /** A rule of the provider the agent should know before writing, shown above the reply box (WhatsApp's closed window). */
+  composerHint?(ticket: ComposerTicket): Promise<ComposerHint | null>;
   /** Background work per enabled account (IMAP polling, Graph delta, Telegram long polling): started by the layer, answers its stop. */
   watch?(account: ChannelAccount): () => Promise<void>;
 }

@@ -6,15 +6,17 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { getDb, type Tx } from "@db/client";
-import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { PermanentFailure, WaitAndRetry, wakeJobs } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
 import { receive } from "~/conversation/receive.server";
 import { setDeliveryState } from "~/conversation/delivery.server";
 import { DELIVERY_ERRORS } from "~/conversation/delivery";
-import { RESOLVED } from "~/conversation/constants";
+import { PENDING, RESOLVED } from "~/conversation/constants";
 import type { StoredFile } from "~/conversation/model.server";
+import type { Channel } from "~/conversation/channels";
 import type { ChannelAccount, ChannelAdapter, InboundEvent, OutboundMessage, ReceiveOutcome, SendResult } from "./adapter";
 import { markEventProcessed } from "./inbound.server";
+import { hasResponders, heldByResponder, tellResponders } from "./responders.server";
 
 /** A file the provider holds for a customer's message (fetched by the adapter's downloadMedia). */
 export interface MediaRef {
@@ -35,6 +37,8 @@ export interface CustomerMessage {
   ref?: string;
   /** A new conversation's title, when not the text itself (a post's caption). */
   title?: string;
+  /** A new conversation's channel when not the account's kind (X mentions on a TW_DM account, a Page's comments on its FB_PM account, an Instagram account's comments and mentions); default account.kind. */
+  channel?: Channel;
   at: number;
 }
 
@@ -54,6 +58,8 @@ export type OutgoingPart = { messageId: number; text: string } | { messageId: nu
 
 /** Where a reply goes: the conversation's customer and thread. */
 export interface Recipient {
+  /** The conversation's channel (a Messenger account also answers its Page's comment threads). */
+  channel: string;
   customerId: string;
   phone: string;
   ref: string;
@@ -73,7 +79,7 @@ export interface MessagingParts {
   /** Sends one part; the provider's id of the message it made. Throw providerError's result on a refusal. */
   sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart): Promise<string>;
   /** Refuses a file the provider would not take, before anything is sent (a translation key's code: see DELIVERY_ERRORS). */
-  checkFile?(file: StoredFile): string | null;
+  checkFile?(file: StoredFile, to: Recipient): string | null;
 }
 
 /** How long a receipt waits for the send it names to be recorded before it is set aside. */
@@ -218,13 +224,17 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     const name = displayName(message.customer.name, phone || message.customer.id);
     const ref = message.ref ?? "";
     const title = (message.title || message.text || files[0]?.name || name).replace(/\s+/g, " ").trim().slice(0, 120);
+    // a bot (responders.server.ts) answering this account holds a new conversation: Pending until it
+    // hands over; only a private one on the account's own kind (never a public comment or mention thread)
+    const ownKind = (message.channel ?? account.kind) === account.kind;
+    const held = ownKind && hasResponders() && (await heldByResponder(account));
     const write = async () => {
       const thread = await conversationFor(account, message.customer.id, ref, message.at);
       return receive({
         ticket: thread.joins
           ? { id: thread.ticketId! }
           : {
-              channel: account.kind,
+              channel: message.channel ?? account.kind,
               title,
               contactName: name,
               contactEmail: "",
@@ -234,6 +244,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
               departmentId: account.departmentId,
               receiverEmail: account.address,
               channelAccountId: account.id,
+              ...(held ? { status: PENDING } : {}),
             },
         message: { body: message.text, type: "text", senderName: name, preview: message.text || files[0]?.name || "" },
         files,
@@ -243,6 +254,14 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
           // the provider's id on the first message the event made: a copy under another event key is still one message
           await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
           await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
+          await tellResponders(tx, {
+            account,
+            ticketId: written.ticket.id,
+            messageIds: written.messageIds,
+            text: message.text,
+            created: written.created,
+            held: written.created && held,
+          });
         },
       });
     };
@@ -252,6 +271,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
       for (let attempt = 1; ; attempt++) {
         try {
           const received = await write();
+          if (hasResponders()) wakeJobs();
           return { state: "processed", ticketId: received.ticket.id, messageId: received.messageIds[0] ?? null };
         } catch (error) {
           if (!(error instanceof ThreadTaken) || attempt >= 3) throw error;
@@ -264,8 +284,21 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
 async function recipientOf(ticketId: number): Promise<Recipient> {
   const { db, schema } = getDb();
   const t = schema.tickets;
-  const [ticket] = await db.select({ customerId: t.customerId, phone: t.contactPhone, ref: t.ref }).from(t).where(eq(t.id, ticketId));
+  const [ticket] = await db.select({ channel: t.channel, customerId: t.customerId, phone: t.contactPhone, ref: t.ref }).from(t).where(eq(t.id, ticketId));
   if (!ticket?.customerId) throw new PermanentFailure(DELIVERY_ERRORS.noRecipient);
+  return {
+    channel: ticket.channel,
+    customerId: ticket.customerId,
+    phone: ticket.phone,
+    ref: ticket.ref,
+    ticketId,
+    lastCustomerMessageAt: await lastCustomerMessageAt(ticketId),
+  };
+}
+
+/** When the customer last wrote in this conversation on its channel (null: never). */
+export async function lastCustomerMessageAt(ticketId: number) {
+  const { db, schema } = getDb();
   const m = schema.messages;
   const c = schema.channelMessages;
   const [last] = await db
@@ -275,7 +308,7 @@ async function recipientOf(ticketId: number): Promise<Recipient> {
     .where(and(eq(c.ticketId, ticketId), eq(c.direction, "in")))
     .orderBy(desc(m.createdAt))
     .limit(1);
-  return { customerId: ticket.customerId, phone: ticket.phone, ref: ticket.ref, ticketId, lastCustomerMessageAt: last?.at ?? null };
+  return last?.at ?? null;
 }
 
 async function outgoingParts(message: OutboundMessage): Promise<OutgoingPart[]> {
@@ -314,7 +347,7 @@ export function messagingSend(parts: MessagingParts): ChannelAdapter["send"] {
     const to = await recipientOf(message.ticketId);
     const outgoing = await outgoingParts(message);
     for (const part of outgoing) {
-      const refused = "file" in part && parts.checkFile?.(part.file);
+      const refused = "file" in part && parts.checkFile?.(part.file, to);
       if (refused) throw new PermanentFailure(refused);
     }
     const handle = getDb();

@@ -96,13 +96,18 @@ export const DASHBOARDS = {
 } satisfies Record<string, { kinds: Kind[] }>;
 export type DashboardId = keyof typeof DASHBOARDS;
 
-/** Channel groups of spec section 9; channels outside them count as "other". */
+/**
+ * Channel groups of spec section 9; channels outside them count as "other". The spec names FB post
+ * and TW mention as social media, FB PM, TW DM, LINE DM and WhatsApp as mobile messaging; the
+ * channels it names elsewhere join the group they are like: Instagram's posts and mentions are
+ * public posts, its direct messages, Telegram and SMS are one person's messages.
+ */
 export const CHANNEL_GROUPS: Record<string, string[]> = {
   email: ["EMAIL", "GRAPH_EMAIL"],
   chatbot: ["WAUCHAT"],
   livechat: ["LIVECHAT", "LIVECHAT2"],
-  social: ["FB_PAGE_POST", "TW_MENTION"],
-  mobile: ["FB_PM", "TW_DM", "LINE_DM", "WHATSAPP", "SMS"],
+  social: ["FB_PAGE_POST", "TW_MENTION", "IG_POST", "IG_MENTION"],
+  mobile: ["FB_PM", "TW_DM", "LINE_DM", "WHATSAPP", "IG_PM", "TELEGRAM", "SMS"],
 };
 export const GROUP_ORDER = [...Object.keys(CHANNEL_GROUPS), "other"];
 export function channelGroup(channel: string) {

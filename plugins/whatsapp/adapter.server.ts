@@ -3,13 +3,22 @@
 // files are uploaded to /{phone-number-id}/media first. The customer-service window: free text
 // only within 24 hours of the customer's last message, templates after that.
 import type { ChannelAdapter } from "@plugins/channels/adapter";
-import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
+import {
+  lastCustomerMessageAt,
+  messagingReceive,
+  messagingSend,
+  type MessagingParts,
+  type OutgoingPart,
+  type Recipient,
+} from "@plugins/channels/messaging.server";
 import { downloadGraphMedia, graphCall, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
+import { metaAccountFor } from "@plugins/meta/accounts.server";
 import { PermanentFailure } from "~/jobs/queue.server";
 import type { ChannelAccount } from "@plugins/channels/adapter";
 import type { StoredFile } from "~/conversation/model.server";
 import { parseWhatsappEvent, whatsappEvents } from "./events";
 import { WINDOW_CLOSED, WINDOW_MS, mediaKind, fileProblem } from "./limits";
+import { templateOfMessage } from "./templates.server";
 
 type SendAnswer = { messages?: { id: string }[] };
 
@@ -22,11 +31,20 @@ async function uploadMedia(account: ChannelAccount, file: StoredFile, bytes: Buf
   return answer.id;
 }
 
+const windowOpen = (lastCustomerMessageAt: number | null, now = Date.now()) => !!lastCustomerMessageAt && now - lastCustomerMessageAt <= WINDOW_MS;
+
 async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart) {
-  // outside the window WhatsApp refuses free text (error 131047): say so before trying
-  if (!to.lastCustomerMessageAt || Date.now() - to.lastCustomerMessageAt > WINDOW_MS) throw new PermanentFailure(WINDOW_CLOSED);
+  const template = "text" in part ? await templateOfMessage(part.messageId) : null;
+  // outside the window WhatsApp refuses anything but a template (error 131047): say so before trying
+  if (!template && !windowOpen(to.lastCustomerMessageAt)) throw new PermanentFailure(WINDOW_CLOSED);
   let message: Record<string, unknown>;
-  if ("text" in part) message = { type: "text", text: { body: part.text, preview_url: false } };
+  if (template) {
+    const parameters = template.params.map((text) => ({ type: "text", text }));
+    message = {
+      type: "template",
+      template: { name: template.name, language: { code: template.language }, components: parameters.length ? [{ type: "body", parameters }] : [] },
+    };
+  } else if ("text" in part) message = { type: "text", text: { body: part.text, preview_url: false } };
   else {
     const id = await uploadMedia(account, part.file, await part.file.bytes());
     const kind = mediaKind(part.file.type);
@@ -52,6 +70,8 @@ const parts: MessagingParts = {
   checkFile: fileProblem,
 };
 
+const receiveMessage = messagingReceive(parts);
+
 export const adapter: ChannelAdapter = {
   kind: "WHATSAPP",
   fields: [
@@ -70,6 +90,11 @@ export const adapter: ChannelAdapter = {
     { name: "apiBase", label: "plugin_whatsapp.field.apiBase", type: "url", placeholder: "https://graph.facebook.com/v21.0" },
     { name: "reopenHours", label: "plugin_channels.field.reopenHours", type: "number", placeholder: "24", hint: "plugin_channels.hint.reopenHours" },
   ],
+  // outside the window the reply box says so and leads to the templates
+  async composerHint(ticket) {
+    if (windowOpen(await lastCustomerMessageAt(ticket.id))) return null;
+    return { notice: WINDOW_CLOSED, link: { href: `/whatsapp/template/${ticket.ticketNumber}`, label: "plugin_whatsapp.template.open" } };
+  },
   async test(account) {
     try {
       await graphCall(account, `${encodeURIComponent(account.config.phoneNumberId)}?fields=display_phone_number,verified_name`);
@@ -83,6 +108,12 @@ export const adapter: ChannelAdapter = {
     verify: (request, account) => verifyHubSignature(request, account.secrets.appSecret),
     events: (request) => whatsappEvents(JSON.parse(request.rawBody.toString("utf8"))),
   },
-  receive: messagingReceive(parts),
+  // one Meta app may serve several of our numbers at one callback URL: each entry goes to its number's account
+  async receive(event, account) {
+    const numberId = (event.payload as { phoneNumberId?: string } | null)?.phoneNumberId ?? "";
+    const owner = account && (await metaAccountFor(account, ["WHATSAPP"], "phoneNumberId", numberId));
+    if (account && !owner) return { state: "quarantined", reason: `for phone number ${numberId}, which no enabled WhatsApp account of this app serves` };
+    return receiveMessage(event, owner);
+  },
   send: messagingSend(parts),
 };

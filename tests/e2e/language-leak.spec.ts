@@ -55,6 +55,8 @@ const USER_DATA: [selector: string, reason: string][] = [
   [".text-body, .message > header > strong, .message > header > strong a", "messages and their authors"],
   ["label:has(> input[name=label]), label:has(> input[name=people])", "labels and people to choose in a conversation or a new chat"],
   [".label-chip, .label-chip *", "labels, named by the admins"],
+  [".plugin-panel li, .plugin-panel li a", "what plugins link to a conversation: its contact's name, its case's title, its products' names"],
+  [".contacts-table tbody th, .contacts-table tbody th a", "contacts' names in the contacts list"],
   [".avatar, .avatar .sr-only, .profile-avatar", "people's initials and names"],
   [".user-name, a[href^='/profile?username=']", "the signed-in person's name and username"],
   ["select[name=label] option, select[name=department] option, select[name=assignee] option", "labels, departments and agents to filter by"],
@@ -68,7 +70,13 @@ const USER_DATA: [selector: string, reason: string][] = [
   ["tr[data-testid^='channel-account-'] > td:first-child a, tr[data-testid^='channel-account-'] > td:nth-child(4)", "channel accounts' names and departments"],
   [".audit-who, .audit-value", "the audit log's people, targets and recorded values"],
   ["#embed-code", "the live chat's code for a website"],
-  ["code", "identifiers shown as code: audit action names, channel addresses"],
+  ["textarea.bot-text", "what the WAUCHAT bot says, written by the admins (its defaults are the bot's English, Malay and Chinese)"],
+  ["code", "identifiers shown as code: audit action names, channel addresses, product SKUs"],
+  [".product-data, .product-data *, #product-category option:not([value=''])", "products' names, categories and descriptions, written by the admins"],
+  [
+    ".calendar-holiday, .calendar-items a, #calendar-country-select option",
+    "appointments' titles; public holidays' names from date-holidays (proper names like Deepavali, alike in every language) and ICU's country names (many alike in Malay)",
+  ],
   [".forms-page h2, .login-card:has(.survey-form) > h1, .survey-form > label, .survey-rating > legend", "a survey's title and questions, written by its admin"],
 ];
 
@@ -78,6 +86,7 @@ const SAME: [text: string | RegExp, languages: readonly Language[], reason: stri
   [/^(English|Bahasa Melayu|简体中文|한국어|日本語)$/, LANGUAGES, "the language picker names each language in itself"],
   [/^(Facebook Messenger|LINE|Telegram|WhatsApp)$/, LANGUAGES, "channels named by their brands"],
   ["SLA", LANGUAGES, "service level agreement: the abbreviation is used in every language"],
+  ["SKU", LANGUAGES, "stock keeping unit: the abbreviation is used in every language"],
   [/^[A-Z]{3} [\d,]+(\.\d+)?$/, LANGUAGES, "amounts are written with their ISO currency code, alike in every language (plugins/payment/money.ts)"],
   [/^https?:\/\/\S+$/, LANGUAGES, "web addresses"],
   [/^[^\s@]+@[^\s@]+$/, LANGUAGES, "mail addresses"],

@@ -15,7 +15,7 @@ async function linksOf(page: Page, selector: string) {
 
 /**
  * The signed-in pages, sorted: the menu's links, the settings pages, the first ticket of the list,
- * a search, a profile, a report of a ticket, preferences and notifications. `page` is signed in as
+ * a search, a profile, a report of a ticket, preferences, notifications and WhatsApp's template page. `page` is signed in as
  * an admin; it is left on the last page it visited.
  */
 export async function adminPages(page: Page): Promise<string[]> {
@@ -25,5 +25,9 @@ export async function adminPages(page: Page): Promise<string[]> {
   await page.goto("/settings");
   for (const link of await linksOf(page, "main")) if (link.startsWith("/settings")) pages.add(link);
   for (const extra of ["/search?q=refund", "/profile", "/report/ticket/4", "/preferences", "/notifications"]) pages.add(extra);
+  // pages a conversation leads to: WhatsApp's template page (closed window)
+  await page.goto("/ticket?channel=WHATSAPP");
+  const whatsapp = await page.locator(".ticket-item").first().getAttribute("data-ticket");
+  if (whatsapp) pages.add(`/whatsapp/template/${whatsapp}`);
   return [...pages].sort();
 }

@@ -2,7 +2,7 @@
 // disconnects the sockets of that session.
 import { test, expect } from "@playwright/test";
 import { io, type Socket } from "socket.io-client";
-import { PASSWORD } from "./helpers";
+import { PASSWORD, chooseLanguage } from "./helpers";
 
 function connect(baseURL: string, cookie?: string): Promise<{ socket: Socket; error?: Error }> {
   const socket = io(baseURL, { transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false, timeout: 5000 });
@@ -64,14 +64,36 @@ test("refreshTicketUnreadCount answers unreadCount2 with the counts of /api/unre
   await api.dispose();
 });
 
-test("readMessage marks a conversation read and tells every tab the new unread counts", async ({ baseURL, playwright }) => {
+test("readMessage marks a conversation read and tells every tab the new unread counts", async ({ baseURL, playwright, browser }) => {
+  // a customer's new ticket to which the admin adds the agent: unread for the agent whatever other specs have read meanwhile
+  const subject = `Still unread ${Date.now()}`;
+  const visitorContext = await browser.newContext({ baseURL });
+  await chooseLanguage(visitorContext, baseURL!);
+  const visitor = await visitorContext.newPage();
+  await visitor.goto("/new_ticket/demo");
+  await visitor.getByLabel("Name").fill("Unread Una");
+  await visitor.getByLabel("Email").fill(`una.${Date.now()}@example.com`);
+  await visitor.getByLabel("Subject").fill(subject);
+  await visitor.getByLabel("Message").fill("Has anyone seen this?");
+  await visitor.getByRole("button", { name: "Submit" }).click();
+  await expect(visitor.getByRole("heading", { name: "Message sent" })).toBeVisible();
+  await visitorContext.close();
+  const admin = await playwright.request.newContext({ baseURL, maxRedirects: 0, extraHTTPHeaders: { Origin: baseURL! } });
+  await admin.post("/?index", { form: { intent: "login", username: "admin", password: PASSWORD, type: "admin" } });
+  const adminToken = (await (await admin.post("/api/auth2", { data: { client: "admin", password: PASSWORD, type: "admin" } })).json()).token;
+  const newest = await (await admin.get(`/api/ticket/load/${adminToken}/4/ticket/0`)).json();
+  const ticket = (newest.data as { id: number; ticket_number: number; title: string }[]).find((t) => t.title === subject);
+  expect(ticket, "the visitor's ticket among the admin's newest").toBeDefined();
+  expect((await admin.post(`/ticket/${ticket!.ticket_number}`, { form: { intent: "add_participant", username: "agent" } })).status()).toBe(302);
+  await admin.dispose();
+
   const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
   await api.post("/?index", { form: { intent: "login", username: "agent", password: PASSWORD, type: "agent" } });
   const sid = (await api.storageState()).cookies.find((c) => c.name === "sid")!;
   const token = (await (await api.post("/api/auth2", { data: { client: "agent", password: PASSWORD, type: "agent" } })).json()).token;
   const list = await (await api.get(`/api/ticket/load/${token}/4/ticket/0`)).json();
-  const unread = (list.data as { id: number; read: boolean }[]).find((t) => !t.read);
-  expect(unread).toBeDefined();
+  const unread = (list.data as { id: number; read: boolean }[]).find((t) => t.id === ticket!.id);
+  expect(unread?.read).toBe(false);
   const before = await (await api.get(`/api/unread?_token=${token}`)).json();
   const [tab1, tab2] = [await connect(baseURL!, `sid=${sid.value}`), await connect(baseURL!, `sid=${sid.value}`)];
   const told = new Promise<{ ticket: number }>((resolve) => tab2.socket.on("unreadCount2", resolve));

@@ -39,10 +39,12 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto("/mobile/ticket");
       await page.getByRole("navigation", { name: "Status filter" }).getByRole("link", { name: "Pending" }).click();
       await expect(page).toHaveURL(/\/mobile\/ticket\?status=1$/);
-      // the ticket read, wherever other agents' news has moved it meanwhile
-      const number = await page.locator(".ticket-item").first().getAttribute("data-ticket");
-      await page.locator(`.ticket-item[data-ticket="${number}"]`).click();
-      await expect(page).toHaveURL(new RegExp(`/ticket/${number}\\?status=1$`));
+      // the ticket read, wherever other agents' news has moved it meanwhile (or out of Pending: then the next)
+      await expect(async () => {
+        const number = await page.locator(".ticket-item").first().getAttribute("data-ticket", { timeout: 3000 });
+        await page.locator(`.ticket-item[data-ticket="${number}"]`).click({ timeout: 3000 });
+        await expect(page).toHaveURL(new RegExp(`/ticket/${number}\\?status=1$`), { timeout: 3000 });
+      }).toPass({ timeout: 20_000 });
     });
   });
 }

@@ -2,7 +2,7 @@
 // stand-in of Meta's Graph API) and gives Meta the webhook URL the page shows; a customer's signed
 // message becomes a conversation in the agent's list (live with JavaScript); the agent answers;
 // the stand-in receives the answer; its delivery and read receipts show on the message.
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect, type Browser, type Page } from "@playwright/test";
 import { chooseLanguage, hydrated, login } from "./helpers";
 import { startMetaStandin, waContact, waStatus, waText, whatsappBody, type MetaStandin } from "../support/meta-standin";
 
@@ -11,6 +11,14 @@ let webhookUrl = "";
 
 test.beforeAll(async () => {
   meta = await startMetaStandin();
+  meta.addTemplate({
+    name: "order_update",
+    language: "en_US",
+    components: [
+      { type: "BODY", text: "Hello {{1}}, your order {{2}} has shipped." },
+      { type: "FOOTER", text: "Reply STOP to opt out" },
+    ],
+  });
 });
 test.afterAll(async () => meta?.close());
 
@@ -25,6 +33,7 @@ async function connectNumber(page: Page) {
   await form.getByLabel("Address", { exact: true }).fill(`+1555${Date.now() % 10_000_000}`);
   await form.getByLabel("Department", { exact: true }).selectOption({ label: "Support" });
   await form.getByLabel("Phone number ID").fill(meta.phoneNumberId);
+  await form.getByLabel("WhatsApp Business Account ID").fill(meta.businessAccountId);
   await form.getByLabel("Access token").fill(meta.accessToken);
   await form.getByLabel("App secret").fill(meta.appSecret);
   await form.getByLabel("Webhook verify token").fill("e2e-verify");
@@ -42,6 +51,15 @@ async function connectNumber(page: Page) {
   await page.context().clearCookies();
 }
 
+/** The number is connected once, by whichever test comes first. */
+async function ensureConnected(browser: Browser, baseURL: string) {
+  if (webhookUrl) return;
+  const admin = await browser.newPage({ baseURL });
+  await chooseLanguage(admin.context(), baseURL);
+  await connectNumber(admin);
+  await admin.close();
+}
+
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`WhatsApp with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
     test.use({ javaScriptEnabled });
@@ -49,12 +67,7 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("a customer's message reaches the agent's list, the answer reaches the customer, receipts show on it", async ({ page, browser, baseURL }) => {
       test.setTimeout(90_000);
-      if (!webhookUrl) {
-        const admin = await browser.newPage({ baseURL });
-        await chooseLanguage(admin.context(), baseURL!);
-        await connectNumber(admin);
-        await admin.close();
-      }
+      await ensureConnected(browser, baseURL!);
       const from = `6012${Date.now() % 10_000_000}`;
       const name = `Aisyah ${javaScriptEnabled ? "js" : "nojs"} ${Date.now() % 100000}`;
       const question = `Where is parcel ${from}?`;
@@ -103,6 +116,42 @@ for (const javaScriptEnabled of [true, false]) {
       await meta.deliver(webhookUrl, whatsappBody(meta.phoneNumberId, { statuses: [waStatus(wamid, "read", from)] }));
       await showsState("read");
       await expect(state).toContainText("Read");
+    });
+
+    test("after 24 hours the reply box says only a template goes out now; the agent sends an approved one", async ({ page, browser, baseURL }) => {
+      test.setTimeout(90_000);
+      await ensureConnected(browser, baseURL!);
+      const from = `6013${Date.now() % 10_000_000}`;
+      const question = `Any news on order ${from}?`;
+      const yesterday = { ...waText(from, question), timestamp: String(Math.floor(Date.now() / 1000) - 30 * 3600) };
+      expect(
+        (await meta.deliver(webhookUrl, whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Late customer")], messages: [yesterday] }))).status,
+      ).toBe(200);
+
+      await login(page, "agent", "agent");
+      // its last activity is of yesterday, so it may be past the list's first page: found by search
+      await expect(async () => {
+        await page.goto(`/search?q=${encodeURIComponent(`order ${from}`)}`);
+        await page.locator(".search-hit", { hasText: question }).first().click({ timeout: 1000 });
+        await expect(page).toHaveURL(/\/ticket\/\d+/, { timeout: 3000 });
+      }).toPass({ timeout: 20_000 });
+      await expect(page.locator("[data-composer-hint]")).toContainText("More than 24 hours have passed since the customer's last message");
+      await page.locator("[data-composer-hint]").getByRole("link", { name: "Send a template" }).click();
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Send a WhatsApp template");
+      await page.getByLabel("Template", { exact: true }).selectOption({ label: "order_update (en_US)" });
+      await page.getByRole("button", { name: "Use this template" }).click();
+      // an empty value is refused, the other one kept
+      await page.getByLabel("Value 2").fill(`#${from}`);
+      await page.getByRole("button", { name: "Send template" }).click();
+      await expect(page.getByText("Enter a value.")).toBeVisible();
+      await expect(page.getByLabel("Value 2")).toHaveValue(`#${from}`);
+      await page.getByLabel("Value 1").fill("Aisyah");
+      await page.getByRole("button", { name: "Send template" }).click();
+
+      // the customer's message is of yesterday, the template of today: two days' lists
+      await expect(page.locator(".message-list .message", { hasText: `Hello Aisyah, your order #${from} has shipped.` })).toBeVisible();
+      await expect.poll(() => meta.sent.find((s) => s.to === from)?.type, { timeout: 15_000 }).toBe("template");
+      expect(meta.sent.find((s) => s.to === from)!.body.template).toMatchObject({ name: "order_update", language: { code: "en_US" } });
     });
   });
 }

@@ -5,6 +5,9 @@
 //   POST /v21.0/{phone-number-id}/media           multipart upload -> {id}
 //   GET  /v21.0/{media-id}                        -> {url, mime_type, sha256, file_size, id}
 //   GET  /media/{media-id}                        the bytes (bearer token required, like lookaside.fbsbx.com)
+//   GET  /v21.0/{waba-id}/message_templates       the business's templates, paged (limit, after), status filter
+// A template send is checked as WhatsApp does: the name must exist in that language, approved
+// (132001), with as many body values as the body has placeholders (132000).
 // Errors in Graph's shape {"error": {"message", "type", "code", "error_subcode", "fbtrace_id"}}:
 // 401/code 190 for a wrong token, 400/131047 outside the 24-hour window, 400/131056 when told to
 // rate-limit, 500 when told to fail. It also plays Meta's side of webhooks: signs a body with
@@ -21,9 +24,21 @@ export interface SentMessage {
   id: string;
 }
 
+export interface StandinTemplate {
+  name: string;
+  language: string;
+  status?: string;
+  category?: string;
+  components: { type: string; format?: string; text?: string; buttons?: unknown[] }[];
+}
+
 export interface MetaStandin {
   /** The account's apiBase. */
   apiBase: string;
+  /** The WhatsApp Business Account whose templates GET /{id}/message_templates lists. */
+  businessAccountId: string;
+  /** Adds a template as Graph lists it (status APPROVED unless given). */
+  addTemplate(template: StandinTemplate): void;
   accessToken: string;
   appSecret: string;
   phoneNumberId: string;
@@ -68,6 +83,21 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
   let mediaFailures = 0;
   let sendFailures: { count: number; status: number; code: number; message: string; after: number } = { count: 0, status: 0, code: 0, message: "", after: 0 };
   let base = "";
+  const businessAccountId = String(200000000000000 + Math.floor(Math.random() * 1e9));
+  const templates: StandinTemplate[] = [];
+
+  /** WhatsApp's refusal of a template send, or null. */
+  const templateProblem = (template: Record<string, unknown> | undefined): [number, string] | null => {
+    const name = template?.name;
+    const code = (template?.language as { code?: string } | undefined)?.code;
+    const found = templates.find((t) => t.name === name && t.language === code && (t.status ?? "APPROVED") === "APPROVED");
+    if (!found) return [132001, "(#132001) Template name does not exist in the translation"];
+    const body = found.components.find((c) => c.type === "BODY")?.text ?? "";
+    const wanted = new Set([...body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((m) => m[1])).size;
+    const components = (template?.components as { type: string; parameters?: unknown[] }[] | undefined) ?? [];
+    const given = components.find((c) => c.type === "body")?.parameters?.length ?? 0;
+    return given === wanted ? null : [132000, "(#132000) Number of parameters does not match the expected number of params"];
+  };
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://standin");
@@ -86,6 +116,18 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
     }
     if (parts[0] !== "v21.0") return graphError(res, 404, 803, "Some of the aliases you requested do not exist");
     const [, object, edge] = parts;
+    if (req.method === "GET" && object === businessAccountId && edge === "message_templates") {
+      const status = url.searchParams.get("status");
+      const limit = Math.max(1, Number(url.searchParams.get("limit")) || 25);
+      const from = Number(url.searchParams.get("after") || 0);
+      const listed = templates.filter((t) => !status || (t.status ?? "APPROVED") === status);
+      const page = listed.slice(from, from + limit).map((t, i) => ({ id: String(from + i + 1), status: "APPROVED", ...t }));
+      const more = from + limit < listed.length;
+      return json(res, {
+        data: page,
+        paging: { cursors: { before: String(from), after: String(from + limit) }, ...(more ? { next: `${base}${url.pathname}?after=${from + limit}` } : {}) },
+      });
+    }
     if (req.method === "GET" && !edge) {
       if (object === phoneNumberId) return json(res, { display_phone_number: "+1 555-0100", verified_name: "Stand-in Support", id: phoneNumberId });
       const found = media.get(object ?? "");
@@ -120,6 +162,10 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
       }
       if (body.messaging_product !== "whatsapp" || typeof body.to !== "string")
         return graphError(res, 400, 100, "(#100) The parameter messaging_product is required.");
+      if (body.type === "template") {
+        const problem = templateProblem(body.template as Record<string, unknown> | undefined);
+        if (problem) return graphError(res, 400, problem[0], problem[1]);
+      }
       if (sendFailures.count > 0 && sendFailures.after-- <= 0) {
         sendFailures.count--;
         return graphError(res, sendFailures.status, sendFailures.code, sendFailures.message);
@@ -142,6 +188,8 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
   };
   return {
     apiBase: `${base}/v21.0`,
+    businessAccountId,
+    addTemplate: (template) => void templates.push(template),
     accessToken,
     appSecret,
     phoneNumberId,

@@ -157,6 +157,47 @@ describe.each(DIALECTS)("reports on %s", (dialect) => {
     Object.assign(target, { firstResponse: at, status: 2, updatedAt: at });
   });
 
+  it("puts every messaging channel in the spec's group: posts and mentions are social media, one person's messages mobile messaging", () => {
+    const groups = Object.fromEntries(
+      [
+        "EMAIL",
+        "WAUCHAT",
+        "LIVECHAT",
+        "FB_PAGE_POST",
+        "TW_MENTION",
+        "IG_POST",
+        "IG_MENTION",
+        "FB_PM",
+        "TW_DM",
+        "LINE_DM",
+        "WHATSAPP",
+        "IG_PM",
+        "TELEGRAM",
+        "SMS",
+        "MANUAL",
+        "CALL",
+      ].map((c) => [c, channelGroup(c)]),
+    );
+    expect(groups).toEqual({
+      EMAIL: "email",
+      WAUCHAT: "chatbot",
+      LIVECHAT: "livechat",
+      FB_PAGE_POST: "social",
+      TW_MENTION: "social",
+      IG_POST: "social",
+      IG_MENTION: "social",
+      FB_PM: "mobile",
+      TW_DM: "mobile",
+      LINE_DM: "mobile",
+      WHATSAPP: "mobile",
+      IG_PM: "mobile",
+      TELEGRAM: "mobile",
+      SMS: "mobile",
+      MANUAL: "other",
+      CALL: "other",
+    });
+  });
+
   it("counts volume by status, channel group and day as the tickets table does", async () => {
     const rows = inOmni();
     expect(rows.length).toBeGreaterThan(100);

@@ -20,6 +20,7 @@ import { defineInboundJob } from "@plugins/channels/inbound.server";
 import { defineOutboundJob } from "@plugins/channels/outbound.server";
 import { webhookCall, webhookHandshake } from "@plugins/channels/webhook.server";
 import { adapter } from "@plugins/whatsapp/adapter.server";
+import { forgetTemplates, sendTemplate, templateConversation } from "@plugins/whatsapp/templates.server";
 import { startMetaStandin, waContact, waStatus, waText, whatsappBody, type MetaStandin } from "../support/meta-standin";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-whatsapp-"));
@@ -73,11 +74,34 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
       name: "WhatsApp support",
       address: "+15550100",
       departmentId: 2,
-      config: { phoneNumberId: meta.phoneNumberId, apiBase: meta.apiBase },
+      config: { phoneNumberId: meta.phoneNumberId, businessAccountId: meta.businessAccountId, apiBase: meta.apiBase },
       secrets: { accessToken: meta.accessToken, appSecret: meta.appSecret, verifyToken: "let-me-in" },
     });
     defineInboundJob();
     defineOutboundJob({ adapterFor: async (kind) => (kind === "WHATSAPP" ? adapter : undefined) });
+    forgetTemplates();
+    meta.addTemplate({
+      name: "order_update",
+      language: "en_US",
+      category: "UTILITY",
+      components: [
+        { type: "HEADER", format: "TEXT", text: "Your order" },
+        { type: "BODY", text: "Hello {{1}}, your order {{2}} has shipped." },
+        { type: "FOOTER", text: "Reply STOP to opt out" },
+      ],
+    });
+    meta.addTemplate({ name: "order_update", language: "ms", components: [{ type: "BODY", text: "Hai {{1}}, pesanan {{2}} telah dihantar." }] });
+    meta.addTemplate({ name: "follow_up", language: "en_US", components: [{ type: "BODY", text: "Are you still there? We are happy to help." }] });
+    // not offered: a header that needs a picture, and one still waiting for Meta's approval
+    meta.addTemplate({
+      name: "promo",
+      language: "en_US",
+      components: [
+        { type: "HEADER", format: "IMAGE" },
+        { type: "BODY", text: "Sale {{1}}" },
+      ],
+    });
+    meta.addTemplate({ name: "draft", language: "en_US", status: "PENDING", components: [{ type: "BODY", text: "Soon" }] });
   });
   afterAll(async () => {
     await meta?.close();
@@ -322,6 +346,101 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     expect(meta.sent.length).toBe(sentBefore);
   });
 
+  /** A conversation whose customer last wrote `hours` ago. */
+  const conversationFrom = async (hours: number, name = "Late") => {
+    const from = nextCustomer();
+    const message = { ...waText(from, "Hello?"), timestamp: String(Math.floor(Date.now() / 1000) - hours * 3600) };
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, name)], messages: [message] }));
+    await runJobs();
+    return (await ticketsOf(from))[0];
+  };
+
+  it("outside the window the reply box says so and leads to the templates; inside it says nothing", async () => {
+    const late = await conversationFrom(30);
+    expect(await adapter.composerHint!({ ...late })).toEqual({
+      notice: "plugin_whatsapp.delivery.windowClosed",
+      link: { href: `/whatsapp/template/${late.ticketNumber}`, label: "plugin_whatsapp.template.open" },
+    });
+    const fresh = await conversationFrom(1);
+    expect(await adapter.composerHint!({ ...fresh })).toBeNull();
+  });
+
+  it("offers the approved templates an agent can fill: not those needing a picture, not those awaiting approval", async () => {
+    const late = await conversationFrom(30);
+    const found = await templateConversation(agent, late.ticketNumber);
+    expect(found.error).toBeNull();
+    expect(found.templates.map((x) => `${x.name}:${x.language}:${x.params}`)).toEqual(["follow_up:en_US:0", "order_update:en_US:2", "order_update:ms:2"]);
+    expect(found.templates[1]).toMatchObject({ header: "Your order", footer: "Reply STOP to opt out" });
+  });
+
+  it("a template goes out as the template with its values; the conversation shows what the customer reads", async () => {
+    const late = await conversationFrom(30, "Aiko");
+    const outcome = await sendTemplate(agent, late.ticketNumber, { template: "order_update:en_US", v1: "Aiko", v2: "#A-42" });
+    expect(outcome).toMatchObject({ ok: true });
+    await runJobs();
+    const mine = (await messagesOf(late.id)).filter((m) => m.senderUserId === agent.id);
+    expect(mine).toMatchObject([{ body: "Hello Aiko, your order #A-42 has shipped.", deliveryState: "sent" }]);
+    const last = meta.sent.at(-1)!;
+    expect(last).toMatchObject({ to: late.customerId, type: "template" });
+    expect(last.body.template).toEqual({
+      name: "order_update",
+      language: { code: "en_US" },
+      components: [
+        {
+          type: "body",
+          parameters: [
+            { type: "text", text: "Aiko" },
+            { type: "text", text: "#A-42" },
+          ],
+        },
+      ],
+    });
+    // free text afterwards is still refused until the customer writes again
+    const text = await sendReply(agent, late, { fields: { message: "Anything else?" }, files: [], fileErrors: [] });
+    if (!text.ok) throw new Error(text.message);
+    await runJobs();
+    expect((await messagesOf(late.id)).at(-1)).toMatchObject({ deliveryState: "failed", deliveryError: "plugin_whatsapp.delivery.windowClosed" });
+  });
+
+  it("refuses an unknown template and values WhatsApp would refuse, writing nothing", async () => {
+    const late = await conversationFrom(30);
+    const before = (await messagesOf(late.id)).length;
+    expect(await sendTemplate(agent, late.ticketNumber, { template: "promo:en_US", v1: "x" })).toEqual({
+      ok: false,
+      errors: { template: "plugin_whatsapp.template.choose" },
+    });
+    expect(await sendTemplate(agent, late.ticketNumber, { template: "order_update:ms", v1: " ", v2: "two\nlines" })).toEqual({
+      ok: false,
+      errors: { v1: "plugin_whatsapp.template.valueRequired", v2: "plugin_whatsapp.template.valueBad" },
+    });
+    expect(await sendTemplate(agent, late.ticketNumber, { template: "order_update:ms", v1: "a     b", v2: "x".repeat(1025) })).toEqual({
+      ok: false,
+      errors: { v1: "plugin_whatsapp.template.valueBad", v2: "plugin_whatsapp.template.valueLong" },
+    });
+    expect((await messagesOf(late.id)).length).toBe(before);
+  });
+
+  it("a template WhatsApp no longer knows fails with WhatsApp's words", async () => {
+    const late = await conversationFrom(30);
+    // listed a moment ago (the list is kept five minutes), then deleted at Meta: the send is refused
+    await templateConversation(agent, late.ticketNumber);
+    const { schema } = t.handle;
+    const created = await reply(agent, late, {
+      body: "Gone",
+      files: [],
+      attach: (tx, [m]) =>
+        tx
+          .insert(schema.whatsappTemplateMessages)
+          .values({ messageId: m.id, name: "deleted_one", language: "en_US", params: "[]" })
+          .then(() => undefined),
+    });
+    await runJobs();
+    expect((await messagesOf(late.id)).find((m) => m.id === created[0].id)).toMatchObject({
+      deliveryState: "failed",
+      deliveryError: expect.stringContaining("Template name does not exist"),
+    });
+  });
+
   it("a file WhatsApp would refuse is refused before anything is sent", async () => {
     const from = nextCustomer();
     await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Big")], messages: [waText(from, "Send me the video")] }));
@@ -335,6 +454,39 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     expect(states.map((m) => m.deliveryState)).toEqual(["failed", "failed"]);
     expect(states[1].deliveryError).toBe("plugin_whatsapp.delivery.fileSize: demo.mp4 (40 MB > 16 MB)");
     expect(meta.sent.length).toBe(sentBefore);
+  });
+
+  it("two numbers of one Meta app share a webhook URL: each message reaches its number's account; another app's number is set aside", async () => {
+    const secondId = await saveAccount({
+      kind: "WHATSAPP",
+      name: "WhatsApp sales",
+      address: "+15550199",
+      departmentId: 2,
+      config: { phoneNumberId: "5550199", apiBase: meta.apiBase },
+      secrets: { accessToken: meta.accessToken, appSecret: meta.appSecret, verifyToken: "let-me-in" },
+    });
+    const strangerId = await saveAccount({
+      kind: "WHATSAPP",
+      name: "Other app",
+      address: "+15550177",
+      departmentId: 2,
+      config: { phoneNumberId: "5550177", apiBase: meta.apiBase },
+      secrets: { accessToken: meta.accessToken, appSecret: "another app's secret", verifyToken: "x" },
+    });
+    const [a, b] = [nextCustomer(), nextCustomer()];
+    // both calls go to the first account's URL, signed with the app's secret
+    await call(whatsappBody("5550199", { contacts: [waContact(a, "Sales lead")], messages: [waText(a, "Price list please")] }));
+    await call(whatsappBody("5550177", { contacts: [waContact(b, "Stray")], messages: [waText(b, "Hello?")] }));
+    await runJobs();
+    const { db, schema } = t.handle;
+    const [sales] = await db.select().from(schema.tickets).where(eq(schema.tickets.customerId, a));
+    expect(sales).toMatchObject({ channelAccountId: secondId, title: "Price list please" });
+    expect(await db.select().from(schema.tickets).where(eq(schema.tickets.customerId, b))).toEqual([]);
+    const stray = (await db.select().from(schema.inboundEvents).where(eq(schema.inboundEvents.accountId, accountId))).filter((e) =>
+      JSON.stringify(e.payload).includes(b),
+    );
+    expect(stray).toMatchObject([{ state: "quarantined", error: expect.stringContaining("5550177") }]);
+    expect(strangerId).toBeGreaterThan(0);
   });
 
   it("the Test button reaches the number, and reports a wrong token in Meta's words", async () => {

@@ -7,6 +7,7 @@ import { listParams, listSearch } from "~/list-params";
 import { useFormResult } from "~/forms";
 import { TypingIndicator, useConversationRoom, useDeliveryState, useLive, useLiveMessages, useTypingEmitter } from "~/conversation/components/LiveConversation";
 import type { ConversationData } from "../page.server";
+import type { PanelText } from "../panels.server";
 import { FormMessage } from "~/components/FormMessage";
 import { ProfileLink } from "~/accounts/components/ProfileCard";
 import { ImageLink, ImageViewer, type ViewerImage } from "./ImageViewer";
@@ -165,10 +166,10 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
   return (
     <article
       className={`message${mine ? " mine" : ""}${m.senderUserId ? " staff" : " customer"}`}
-      aria-label={t("conversation.messageFrom", { name: m.sender })}
+      aria-label={t("conversation.messageFrom", { name: m.bot ? t("conversation.bot") : m.sender })}
     >
       <header>
-        <strong>{m.senderUserId ? m.sender : <ProfileLink ticket={data.ticket.number}>{m.sender}</ProfileLink>}</strong>
+        <strong>{m.bot ? t("conversation.bot") : m.senderUserId ? m.sender : <ProfileLink ticket={data.ticket.number}>{m.sender}</ProfileLink>}</strong>
         <time dateTime={new Date(m.createdAt).toISOString()} className="muted">
           {m.time}
         </time>
@@ -299,6 +300,8 @@ function systemText(t: TFn, e: NonNullable<Message["system"]>) {
       return t("conversation.system.unassigned", { by: e.by, who: e.who });
     case "livechat":
       return t(`conversation.system.livechat.${e.action}`, { by: e.by });
+    case "plugin":
+      return t(e.text, { ...Object.fromEntries(Object.entries(e.values).map(([k, v]) => [k, v.startsWith("t:") ? t(v.slice(2)) : v])), by: e.by });
     default:
       return t("conversation.system.priority", { by: e.by, priority: t(`priority.${e.priority || "none"}`) });
   }
@@ -400,6 +403,11 @@ function ReplyForm({ data, onSubmit }: { data: Data; onSubmit: () => void }) {
         </p>
       ) : null}
       <FormMessage result={failed} />
+      {data.composerHints.map((hint) => (
+        <p key={hint.notice} className="composer-hint" data-composer-hint>
+          {t(hint.notice)} {hint.link ? <Link to={hint.link.href}>{t(hint.link.label)}</Link> : null}
+        </p>
+      ))}
       <label>
         {t("conversation.reply")}
         <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? ""} onInput={typing} {...shortcutTarget("reply")} />
@@ -469,6 +477,9 @@ const Properties = memo(function Properties({ data }: { data: Data }) {
           {t("conversation.saveLabels")}
         </button>
       </Form>
+      {data.panels.map((panel) => (
+        <PluginPanel key={panel.plugin} panel={panel} />
+      ))}
       <ChoiceForm
         intent="department"
         label={t("conversation.department")}
@@ -516,6 +527,35 @@ const Properties = memo(function Properties({ data }: { data: Data }) {
     </aside>
   );
 });
+
+/** What a plugin knows about the conversation (its case, contact, products): links, drawn the same with and without JavaScript. */
+function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
+  const { t } = useTranslation();
+  const text = (label: PanelText) =>
+    "text" in label
+      ? label.text
+      : t(label.key, Object.fromEntries(Object.entries(label.values ?? {}).map(([k, v]) => [k, v.startsWith("t:") ? t(v.slice(2)) : v])));
+  const id = `panel-${panel.plugin}`;
+  return (
+    <section className="stack plugin-panel" aria-labelledby={id} data-panel={panel.plugin}>
+      <h2 id={id}>{t(panel.title)}</h2>
+      {panel.items.length ? (
+        <ul>
+          {panel.items.map((item, i) => (
+            <li key={i}>{item.href ? <Link to={item.href}>{text(item.label)}</Link> : text(item.label)}</li>
+          ))}
+        </ul>
+      ) : panel.empty ? (
+        <p className="muted">{t(panel.empty)}</p>
+      ) : null}
+      {panel.actions.map((action) => (
+        <Link key={action.href} to={action.href} className="button">
+          {text(action.label)}
+        </Link>
+      ))}
+    </section>
+  );
+}
 
 /** One property of the conversation: a select and its button, posted as `intent`. */
 function ChoiceForm(props: {

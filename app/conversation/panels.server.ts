@@ -1,0 +1,50 @@
+// What plugins know about a conversation (its case, its contact, linked products), shown in the
+// conversation's properties column. Each plugin names a loader in its manifest
+// (`conversationPanel`); the host asks those of the plugins the edition enables, in plugin order,
+// and draws what they answer: data, not components, so the panel renders on the server and works
+// without JavaScript, and no plugin reaches into the conversation's code.
+import { pluginExport } from "~/plugins/modules.server";
+import { plugins } from "~/plugins/registry.server";
+import type { Reader } from "./access.server";
+import type { Viewer } from "~/permissions";
+import { log } from "~/ops/log.server";
+
+export interface PanelInput {
+  ticket: { id: number; ticketNumber: number; kind: string; channel: string; departmentId: number | null };
+  reader: Reader;
+  /** The same person for the plugins' menu rules (hide_case, hide_contacts). */
+  viewer: Viewer;
+}
+
+/** A text: user data shown as written, or a translation key with its values (a value "t:key" is translated too). */
+export type PanelText = { text: string } | { key: string; values?: Record<string, string> };
+
+export interface PanelSection {
+  /** Translation key of the section's heading. */
+  title: string;
+  items: { label: PanelText; href?: string }[];
+  /** Links to what the plugin offers for this conversation (attach to a case, link a product). */
+  actions: { label: PanelText; href: string }[];
+  /** Shown when there are no items (translation key). */
+  empty?: string;
+}
+
+type PanelLoader = (input: PanelInput) => Promise<PanelSection | null>;
+
+/** `trial`: the workspace is on a trial, which has only the plugins marked `trial`. */
+export async function conversationPanels(input: PanelInput, enabled: readonly string[], trial = false): Promise<(PanelSection & { plugin: string })[]> {
+  const owners = plugins().filter((p) => p.conversationPanel && enabled.includes(p.id) && (p.trial || !trial));
+  const sections = await Promise.all(
+    owners.map(async (p) => {
+      try {
+        const section = await (await pluginExport<PanelLoader>(p.id, p.conversationPanel!))(input);
+        return section ? { ...section, plugin: p.id } : null;
+      } catch (error) {
+        // one plugin's trouble must not take the conversation down
+        log.error({ err: error, plugin: p.id }, "conversation panel failed");
+        return null;
+      }
+    }),
+  );
+  return sections.filter((s): s is PanelSection & { plugin: string } => s !== null);
+}

@@ -1,0 +1,166 @@
+// Contacts as agents see them: the list (search by name, email or phone, newest first, paged), one
+// contact with its emails, phones and channel ids, its identity edited, and its conversations
+// across channels, only those the viewer may read (the host's access rules).
+import { and, desc, eq, exists, inArray, isNull, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { readableBy, type Reader } from "~/conversation/access.server";
+import { conversationPath } from "~/conversation/channels";
+import { checkIdNumber, ID_TYPES } from "./identity";
+import { nameKeyOf, normaliseEmail, normalisePhone, type IdentityKind } from "./identities";
+
+export const LIST_PAGE = 20;
+export const LIST_PAGE_MAX = 100;
+/** The activity list's page (spec section 9: activity 5). */
+export const ACTIVITY_PAGE = 5;
+export const SEARCH_MAX = 100;
+export const NAME_MAX = 200;
+export const SALUTATION_MAX = 30;
+export const NOTES_MAX = 5_000;
+
+/** Case-insensitive "column contains value"; % _ and \ are matched as typed. */
+function contains(column: AnyColumn | SQL, value: string): SQL {
+  const op = getDb().dialect === "pg" ? sql.raw("ILIKE") : sql.raw("LIKE");
+  return sql`${column} ${op} ${`%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`;
+}
+
+/** The search's condition: a name or email containing the words, or the phone they make (whole, or digits within). */
+function searchCondition(q: string): SQL | undefined {
+  const { db, schema } = getDb();
+  const c = schema.contacts;
+  const ci = schema.contactIdentities;
+  const identity = (kind: IdentityKind, match: SQL) =>
+    exists(
+      db
+        .select({ one: sql`1` })
+        .from(ci)
+        .where(and(eq(ci.contactId, c.id), eq(ci.kind, kind), match)),
+    );
+  const conditions: SQL[] = [contains(c.name, q), identity("email", contains(ci.value, normaliseEmail(q) || q.toLowerCase()))];
+  const phone = normalisePhone(q);
+  const digits = q.replace(/[\s().+-]/g, "");
+  if (phone) conditions.push(identity("phone", eq(ci.value, phone)));
+  else if (/^\d{4,}$/.test(digits)) conditions.push(identity("phone", contains(ci.value, digits.replace(/^0+/, ""))));
+  return or(...conditions);
+}
+
+export type ContactRow = { id: number; uid: string; name: string; salutation: string; email: string; phone: string; createdAt: number };
+
+/** A page of contacts, newest first; `more` when another page follows. */
+export async function listContacts(input: { q?: string; page?: number; size?: number }) {
+  const { db, schema } = getDb();
+  const c = schema.contacts;
+  const q = (input.q ?? "").trim().slice(0, SEARCH_MAX);
+  const size = Math.min(Math.max(1, input.size ?? LIST_PAGE), LIST_PAGE_MAX);
+  const page = Math.max(1, Math.floor(input.page ?? 1));
+  const rows = await db
+    .select({ id: c.id, uid: c.uid, name: c.name, salutation: c.salutation, createdAt: c.createdAt })
+    .from(c)
+    .where(and(isNull(c.mergedInto), q ? searchCondition(q) : undefined))
+    .orderBy(desc(c.createdAt), desc(c.id))
+    .limit(size + 1)
+    .offset((page - 1) * size);
+  const shown = rows.slice(0, size);
+  const identities = await identitiesOf(shown.map((r) => r.id));
+  const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
+  const contacts: ContactRow[] = shown.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") }));
+  return { contacts, page, size, q, more: rows.length > size };
+}
+
+async function identitiesOf(contactIds: number[]) {
+  if (!contactIds.length) return [];
+  const { db, schema } = getDb();
+  const ci = schema.contactIdentities;
+  return db.select({ contactId: ci.contactId, kind: ci.kind, value: ci.value }).from(ci).where(inArray(ci.contactId, contactIds)).orderBy(ci.kind, ci.value);
+}
+
+/** One contact by its uid, with what recognises it; undefined when there is none. */
+export async function contactByUid(uid: string) {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return undefined;
+  const { db, schema } = getDb();
+  const [contact] = await db.select().from(schema.contacts).where(eq(schema.contacts.uid, uid));
+  if (!contact) return undefined;
+  const identities = await identitiesOf([contact.id]);
+  const of = (kind: IdentityKind) => identities.filter((i) => i.kind === kind).map((i) => i.value);
+  return {
+    ...contact,
+    createdAt: Number(contact.createdAt),
+    updatedAt: Number(contact.updatedAt),
+    mergedAt: contact.mergedAt === null ? null : Number(contact.mergedAt),
+    emails: of("email"),
+    phones: of("phone"),
+    channels: of("channel"),
+  };
+}
+/**
+ * The uid of the contact an email or phone names: the profile card links customers as
+ * /contacts/{email or phone} (app/accounts/profile.server.ts), and such a link lands on the contact.
+ */
+export async function uidByIdentity(text: string) {
+  const email = normaliseEmail(text);
+  const phone = email ? "" : normalisePhone(text);
+  if (!email && !phone) return undefined;
+  const { db, schema } = getDb();
+  const ci = schema.contactIdentities;
+  const [row] = await db
+    .select({ uid: schema.contacts.uid })
+    .from(ci)
+    .innerJoin(schema.contacts, eq(schema.contacts.id, ci.contactId))
+    .where(and(eq(ci.kind, email ? "email" : "phone"), eq(ci.value, email || phone)));
+  return row?.uid;
+}
+export type Contact = NonNullable<Awaited<ReturnType<typeof contactByUid>>>;
+
+export const IDENTITY_FIELDS = ["salutation", "name", "idType", "idNumber", "notes"] as const;
+export type IdentityInput = Record<(typeof IDENTITY_FIELDS)[number], string>;
+
+/**
+ * Saves the identity part of a contact; the number is checked against its type and kept in its
+ * usual form (a MyKad as YYMMDD-PB-####), or cleared for None and Refuses to provide. A refusal
+ * names the field and its message (translation keys) with the values to interpolate.
+ */
+export async function updateIdentity(uid: string, input: IdentityInput, now = Date.now()) {
+  const errors: Record<string, string> = {};
+  const messageValues: Record<string, string> = {};
+  const name = input.name.trim();
+  const salutation = input.salutation.trim();
+  const notes = input.notes.trim();
+  if (name.length > NAME_MAX) errors.name = "plugin_contacts.error.nameTooLong";
+  if (salutation.length > SALUTATION_MAX) errors.salutation = "plugin_contacts.error.salutationTooLong";
+  if (notes.length > NOTES_MAX) errors.notes = "plugin_contacts.error.notesTooLong";
+  const idType = (ID_TYPES as readonly string[]).includes(input.idType) ? input.idType : "";
+  const checked = checkIdNumber(input.idType, input.idNumber);
+  if (!checked.ok) {
+    errors[input.idType === idType ? "idNumber" : "idType"] = checked.error;
+    Object.assign(messageValues, checked.values);
+  }
+  if (Object.keys(errors).length || !checked.ok) return { ok: false as const, errors, messageValues };
+  const { db, schema } = getDb();
+  const [row] = await db
+    .update(schema.contacts)
+    .set({ name, nameKey: nameKeyOf(name), salutation, idType, idNumber: checked.number, notes, updatedAt: now })
+    .where(eq(schema.contacts.uid, uid))
+    .returning({ id: schema.contacts.id });
+  return row ? { ok: true as const } : { ok: false as const, notFound: true, errors, messageValues };
+}
+
+export type ActivityItem = { path: string; ticketNumber: number; title: string; channel: string; status: number; updatedAt: number };
+
+/** The contact's conversations the viewer may read, newest activity first, a page of `size`. */
+export async function contactActivity(viewer: Reader, contactId: number, page = 1, size = ACTIVITY_PAGE) {
+  const { db, schema } = getDb();
+  const t = schema.tickets;
+  const ct = schema.contactTickets;
+  const current = Math.max(1, Math.floor(page));
+  const rows = await db
+    .select({ ticketNumber: t.ticketNumber, kind: t.kind, title: t.title, channel: t.channel, status: t.status, updatedAt: t.updatedAt })
+    .from(ct)
+    .innerJoin(t, eq(t.id, ct.ticketId))
+    .where(and(eq(ct.contactId, contactId), readableBy(viewer)))
+    .orderBy(desc(t.updatedAt), desc(t.id))
+    .limit(size + 1)
+    .offset((current - 1) * size);
+  const items: ActivityItem[] = rows
+    .slice(0, size)
+    .map(({ kind, ...r }) => ({ ...r, updatedAt: Number(r.updatedAt), path: conversationPath(kind, r.ticketNumber) }));
+  return { items, page: current, more: rows.length > size };
+}
