@@ -39,6 +39,16 @@ export function birthDate(yymmdd: string, now = new Date()): Date | undefined {
   return dateIn(1900 + yy);
 }
 
+/** Children hold a MyKid until this birthday. */
+const MYKID_AGE_LIMIT = 12;
+
+/** Whole years from `born` to `now` (a birthday counts from its day). */
+function ageOn(born: Date, now: Date): number {
+  const years = now.getUTCFullYear() - born.getUTCFullYear();
+  const beforeBirthday = now.getUTCMonth() < born.getUTCMonth() || (now.getUTCMonth() === born.getUTCMonth() && now.getUTCDate() < born.getUTCDate());
+  return beforeBirthday ? years - 1 : years;
+}
+
 export type IdCheck = { ok: true; number: string } | { ok: false; error: string; values?: Record<string, string> };
 
 const KEY = "plugin_contacts.idError";
@@ -61,10 +71,16 @@ export function checkIdNumber(type: string, raw: string, now = new Date()): IdCh
   if (!value) return { ok: false, error: `${KEY}.required` };
   switch (type) {
     case "mykad":
-    case "mykid":
     case "pr_mykad":
     case "baby_of":
       return checkMyKad(value, now);
+    case "mykid": {
+      // a MyKid is the card of a child under 12; at 12 it is exchanged for a MyKad of the same number
+      const card = checkMyKad(value, now);
+      if (!card.ok) return card;
+      const born = birthDate(card.number.slice(0, 6), now)!;
+      return ageOn(born, now) < MYKID_AGE_LIMIT ? card : { ok: false, error: `${KEY}.mykidAge`, values: { age: String(ageOn(born, now)) } };
+    }
     case "passport": {
       const compact = value.replace(/[\s-]/g, "");
       return /^[A-Z0-9]{6,9}$/.test(compact) ? { ok: true, number: compact } : { ok: false, error: `${KEY}.passport` };

@@ -42,6 +42,12 @@ describe("ID numbers per type", () => {
     expect(checkIdNumber("baby_of", "850720-08-5432", NOW)).toEqual({ ok: true, number: "850720-08-5432" });
   });
 
+  it("refuses a MyKid whose holder is 12 or older, naming the age (the card is a child's until then)", () => {
+    expect(checkIdNumber("mykid", "130602-10-0001", NOW)).toEqual({ ok: true, number: "130602-10-0001" });
+    expect(checkIdNumber("mykid", "130601-10-0001", NOW)).toEqual({ ok: false, error: "plugin_contacts.idError.mykidAge", values: { age: "12" } });
+    expect(checkIdNumber("mykid", "850720-08-5432", NOW)).toEqual({ ok: false, error: "plugin_contacts.idError.mykidAge", values: { age: "39" } });
+  });
+
   it("refuses a MyKad of the wrong length, with no real birth date, or with a place code no state or country has", () => {
     expect(checkIdNumber("mykad", "900101-14-567", NOW)).toMatchObject({ ok: false, error: "plugin_contacts.idError.mykadFormat" });
     expect(checkIdNumber("mykad", "9001011456789", NOW)).toMatchObject({ ok: false, error: "plugin_contacts.idError.mykadFormat" });
