@@ -412,6 +412,19 @@ export async function caseDetail(reader: Reader, number: number, timeZone: strin
       .where(eq(schema.caseEvents.caseId, current.id))
       .orderBy(desc(schema.caseEvents.createdAt), desc(schema.caseEvents.id)),
   ]);
+  // a ticket the reader may not open is named in the history without its number
+  const ticketEvent = (h: (typeof history)[number]) => h.action === "attached" || h.action === "detached";
+  const named = [...new Set(history.filter(ticketEvent).map((h) => Number(h.detail)))].filter(Number.isSafeInteger);
+  const readable = new Set(
+    named.length
+      ? (
+          await db
+            .select({ number: t.ticketNumber })
+            .from(t)
+            .where(and(inArray(t.ticketNumber, named), readableBy(reader)))
+        ).map((r) => String(r.number))
+      : [],
+  );
   return {
     number: current.number,
     title: current.title,
@@ -429,7 +442,7 @@ export async function caseDetail(reader: Reader, number: number, timeZone: strin
     ticketCount: Number(total),
     hiddenTickets: Number(total) - tickets.length,
     notes,
-    history,
+    history: history.map((h) => (ticketEvent(h) && !readable.has(h.detail) ? { ...h, action: `${h.action}Hidden`, detail: "" } : h)),
   };
 }
 export type CaseDetail = NonNullable<Awaited<ReturnType<typeof caseDetail>>>;

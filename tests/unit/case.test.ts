@@ -137,6 +137,11 @@ describe.each(DIALECTS)("cases (%s)", (dialect) => {
     const all = (await caseDetail(admin, 1001, TZ))!;
     expect(all.tickets.map((x) => x.number)).toContain(other.ticketNumber);
     expect(all.hiddenTickets).toBe(0);
+    // the history names that ticket to the admin, and to the agent only as one they cannot open
+    const attachedBy = (d: typeof seen) => d.history.filter((h) => h.action.startsWith("attached")).map((h) => [h.action, h.detail]);
+    expect(attachedBy(seen)).toContainEqual(["attachedHidden", ""]);
+    expect(attachedBy(seen).flat()).not.toContain(String(other.ticketNumber));
+    expect(attachedBy(all)).toContainEqual(["attached", String(other.ticketNumber)]);
     // an agent cannot take out a ticket they may not read
     const denied = await detachTicket(actorOf(agent), 1001, other.id);
     expect(denied.ok).toBe(false);
