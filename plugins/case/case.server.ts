@@ -284,7 +284,12 @@ export async function detachTicket(actor: Actor, number: number, ticketId: numbe
   const now = Date.now();
   const told: Told = [];
   await handle.transaction(async (tx) => {
-    await tx.delete(schema.caseTickets).where(and(eq(schema.caseTickets.ticketId, ticketId), eq(schema.caseTickets.caseId, current.id)));
+    // the delete claims the link: of two detaches at once, only the one that removed it logs and tells
+    const removed = await tx
+      .delete(schema.caseTickets)
+      .where(and(eq(schema.caseTickets.ticketId, ticketId), eq(schema.caseTickets.caseId, current.id)))
+      .returning({ ticketId: schema.caseTickets.ticketId });
+    if (!removed.length) return;
     await tx.update(schema.cases).set({ updatedAt: now }).where(eq(schema.cases.id, current.id));
     await logEvent(tx, current.id, actor.id, "detached", String(row.ticketNumber), now);
     await tellTicket(tx, ticketId, actor, "plugin_case.system.detached", { number: String(number) }, now, told);

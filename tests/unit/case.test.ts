@@ -179,6 +179,12 @@ describe.each(DIALECTS)("cases (%s)", (dialect) => {
     expect(detail.tickets.map((x) => x.number)).toEqual([mine2.ticketNumber]);
     expect(detail.history[0]).toMatchObject({ action: "detached", detail: String(mine1.ticketNumber), by: agent.name });
     expect(await attachTicket(actorOf(agent), 1002, String(mine1.ticketNumber))).toMatchObject({ ok: true });
+    // two detaches at once (two tabs): the ticket leaves once, logged and told once
+    await Promise.all([detachTicket(actorOf(agent), 1002, mine1.id), detachTicket(actorOf(admin), 1002, mine1.id)]);
+    const second = (await caseDetail(admin, 1002, TZ))!;
+    expect(second.history.filter((h) => h.action === "detached")).toHaveLength(1);
+    expect((await systemTexts(mine1.id)).filter((m) => m.text === "plugin_case.system.detached")).toHaveLength(2);
+    expect(await attachTicket(actorOf(agent), 1002, String(mine1.ticketNumber))).toMatchObject({ ok: true });
   });
 
   it("keeps notes, newest first", async () => {
