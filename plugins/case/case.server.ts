@@ -176,9 +176,12 @@ const notFound = (intent: string, values: Record<string, string> = {}) =>
   ({ ok: false, result: formResult({ intent, message: "plugin_case.errors.notFound", values }), status: 404 }) as const;
 
 /** Title, type, status, owner and due date; each change is kept in the history, a new status also told in every ticket of the case. */
-export async function updateCase(actor: Actor, number: number, values: CaseValues): Promise<Outcome<{ changed: string[] }>> {
+export async function updateCase(actor: Actor, number: number, values: CaseValues, version?: number): Promise<Outcome<{ changed: string[] }>> {
   const current = await caseByNumber(number);
   if (!current) return notFound("edit", values);
+  // the form carries the case as it was read: saving it over someone's later change would undo that change unseen
+  if (version !== undefined && version !== current.updatedAt)
+    return { ok: false, result: formResult({ intent: "edit", message: "plugin_case.errors.changedMeanwhile", values }), status: 409 };
   const parsed = await parseCase(values, current);
   if (!parsed.success) return { ok: false, result: formError(parsed.error, values, "edit"), status: 400 };
   const d = parsed.data;
@@ -187,14 +190,19 @@ export async function updateCase(actor: Actor, number: number, values: CaseValue
   if (!changed.length) return { ok: true, changed };
   const handle = getDb();
   const { schema } = handle;
-  const now = Date.now();
+  // later than the version read even within one millisecond, so the next stale form is told
+  const now = Math.max(Date.now(), current.updatedAt + 1);
   const told: Told = [];
   const [types, staff] = await Promise.all([caseTypes(), staffList()]);
-  await handle.transaction(async (tx) => {
-    await tx
+  const changedMeanwhile = { ok: false, result: formResult({ intent: "edit", message: "plugin_case.errors.changedMeanwhile", values }), status: 409 } as const;
+  const saved = await handle.transaction(async (tx) => {
+    // written only over the row that was read, so of two saves at once the later one is refused, not merged
+    const claimed = await tx
       .update(schema.cases)
       .set({ ...next, updatedAt: now })
-      .where(eq(schema.cases.id, current.id));
+      .where(and(eq(schema.cases.id, current.id), eq(schema.cases.updatedAt, current.updatedAt)))
+      .returning({ id: schema.cases.id });
+    if (!claimed.length) return false;
     for (const field of changed) {
       const detail =
         field === "caseTypeId"
@@ -211,7 +219,9 @@ export async function updateCase(actor: Actor, number: number, values: CaseValue
         await tellTicket(tx, t.id, actor, "plugin_case.system.status", { number: String(number), status: `t:plugin_case.status.${d.status}` }, now, told);
     }
     await rememberRequest(tx);
+    return true;
   });
+  if (!saved) return changedMeanwhile;
   await publish(told, actor);
   return { ok: true, changed };
 }

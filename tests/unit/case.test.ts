@@ -170,6 +170,18 @@ describe.each(DIALECTS)("cases (%s)", (dialect) => {
     expect(detail.history.filter((h) => h.action === "status").map((h) => h.detail)).toEqual(["resolved", "in_progress"]);
     const bad = await updateCase(actorOf(agent), 1001, { ...blank, title: "X", status: "done" });
     expect(!bad.ok && bad.result.errors.status).toBe("plugin_case.errors.status");
+
+    // a form read before someone else's save cannot undo it: refused with the typed values kept
+    const read = (await caseDetail(agent, 1001, TZ))!.updatedAt;
+    const form = { title: "Lost parcel of Mei", case_type: "", status: "open", owner: String(agent.id), due_date: "2020-01-31" };
+    expect(await updateCase(actorOf(admin), 1001, { ...form, status: "closed" }, read)).toMatchObject({ ok: true });
+    const stale = await updateCase(actorOf(agent), 1001, form, read);
+    expect(stale).toMatchObject({ ok: false, status: 409 });
+    expect(!stale.ok && [stale.result.message, stale.result.values.status]).toEqual(["plugin_case.errors.changedMeanwhile", "open"]);
+    expect((await caseDetail(agent, 1001, TZ))!.status).toBe("closed");
+    // saved again from the page as it now is
+    const now = (await caseDetail(agent, 1001, TZ))!.updatedAt;
+    expect(await updateCase(actorOf(agent), 1001, { ...form, status: "resolved" }, now)).toMatchObject({ ok: true });
   });
 
   it("detaches a ticket (told in its conversation, kept in the history): it may then join another case", async () => {

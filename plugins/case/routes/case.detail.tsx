@@ -46,7 +46,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const write = () => {
     switch (intent) {
       case "edit":
-        return updateCase(user, number, formValues(form, CASE_FIELDS));
+        return updateCase(user, number, formValues(form, CASE_FIELDS), form.has("version") ? Number(form.get("version")) : undefined);
       case "attach":
         return attachTicket(user, number, String(form.get("ticket") ?? ""));
       case "detach":
@@ -117,6 +117,7 @@ export default function CaseDetailPage() {
         <Form method="post" noValidate className="stack narrow" key={refusalKey(edit, location.key)}>
           <RequestKeyInput />
           <input type="hidden" name="intent" value="edit" />
+          <input type="hidden" name="version" value={c.updatedAt} />
           <FormMessage result={edit} />
           <CaseFields options={{ types, staff }} initial={initial} failed={edit} withStatus />
           <div>
