@@ -12,6 +12,7 @@ const LIST_KEYS = [
   "campaign",
   "assignee",
   "emotion",
+  "appt",
   "dateField",
   "preset",
   "from",

@@ -4,7 +4,7 @@
 // of a contact or ticket they work with (a conversation of the contact, or the ticket, they may
 // read under the host's access rules). Only admins, the owner and the maker change or delete one.
 import { and, asc, eq, gt, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
-import { getDb } from "@db/client";
+import { getDb, type Tx } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { formResult, type FormResult } from "~/forms";
 import { rememberRequest } from "~/request-keys.server";
@@ -161,6 +161,21 @@ export function visibleTo(actor: Actor): SQL | undefined {
   return or(eq(a.ownerId, actor.id), eq(a.createdBy, actor.id), inArray(a.ticketId, readableTickets), inArray(a.contactId, readableContacts));
 }
 
+/**
+ * Keeps a ticket's appointment_at (the list's appointment filters and date presets) on its next
+ * appointment, or its last one when none is to come; null when it has none. In the caller's transaction.
+ */
+async function syncTicketAppointment(tx: Tx, ticketId: number | null, timeZone: string, now: number) {
+  if (ticketId == null) return;
+  const { schema } = getDb();
+  const a = schema.appointments;
+  const rows = await tx.select({ startsAt: a.startsAt, endsAt: a.endsAt, rrule: a.rrule }).from(a).where(eq(a.ticketId, ticketId));
+  const items = rows.map((r) => ({ startsAt: Number(r.startsAt), endsAt: Number(r.endsAt), rrule: r.rrule }));
+  const next = items.flatMap((i) => nextOccurrences(i, now, 1, timeZone)).map((o) => o.startsAt);
+  const at = next.length ? Math.min(...next) : items.length ? Math.max(...items.map((i) => i.startsAt)) : null;
+  await tx.update(schema.tickets).set({ appointmentAt: at }).where(eq(schema.tickets.id, ticketId));
+}
+
 const mayChange = (actor: Actor, row: { ownerId: number; createdBy: number | null }) =>
   actor.type === "admin" || row.ownerId === actor.id || row.createdBy === actor.id;
 
@@ -173,6 +188,7 @@ export async function createAppointment(actor: Actor, values: AppointmentValues,
       .insert(handle.schema.appointments)
       .values({ ...parsed.row, ownerId: actor.id, createdBy: actor.id, createdAt: now, updatedAt: now })
       .returning({ id: handle.schema.appointments.id });
+    await syncTicketAppointment(tx, parsed.row.ticketId, timeZone, now);
     await rememberRequest(tx, { id: row.id });
     return row.id;
   });
@@ -198,18 +214,21 @@ export async function updateAppointment(
       .update(handle.schema.appointments)
       .set({ ...parsed.row, updatedAt: now })
       .where(eq(handle.schema.appointments.id, id));
+    // the ticket it left, and the one it is now for
+    for (const ticketId of new Set([existing.ticketId, parsed.row.ticketId])) await syncTicketAppointment(tx, ticketId, timeZone, now);
     await rememberRequest(tx, { id });
   });
   return { ok: true, id };
 }
 
-export async function deleteAppointment(actor: Actor, id: number): Promise<Outcome<{ id: number }>> {
+export async function deleteAppointment(actor: Actor, id: number, timeZone: string, now = Date.now()): Promise<Outcome<{ id: number }>> {
   const existing = await rowOf(actor, id);
   if (!existing) return { ok: false, result: formResult({ message: "plugin_calendar.error.notFound" }), status: 404 };
   if (!mayChange(actor, existing)) return { ok: false, result: formResult({ intent: "delete", message: "plugin_calendar.error.notYours" }), status: 403 };
   const handle = getDb();
   await handle.transaction(async (tx) => {
     await tx.delete(handle.schema.appointments).where(eq(handle.schema.appointments.id, id));
+    await syncTicketAppointment(tx, existing.ticketId, timeZone, now);
     await rememberRequest(tx, { id });
   });
   return { ok: true, id };

@@ -1,5 +1,5 @@
 // The ticket list panel: filters from the query string, one page of 30, and what each row shows.
-import { and, asc, count, desc, eq, exists, gte, inArray, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, gte, inArray, isNotNull, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { isChannel, type Kind } from "~/conversation/channels";
@@ -26,6 +26,8 @@ export const listQuery = z.object({
   campaign: optionalInt,
   assignee: z.string().max(100).optional().catch(undefined),
   emotion: z.enum(["anger", "fear", "happy", "love", "sad", "surprise", "curious"]).optional().catch(undefined),
+  /** Tickets with a (preferred) appointment: any, or one within the next two days (spec apptLessTwoDays). */
+  appt: z.enum(["any", "soon"]).optional().catch(undefined),
   dateField: z.enum(["created", "updated", "appointment"]).catch("updated"),
   preset: z.enum(["current", "yesterday", "1week", "custom"]).optional().catch(undefined),
   from: ymd.optional().catch(undefined),
@@ -98,6 +100,8 @@ export function listConditions(reader: Reader, kind: Kind, q: ListQuery, now: nu
       ),
     );
   }
+  if (q.appt === "any") where.push(isNotNull(t.appointmentAt));
+  if (q.appt === "soon") where.push(gte(t.appointmentAt, now), lt(t.appointmentAt, now + 2 * DAY));
   const range = dateRange(q, now, timeZone);
   if (range) {
     const column = q.dateField === "created" ? t.createdAt : q.dateField === "appointment" ? t.appointmentAt : t.updatedAt;
@@ -325,6 +329,8 @@ export function listParamsFromApi(url: URL, status: string, offset: number) {
       if (q.get(end)) out.set("to", q.get(end)!.slice(0, 10));
     }
   }
+  if (q.get("apptLessTwoDays") && q.get("apptLessTwoDays") !== "false") out.set("appt", "soon");
+  else if (q.get("appt") && q.get("appt") !== "false") out.set("appt", "any");
   if (q.get("sort") === "priority") out.set("sort", "priority");
   return out;
 }

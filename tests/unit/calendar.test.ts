@@ -22,6 +22,7 @@ import { dayStart, occurrences } from "@plugins/calendar/recurrence";
 import { regenerateFeed } from "@plugins/calendar/feed.server";
 import { REMINDER_JOB, sendDueReminders } from "@plugins/calendar/reminders.server";
 import { start } from "@plugins/calendar/start.server";
+import { listParamsFromApi, listTickets, parseListQuery } from "@plugins/tickets/ticket-list.server";
 import { action as contactAction, loader as contactLoader } from "@plugins/calendar/routes/calendar.contact";
 import { loader as eventLoader } from "@plugins/calendar/routes/calendar.event";
 import { loader as calendarLoader } from "@plugins/calendar/routes/calendar";
@@ -164,6 +165,17 @@ describe.each(DIALECTS)("calendar (%s)", (dialect) => {
     expect(hm(event.detail.startsAt, KL)).toBe("10:00");
     expect(event.warnings).toEqual({ past: false, holidays: [] });
     expect(event.values).toMatchObject({ start_date: "2030-06-11", start_time: "10:00", end_time: "11:00", contact: mei.uid });
+
+    // the ticket's appointment is the list's: found by "has an appointment" and, two days before, "within two days"
+    const { db, schema } = t.handle;
+    const [withAppointment] = await db.select({ at: schema.tickets.appointmentAt }).from(schema.tickets).where(eq(schema.tickets.id, meiTicket.id));
+    expect(Number(withAppointment.at)).toBe(event.detail.startsAt);
+    const listed = async (appt: "any" | "soon", now: number) =>
+      (await listTickets(agent, "ticket", parseListQuery(new URLSearchParams({ status: "4", appt }))!, { now, timeZone: KL })).items.map((i) => i.id);
+    expect(await listed("any", Date.now())).toContain(meiTicket.id);
+    expect(await listed("soon", event.detail.startsAt - 36 * 3600_000)).toContain(meiTicket.id);
+    expect(await listed("soon", event.detail.startsAt - 72 * 3600_000)).not.toContain(meiTicket.id);
+    expect(parseListQuery(listParamsFromApi(new URL("http://x/?apptLessTwoDays=true"), "4", 0)).appt).toBe("soon");
 
     // the month view shows it on its day
     const month = await (await call(calendarLoader, get("/calendar?month=2030-06", agentCookie))).json();

@@ -40,7 +40,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = idOf(params);
   const form = await request.formData();
   if (form.get("intent") === "delete") {
-    const outcome = await calendarWriteOnce(request, user.id, "delete", formValues(form), () => deleteAppointment(user, id));
+    const outcome = await calendarWriteOnce(request, user.id, "delete", formValues(form), () => deleteAppointment(user, id, workspace.timeZone));
     if (!outcome.ok) return refuse({ ...outcome.result, intent: "delete" }, outcome.status);
     return redirect("/calendar?deleted=1");
   }

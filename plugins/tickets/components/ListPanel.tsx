@@ -131,7 +131,7 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
   const { t } = useTranslation();
   const q = data.q;
   const location = useLocation();
-  const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "preset"].filter(
+  const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "appt", "preset"].filter(
     (k) => q[k as keyof typeof q] !== undefined,
   ).length;
   return (
@@ -155,6 +155,7 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
         />
         <AnySelect name="assignee" label={t("list.assignee")} value={q.assignee} options={data.choices.agents.map((a) => [a.username, a.name])} />
         <AnySelect name="emotion" label={t("list.emotion")} value={q.emotion} options={EMOTIONS.map((e) => [e, t(`emotion.${e}`)])} />
+        <AnySelect name="appt" label={t("list.appointment")} value={q.appt} options={(["any", "soon"] as const).map((a) => [a, t(`list.appointments.${a}`)])} />
         <label>
           {t("list.campaign")}
           <input name="campaign" inputMode="numeric" pattern="\d*" defaultValue={q.campaign ?? ""} />
