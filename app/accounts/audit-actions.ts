@@ -48,6 +48,13 @@ export const AUDIT_ACTIONS = [
   "product.updated",
   "product.deactivated",
   "product.activated",
+  "contact.merged",
+  "contact.merge_undone",
+  "campaign.created",
+  "campaign.updated",
+  "campaign.started",
+  "campaign.paused",
+  "campaign.resumed",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -71,6 +78,8 @@ export const AUDIT_TARGETS = [
   "wauchat",
   "wauchat_rule",
   "product",
+  "contact",
+  "campaign",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */
@@ -117,4 +126,7 @@ export const AUDIT_DETAIL_KEYS = [
   "keywords",
   "handover",
   "sku",
+  "identities",
+  "tickets",
+  "recipients",
 ] as const;

@@ -3,6 +3,7 @@
 // per contact with an identity of the channel's kind (all, or those a search finds) and queues the
 // sending job (send.server.ts); pause and resume stop and restart that job. The list and a
 // campaign's page count what became of its recipients.
+import { audit } from "~/accounts/audit.server";
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, type Tx } from "@db/client";
@@ -105,7 +106,8 @@ function campaignSchema(accounts: ChannelAccount[], timeZone: string) {
     });
 }
 
-type Actor = { id: number; type: string };
+type Actor = { id: number; username: string };
+const auditActor = (a: Actor) => ({ id: a.id, name: a.username });
 
 /** Creates a draft, or changes one (id given); a campaign that has started is no longer edited. */
 export async function saveCampaign(actor: Actor, values: CampaignFields, timeZone: string, id?: number, now = Date.now()): Promise<Outcome<{ id: number }>> {
@@ -134,6 +136,7 @@ export async function saveCampaign(actor: Actor, values: CampaignFields, timeZon
         .insert(c)
         .values({ ...fields, createdBy: actor.id, createdAt: now })
         .returning({ id: c.id });
+      await audit({ action: "campaign.created", actor: auditActor(actor), target: { type: "campaign", id: row.id }, detail: { name: fields.name } }, tx);
       await rememberRequest(tx, { id: row.id });
       return { ok: true as const, id: row.id };
     }
@@ -143,6 +146,7 @@ export async function saveCampaign(actor: Actor, values: CampaignFields, timeZon
       .where(and(eq(c.id, id), eq(c.state, "draft")))
       .returning({ id: c.id });
     if (!row) return { ok: false as const, result: formResult({ message: "plugin_campaign.errors.notDraft", values }), status: 409 };
+    await audit({ action: "campaign.updated", actor: auditActor(actor), target: { type: "campaign", id }, detail: { name: fields.name } }, tx);
     await rememberRequest(tx, { id });
     return { ok: true as const, id };
   });
@@ -177,7 +181,7 @@ async function writeRecipients(tx: Tx, campaignId: number, kind: string, query: 
 const jobKey = (id: number, at: number) => `${SEND_JOB}:${id}:${at}`;
 
 /** Starts a draft: its recipients are written and the sending job queued (for its start time, if later). */
-export async function startCampaign(id: number, now = Date.now()): Promise<Outcome<{ id: number; recipients: number }>> {
+export async function startCampaign(id: number, by: Actor, now = Date.now()): Promise<Outcome<{ id: number; recipients: number }>> {
   const campaign = await campaignRow(id);
   const refuse = (message: string, status = 409, errors: Record<string, string> = {}) => ({
     ok: false as const,
@@ -207,6 +211,10 @@ export async function startCampaign(id: number, now = Date.now()): Promise<Outco
       .returning({ id: c.id });
     if (!row) return null;
     await enqueue(tx, { kind: SEND_JOB, key: jobKey(id, now), payload: { campaignId: id }, runAt: later ? campaign.startsAt! : now });
+    await audit(
+      { action: "campaign.started", actor: auditActor(by), target: { type: "campaign", id }, detail: { name: campaign.name, recipients: Number(n) } },
+      tx,
+    );
     await rememberRequest(tx, { id, recipients: Number(n) });
     return Number(n);
   });
@@ -216,7 +224,7 @@ export async function startCampaign(id: number, now = Date.now()): Promise<Outco
 }
 
 /** Pauses a scheduled or sending campaign (the job stops before its next recipient), or resumes a paused one. */
-export async function setPaused(id: number, paused: boolean, now = Date.now()): Promise<Outcome<{ id: number }>> {
+export async function setPaused(id: number, paused: boolean, by: Actor, now = Date.now()): Promise<Outcome<{ id: number }>> {
   const { schema } = getDb();
   const c = schema.campaigns;
   const campaign = await campaignRow(id);
@@ -230,6 +238,10 @@ export async function setPaused(id: number, paused: boolean, now = Date.now()): 
       .returning({ id: c.id });
     if (!row) return false;
     if (!paused) await enqueue(tx, { kind: SEND_JOB, key: jobKey(id, now), payload: { campaignId: id }, runAt: later ? campaign.startsAt! : now });
+    await audit(
+      { action: paused ? "campaign.paused" : "campaign.resumed", actor: auditActor(by), target: { type: "campaign", id }, detail: { name: campaign.name } },
+      tx,
+    );
     await rememberRequest(tx, { id });
     return true;
   });

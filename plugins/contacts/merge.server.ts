@@ -6,6 +6,7 @@
 import { and, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import type { UserRow } from "~/accounts/users.server";
+import { audit } from "~/accounts/audit.server";
 import type { IdentityKind } from "./identities";
 
 /** How long a merge can be undone. */
@@ -15,7 +16,7 @@ const CHUNK = 1_000;
 
 type Moved = { identities: [IdentityKind, string][]; tickets: number[] };
 export type MergeRefusal = "self" | "notFound" | "fromMerged" | "intoMerged";
-type Actor = Pick<UserRow, "id">;
+type Actor = Pick<UserRow, "id" | "username">;
 
 async function contactsByUid(tx: Tx, uids: string[]) {
   const { schema } = getDb();
@@ -82,6 +83,15 @@ export async function mergeContacts(intoUid: string, fromUid: string, by: Actor,
         .insert(schema.contactMerges)
         .values({ intoId: into.id, fromId: from.id, moved: JSON.stringify(moved), byUser: by.id, mergedAt: now })
         .returning({ id: schema.contactMerges.id });
+      await audit(
+        {
+          action: "contact.merged",
+          actor: { id: by.id, name: by.username },
+          target: { type: "contact", id: into.uid },
+          detail: { from: from.uid, identities: moved.identities.length, tickets: tickets.length },
+        },
+        tx,
+      );
       return { ok: true as const, mergeId: merge.id };
     })
     .catch((error) => {
@@ -99,7 +109,7 @@ class MergeRace extends Error {
 export type UndoRefusal = "notFound" | "undone" | "expired" | "mergedAgain";
 
 /** Undoes a merge of the last day: exactly what moved goes back, and the other contact stands on its own again. */
-export async function undoMerge(mergeId: number, now = Date.now()) {
+export async function undoMerge(mergeId: number, by: Actor, now = Date.now()) {
   const handle = getDb();
   const { schema } = handle;
   const m = schema.contactMerges;
@@ -142,6 +152,10 @@ export async function undoMerge(mergeId: number, now = Date.now()) {
           .set({ contactId: from.id })
           .where(and(eq(ct.contactId, into.id), inArray(ct.ticketId, part)));
       await tx.update(c).set({ mergedInto: null, mergedAt: null, updatedAt: now }).where(eq(c.id, from.id));
+      await audit(
+        { action: "contact.merge_undone", actor: { id: by.id, name: by.username }, target: { type: "contact", id: into.uid }, detail: { from: from.uid } },
+        tx,
+      );
       return { ok: true, intoUid: into.uid, fromUid: from.uid };
     })
     .catch((error) => {

@@ -148,7 +148,7 @@ describe.each(DIALECTS)("Campaigns (%s)", (dialect) => {
   it("sends 200 recipients once each although the worker is stopped halfway and started again", async () => {
     const phones = await addContacts("bulk", 200, 1_000_000);
     const id = await create("bulk");
-    const started = await startCampaign(id);
+    const started = await startCampaign(id, admin);
     expect(started).toMatchObject({ ok: true, recipients: 200 });
     expect((await campaignDetail(id))!.state).toBe("sending");
 
@@ -187,7 +187,7 @@ describe.each(DIALECTS)("Campaigns (%s)", (dialect) => {
   it("sends no more than its per-minute throttle, and pauses and resumes", async () => {
     const phones = await addContacts("slow", 12, 2_000_000);
     const id = await create("slow", { perMinute: "5" });
-    expect((await startCampaign(id)).ok).toBe(true);
+    expect((await startCampaign(id, admin)).ok).toBe(true);
     await drain();
     expect(sentTo(phones)).toHaveLength(5);
     offset = 30_000;
@@ -195,12 +195,12 @@ describe.each(DIALECTS)("Campaigns (%s)", (dialect) => {
     expect(sentTo(phones)).toHaveLength(5);
 
     // paused: the next minute sends nobody; resumed: it goes on from where it stopped
-    expect((await setPaused(id, true)).ok).toBe(true);
+    expect((await setPaused(id, true, admin)).ok).toBe(true);
     offset = 61_000;
     await drain();
     expect(sentTo(phones)).toHaveLength(5);
     expect((await campaignDetail(id))!.state).toBe("paused");
-    expect((await setPaused(id, false, clock())).ok).toBe(true);
+    expect((await setPaused(id, false, admin, clock())).ok).toBe(true);
     await drain();
     expect(sentTo(phones)).toHaveLength(10);
     offset = 125_000;
@@ -219,7 +219,7 @@ describe.each(DIALECTS)("Campaigns (%s)", (dialect) => {
     expect(await addManualOptOut(`012-${phones[2].slice(5, 8)} ${phones[2].slice(8)}`)).toEqual({ ok: true, value: phones[2] });
 
     const id = await create("optout");
-    expect((await startCampaign(id)).ok).toBe(true);
+    expect((await startCampaign(id, admin)).ok).toBe(true);
     await drain();
     expect(sentTo(phones).map((s) => s.to)).toEqual([phones[1]]);
     const rows = await recipients(id);
@@ -268,7 +268,7 @@ describe.each(DIALECTS)("Campaigns (%s)", (dialect) => {
 
     // nobody matches: starting is refused and the draft stays a draft
     const id = await create("nobody-matches-this");
-    expect(await startCampaign(id)).toMatchObject({ ok: false, result: { message: "plugin_campaign.errors.noRecipients" } });
+    expect(await startCampaign(id, admin)).toMatchObject({ ok: false, result: { message: "plugin_campaign.errors.noRecipients" } });
     expect((await campaignDetail(id))!.state).toBe("draft");
   });
 

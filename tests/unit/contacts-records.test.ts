@@ -225,6 +225,10 @@ describe.each(DIALECTS)("Contacts records (%s)", (dialect) => {
     const start = Date.now();
     const done = await mergeContacts(cx.uid, cy.uid, agent, start);
     expect(done.ok).toBe(true);
+    // the audit log says who merged which into which
+    const log = t.handle.schema.auditLog;
+    const entries = await t.handle.db.select().from(log).where(eq(log.action, "contact.merged"));
+    expect(entries.map((e) => [e.actorName, e.targetId, JSON.parse(e.detail).from])).toContainEqual([agent.username, cx.uid, cy.uid]);
     expect(await mergeContacts(cy.uid, cz.uid, agent)).toEqual({ ok: false, refusal: "intoMerged" });
     expect(await mergeContacts(cz.uid, cy.uid, agent)).toEqual({ ok: false, refusal: "fromMerged" });
     // the merge page of a merged contact goes to the one it joined; its preview refuses
@@ -235,10 +239,10 @@ describe.each(DIALECTS)("Contacts records (%s)", (dialect) => {
     expect(await holdings(cz.id)).toMatchObject({ identities: ["email refusal.z@example.com"] });
 
     if (!done.ok) throw new Error("merge failed");
-    expect(await undoMerge(done.mergeId, start + UNDO_MS + 1)).toEqual({ ok: false, refusal: "expired" });
+    expect(await undoMerge(done.mergeId, agent, start + UNDO_MS + 1)).toEqual({ ok: false, refusal: "expired" });
     // once the contact went on into another, its first merge cannot be undone
     expect((await mergeContacts(cz.uid, cx.uid, agent, start)).ok).toBe(true);
-    expect(await undoMerge(done.mergeId, start + 1000)).toEqual({ ok: false, refusal: "mergedAgain" });
+    expect(await undoMerge(done.mergeId, agent, start + 1000)).toEqual({ ok: false, refusal: "mergedAgain" });
     expect(await holdings(cz.id)).toMatchObject({ identities: ["email refusal.x@example.com", "email refusal.y@example.com", "email refusal.z@example.com"] });
   });
 

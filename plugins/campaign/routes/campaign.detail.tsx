@@ -57,8 +57,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const all = formValues(form);
   const run = () => {
     if (intent === "save") return saveCampaign(ctx.user, formValues(form, FIELDS), ctx.workspace.timeZone, id);
-    if (intent === "start") return startCampaign(id);
-    if (intent === "pause" || intent === "resume") return setPaused(id, intent === "pause");
+    if (intent === "start") return startCampaign(id, ctx.user);
+    if (intent === "pause" || intent === "resume") return setPaused(id, intent === "pause", ctx.user);
     return Promise.resolve({ ok: false as const, result: formResult({ message: "plugin_campaign.errors.stateChanged" }), status: 400 });
   };
   const outcome = await campaignWriteOnce(request, ctx.user.id, `${intent}.${id}`, all, run);

@@ -73,12 +73,12 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  await requireContactsUser(request, context);
+  const { user } = await requireContactsUser(request, context);
   const uid = uidOf(params);
   const form = await request.formData();
   if (form.get("intent") === "undo") {
     const mergeId = Number(form.get("merge"));
-    const undone = Number.isSafeInteger(mergeId) ? await undoMerge(mergeId) : { ok: false as const, refusal: "notFound" as const };
+    const undone = Number.isSafeInteger(mergeId) ? await undoMerge(mergeId, user) : { ok: false as const, refusal: "notFound" as const };
     if (!undone.ok) return refuse(formResult({ intent: "undo", message: `plugin_contacts.merge.undoRefused.${undone.refusal}` }), 409);
     return redirect(`/contacts/${undone.intoUid}?undone=1#contact-merges`);
   }
