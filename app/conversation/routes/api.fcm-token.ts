@@ -1,0 +1,26 @@
+// POST /api/fcm/token {_token, token, type, domain} (spec section 7), or a Web Push subscription
+// {endpoint, keys: {p256dh, auth}} (also as `subscription`, or JSON in `token`): stored for the
+// user's browser push. DELETE with {endpoint} forgets it. GET answers the VAPID public key the
+// browser subscribes with.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { readBody, requireApiUser, str } from "~/api.server";
+import { parseSubscription, removeSubscription, saveSubscription, vapidKeys } from "~/conversation/push.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireApiUser(request);
+  return json({ result: "success", publicKey: (await vapidKeys()).publicKey });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const body = await readBody(request);
+  const user = await requireApiUser(request, body);
+  if (request.method === "DELETE") {
+    await removeSubscription(user.id, str(body.endpoint));
+    return json({ result: "success" });
+  }
+  const parsed = parseSubscription(body);
+  if (!parsed.success) return json({ result: "failed", description: "Please check the input." }, { status: 400 });
+  const id = await saveSubscription(user.id, parsed.data);
+  return json({ result: "success", id });
+}
