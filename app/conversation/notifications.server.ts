@@ -113,9 +113,20 @@ export async function notificationPage(userId: number, category: NotificationCat
 }
 
 /** The panel's data: one category's latest `limit`, the bell's unseen count and each tab's unread count. */
-export async function listNotifications(userId: number, limit = NOTIFICATION_PAGE_SIZE, category: NotificationCategory = "sla") {
+export async function listNotifications(userId: number, limit = NOTIFICATION_PAGE_SIZE, asked?: NotificationCategory) {
   const { db, schema } = getDb();
   const n = schema.notifications;
+  // the panel opens on the tab of the newest unread notification (else system)
+  let category = asked;
+  if (!category) {
+    const [newest] = await db
+      .select({ category: n.category })
+      .from(n)
+      .where(and(eq(n.userId, userId), eq(n.read, false)))
+      .orderBy(desc(n.id))
+      .limit(1);
+    category = isCategory(newest?.category) ? newest.category : "system";
+  }
   const [page, [{ unseen }], unread] = await Promise.all([
     notificationPage(userId, category, { limit }),
     db

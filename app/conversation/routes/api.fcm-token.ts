@@ -4,17 +4,24 @@
 // browser subscribes with.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { readBody, requireApiUser, str } from "~/api.server";
+import { apiAuth, readBody, requireApiUser, str } from "~/api.server";
+import { requireUser } from "~/context.server";
 import { parseSubscription, removeSubscription, saveSubscription, vapidKeys } from "~/conversation/push.server";
 
+/** A _token (query, body, Bearer) as the spec says, or the page's own session cookie. */
+async function who(request: Request, body: Record<string, unknown> = {}) {
+  if (await apiAuth(request, body)) return requireApiUser(request, body);
+  return (await requireUser(request)).user;
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireApiUser(request);
+  await who(request);
   return json({ result: "success", publicKey: (await vapidKeys()).publicKey });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
   const body = await readBody(request);
-  const user = await requireApiUser(request, body);
+  const user = await who(request, body);
   if (request.method === "DELETE") {
     await removeSubscription(user.id, str(body.endpoint));
     return json({ result: "success" });
