@@ -191,8 +191,14 @@ export type PushOutcome = "sent" | "gone" | "skipped";
 export async function runPush(payload: unknown, now = Date.now()): Promise<PushOutcome> {
   const { notificationId, subscriptionId } = (payload ?? {}) as { notificationId?: number; subscriptionId?: number };
   const { db, schema } = getDb();
-  const [n] = await db.select().from(schema.notifications).where(eq(schema.notifications.id, Number(notificationId)));
-  const [sub] = await db.select().from(schema.pushSubscriptions).where(eq(schema.pushSubscriptions.id, Number(subscriptionId)));
+  const [n] = await db
+    .select()
+    .from(schema.notifications)
+    .where(eq(schema.notifications.id, Number(notificationId)));
+  const [sub] = await db
+    .select()
+    .from(schema.pushSubscriptions)
+    .where(eq(schema.pushSubscriptions.id, Number(subscriptionId)));
   // removed, already read, or the subscription is gone: nothing to say
   if (!n || !sub || n.read || sub.userId !== n.userId) return "skipped";
   const prefs = await getPrefs(n.userId);
