@@ -123,6 +123,12 @@ export default {
       route("api/ticket/message/delete", "conversation/routes/api.delete.ts");
       route("api/ticket/priority", "conversation/routes/api.priority.ts");
       route("api/unread", "conversation/routes/api.unread.ts");
+      // the notification centre's JSON twins (spec section 7) and the browser push subscription
+      route("notification/check", "conversation/routes/api.notifications.ts", { id: "api-notification-check" });
+      route("notification/get", "conversation/routes/api.notifications.ts", { id: "api-notification-get" });
+      route("api/notification/read", "conversation/routes/api.notifications.ts", { id: "api-notification-read" });
+      route("api/notification/remove", "conversation/routes/api.notifications.ts", { id: "api-notification-remove" });
+      route("api/fcm/token", "conversation/routes/api.fcm-token.ts");
       route("files/v101/:messageId/:name", "conversation/routes/file.ts");
       route("department/:userId", "routes/api.department.ts");
       route("status/get", "routes/api.status.get.ts");

@@ -23,6 +23,8 @@ export const retryDelay = (random = Math.random()) => Math.round(RECONNECT_DELAY
 export const AUTH_RECHECK_MS = 300_000;
 /** Fired on window when someone's presence changed (the online-agents popup listens). */
 export const PRESENCE_EVENT = "omnidesk:statusUpdated";
+/** newNotification, passed on to window for the notification bell (its detail: {category}). */
+export const NEW_NOTIFICATION_EVENT = "omnidesk:newNotification";
 /** Conversations with news that the list highlights, newest first (spec: stack of 40, 5 s). */
 export const NEW_MESSAGE_STACK = 40;
 export const HIGHLIGHT_MS = 5_000;

@@ -10,6 +10,7 @@ import { popupFor } from "~/popups";
 import {
   AUTH_RECHECK_MS,
   PRESENCE_EVENT,
+  NEW_NOTIFICATION_EVENT,
   MAX_FAILURES,
   MAX_NOTICES,
   SOCKET_OPTIONS,
@@ -160,6 +161,8 @@ export function Realtime({ viewer }: { viewer: { type: string; username: string;
           Math.max(0, lastRead + READ_EVERY_MS - Date.now()),
         );
       });
+      // the notification bell plays its sound and lights its tabs (conversation/components/Notifications)
+      socket.on(SERVER_EVENTS.newNotification, (e: { category?: string }) => window.dispatchEvent(new CustomEvent(NEW_NOTIFICATION_EVENT, { detail: e })));
       socket.on(SERVER_EVENTS.syncDelete, (e: { ticketId: number; messageId: number }) => forgetMessage(e.ticketId, e.messageId));
       // the tab title counts unread conversations, as the shell's loader wrote it
       socket.on(SERVER_EVENTS.unreadCount2, (c: { ticket: number; livechat: number; chat: number }) => {

@@ -1,54 +1,145 @@
-// Notifications (spec 'Notification'): something a user should hear about, kept until read.
-// Written inside the change that causes them; the user's pages hear newNotification.
-import { and, count, desc, eq } from "drizzle-orm";
+// Notifications (spec 'Notification'): something a user should hear about, kept until removed.
+// One model for every kind (assignment, mention, SLA warning and breach, a new ticket that passes
+// the user's filters, a live chat waiting, a missed call, announcements, trade alerts), in three
+// categories (sla, system, trade: the panel's tabs). Written inside the change that causes them;
+// the user's pages hear newNotification with its category, and a browser push job is queued per
+// push subscription in the same transaction (app/conversation/push.server.ts).
+import { and, count, desc, eq, inArray, lt, lte, ne, sql } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { publish } from "~/realtime.server";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { enqueue, wakeJobs } from "~/jobs/queue.server";
 
 /** Spec section 9: notifications come 10 at a time (Show more at 10 or more). */
 export const NOTIFICATION_PAGE_SIZE = 10;
 
-export type NotificationType = "assigned" | "added";
+export const CATEGORIES = ["sla", "system", "trade"] as const;
+export type NotificationCategory = (typeof CATEGORIES)[number];
+export const isCategory = (v: unknown): v is NotificationCategory => CATEGORIES.includes(v as NotificationCategory);
+
+/** Every kind; each has its text under notifications.type.<kind> in the locales. */
+export const NOTIFICATION_TYPES = [
+  "assigned",
+  "added",
+  "mention",
+  "sla_warning",
+  "sla_breach",
+  "new_ticket",
+  "livechat_waiting",
+  "call_missed",
+  "announcement",
+  "trade_alert",
+  "reminder",
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** The category a kind goes to when the caller does not say. */
+export const categoryOf = (type: string): NotificationCategory =>
+  type === "sla_warning" || type === "sla_breach" ? "sla" : type === "trade_alert" ? "trade" : "system";
 
 export interface NewNotification {
   userId: number;
   type: NotificationType;
   channel: string;
-  ticketNumber: number;
+  ticketNumber: number | null;
   title: string;
   body: string;
-  category?: "sla" | "system" | "trade";
+  category?: NotificationCategory;
+  /** Spec 'img': a picture to show beside it (a user's photo path), optional. */
+  img?: string;
 }
 
-/** Adds a notification within the caller's transaction; call `told` after it commits. */
-export async function addNotification(tx: Tx, n: NewNotification, at: number) {
+export const PUSH_JOB = "notifications.push";
+
+/** Adds a notification within the caller's transaction; call `told` after it commits. Answers its id. */
+export async function addNotification(tx: Tx, n: NewNotification, at: number): Promise<number> {
   const { schema } = getDb();
-  await tx.insert(schema.notifications).values({ ...n, category: n.category ?? "system", createdAt: at });
+  const category = n.category ?? categoryOf(n.type);
+  const [row] = await tx
+    .insert(schema.notifications)
+    .values({ ...n, img: n.img ?? "", category, createdAt: at })
+    .returning({ id: schema.notifications.id });
+  // one push job per subscription: each one retried (or dropped) on its own
+  const ps = schema.pushSubscriptions;
+  const subscriptions = await tx
+    .select({ id: ps.id })
+    .from(ps)
+    .where(and(eq(ps.userId, n.userId), eq(ps.type, "webpush")));
+  for (const s of subscriptions)
+    await enqueue(tx, { kind: PUSH_JOB, key: `${PUSH_JOB}:${row.id}:${s.id}`, payload: { notificationId: row.id, subscriptionId: s.id } });
+  return row.id;
 }
 
-export function told(userId: number, category = "system") {
+/** Adds the same notification for several users (an announcement, a new ticket), in one transaction. */
+export async function addNotifications(tx: Tx, userIds: number[], n: Omit<NewNotification, "userId">, at: number) {
+  for (const userId of userIds) await addNotification(tx, { ...n, userId }, at);
+}
+
+/** The user's open pages hear of a new notification (after its transaction commits). */
+export function told(userId: number, category: string = "system") {
   publish(`user:${userId}`, SERVER_EVENTS.newNotification, { category });
+  // its push jobs (queued in the same transaction) go out now
+  wakeJobs();
 }
 
-export async function listNotifications(userId: number, limit = NOTIFICATION_PAGE_SIZE) {
+export type CategoryCounts = Record<NotificationCategory, number>;
+
+/** Unread notifications per category (the tabs' counts). */
+export async function unreadByCategory(userId: number): Promise<CategoryCounts> {
   const { db, schema } = getDb();
   const n = schema.notifications;
-  const [rows, [{ unseen }]] = await Promise.all([
-    db
-      .select()
+  const rows = await db
+    .select({ category: n.category, unread: count() })
+    .from(n)
+    .where(and(eq(n.userId, userId), eq(n.read, false)))
+    .groupBy(n.category);
+  const out: CategoryCounts = { sla: 0, system: 0, trade: 0 };
+  for (const r of rows) if (isCategory(r.category)) out[r.category] = Number(r.unread);
+  return out;
+}
+
+/** One page of a category, newest first: `limit` rows after `offset`, or older than `lastId`. */
+export async function notificationPage(userId: number, category: NotificationCategory, { limit = NOTIFICATION_PAGE_SIZE, offset = 0, lastId = 0 } = {}) {
+  const { db, schema } = getDb();
+  const n = schema.notifications;
+  const rows = await db
+    .select()
+    .from(n)
+    .where(and(eq(n.userId, userId), eq(n.category, category), lastId > 0 ? lt(n.id, lastId) : undefined))
+    .orderBy(desc(n.id))
+    .limit(limit + 1)
+    .offset(lastId > 0 ? 0 : offset);
+  return { items: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/** The panel's data: one category's latest `limit`, the bell's unseen count and each tab's unread count. */
+export async function listNotifications(userId: number, limit = NOTIFICATION_PAGE_SIZE, asked?: NotificationCategory) {
+  const { db, schema } = getDb();
+  const n = schema.notifications;
+  // the panel opens on the tab of the newest unread notification (else system)
+  let category = asked;
+  if (!category) {
+    const [newest] = await db
+      .select({ category: n.category })
       .from(n)
-      .where(eq(n.userId, userId))
-      .orderBy(desc(n.createdAt), desc(n.id))
-      .limit(limit + 1),
+      .where(and(eq(n.userId, userId), eq(n.read, false)))
+      .orderBy(desc(n.id))
+      .limit(1);
+    category = isCategory(newest?.category) ? newest.category : "system";
+  }
+  const [page, [{ unseen }], unread] = await Promise.all([
+    notificationPage(userId, category, { limit }),
     db
       .select({ unseen: count() })
       .from(n)
       .where(and(eq(n.userId, userId), eq(n.seen, false))),
+    unreadByCategory(userId),
   ]);
-  return { items: rows.slice(0, limit), more: rows.length > limit, unseen: Number(unseen) };
+  return { ...page, category, unseen: Number(unseen), unread };
 }
 export type NotificationList = Awaited<ReturnType<typeof listNotifications>>;
 
+/** The bell's count goes (closing the panel: every notification seen). */
 export async function markNotificationsSeen(userId: number) {
   const { db, schema } = getDb();
   const n = schema.notifications;
@@ -57,4 +148,55 @@ export async function markNotificationsSeen(userId: number) {
     .set({ seen: true })
     .where(and(eq(n.userId, userId), eq(n.seen, false)));
   told(userId);
+}
+
+/**
+ * A category read up to `lastId` (its newest shown; 0 or absent: all of it), and seen. Answers how
+ * many changed. Opening the panel reads its first tab; opening a tab reads that tab.
+ */
+export async function markCategoryRead(userId: number, category: NotificationCategory, lastId = 0) {
+  const { db, schema } = getDb();
+  const n = schema.notifications;
+  const changed = await db
+    .update(n)
+    .set({ read: true, seen: true })
+    .where(and(eq(n.userId, userId), eq(n.category, category), lastId > 0 ? lte(n.id, lastId) : undefined, eq(n.read, false)))
+    .returning({ id: n.id });
+  if (changed.length) told(userId, category);
+  return changed.length;
+}
+
+/** Removes one of the user's notifications; false when it is not theirs (or gone). */
+export async function removeNotification(userId: number, id: number) {
+  const { db, schema } = getDb();
+  const n = schema.notifications;
+  const gone = await db
+    .delete(n)
+    .where(and(eq(n.id, id), eq(n.userId, userId)))
+    .returning({ id: n.id, category: n.category });
+  if (gone[0]) told(userId, gone[0].category);
+  return gone.length > 0;
+}
+
+/** Active users (every one but `except`), for notifications that go to all (an announcement). */
+export async function activeUserIds(tx: Tx, except?: number) {
+  const { schema } = getDb();
+  const u = schema.users;
+  const rows = await tx
+    .select({ id: u.id })
+    .from(u)
+    .where(and(sql`${u.disabledAt} is null`, except ? ne(u.id, except) : undefined));
+  return rows.map((r) => r.id);
+}
+
+/** Users by username (a mention's @names), active only. */
+export async function userIdsByUsername(tx: Tx, usernames: string[]) {
+  if (!usernames.length) return [];
+  const { schema } = getDb();
+  const u = schema.users;
+  const rows = await tx
+    .select({ id: u.id })
+    .from(u)
+    .where(and(inArray(u.username, usernames), sql`${u.disabledAt} is null`));
+  return rows.map((r) => r.id);
 }

@@ -3,6 +3,7 @@
 // plugin: mail and webhooks reach the whole server, not one host.
 import { createJobWorker } from "~/jobs/queue.server";
 import { defineLinkPreviewJob } from "~/conversation/link-preview.server";
+import { definePushJob } from "~/conversation/push.server";
 import { warnings, type LogFn } from "~/ops/log.server";
 import { pluginModule } from "./modules.server";
 import { plugins } from "./registry.server";
@@ -32,6 +33,7 @@ export async function startBackgroundWork(log: LogFn = warnings("plugins")) {
   const stops: (() => Promise<void>)[] = [];
   // the host's own job kinds
   defineLinkPreviewJob();
+  definePushJob();
   for (const plugin of startOrder()) {
     if (!plugin.start) continue;
     try {

@@ -428,11 +428,57 @@ export const notifications = pgTable(
     ticketNumber: integer("ticket_number"),
     title: text("title").notNull().default(""),
     body: text("body").notNull().default(""),
+    /** The bell's count: cleared when the panel closes (spec section 4). */
     seen: bool("seen").notNull().default(false),
+    /** Read: its tab's unread count no longer counts it (opening the tab, /api/notification/read). */
+    read: bool("read").notNull().default(false),
+    /** An image to show beside it (spec 'img': a user's photo or a file), or "". */
+    img: text("img").notNull().default(""),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("notifications_user_created_idx").on(t.userId, t.createdAt)],
+  (t) => [index("notifications_user_created_idx").on(t.userId, t.createdAt), index("notifications_user_category_idx").on(t.userId, t.category, t.id)],
 );
+
+/**
+ * Browser push subscriptions (Web Push: endpoint and keys), or a bare device token sent in the
+ * spec's /api/fcm/token shape. A subscription the push service answers 404/410 for is removed.
+ */
+export const pushSubscriptions = pgTable(
+  "push_subscriptions",
+  {
+    id: serial("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    endpoint: text("endpoint").notNull(),
+    p256dh: text("p256dh").notNull().default(""),
+    auth: text("auth").notNull().default(""),
+    /** "webpush" (endpoint and keys) or the spec's token type (a token only: kept, not sent to). */
+    type: text("type").notNull().default("webpush"),
+    domain: text("domain").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("push_subscriptions_endpoint_idx").on(t.endpoint), index("push_subscriptions_user_idx").on(t.userId)],
+);
+
+/** A user's notification preferences: push per category, quiet hours, new-ticket notifications and their filters. */
+export const notificationPrefs = pgTable("notification_prefs", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  pushSla: bool("push_sla").notNull().default(true),
+  pushSystem: bool("push_system").notNull().default(true),
+  pushTrade: bool("push_trade").notNull().default(true),
+  /** Quiet hours, minutes after midnight in the workspace's time zone; both null: none. */
+  quietStart: integer("quiet_start"),
+  quietEnd: integer("quiet_end"),
+  /** Notify of new tickets of the user's department that pass these filters (spec section 4). */
+  newTickets: bool("new_tickets").notNull().default(false),
+  newTicketChannel: text("new_ticket_channel").notNull().default(""),
+  newTicketDepartment: integer("new_ticket_department"),
+  newTicketCampaign: integer("new_ticket_campaign"),
+  newTicketPriority: text("new_ticket_priority").notNull().default(""),
+});
 
 /**
  * Reports: one row per conversation with what the dashboards aggregate, kept in step with
