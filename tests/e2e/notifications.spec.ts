@@ -15,7 +15,7 @@ for (const javaScriptEnabled of [true, false]) {
     await login(agent, "agent2", "agent");
     if (javaScriptEnabled) await expect(agent.locator('html[data-realtime="connected"]')).toHaveCount(1);
     const bell = agent.locator(".notification-bell");
-    const before = (await bell.locator(".badge").count()) ? Number(await bell.locator(".badge").textContent()) : 0;
+    const before = (await bell.locator("summary .badge").count()) ? Number(await bell.locator("summary .badge").textContent()) : 0;
 
     // the admin assigns agent2 to a ticket of their list agent2 is not in yet
     const people = admin.getByLabel("Add a person");
@@ -38,12 +38,12 @@ for (const javaScriptEnabled of [true, false]) {
     await expect(admin.locator(".participants")).toContainText("Brian Agent");
 
     if (!javaScriptEnabled) await agent.reload();
-    await expect(bell.locator(".badge")).toHaveText(String(before + 1));
+    await expect(bell.locator("summary .badge")).toHaveText(String(before + 1));
     await bell.locator("summary").click();
     const item = bell.getByRole("link", { name: `Demo Admin assigned you to #${number} ${title}` });
     await expect(item).toBeVisible();
     await bell.getByRole("button", { name: "Mark all as read" }).click();
-    await expect(agent.locator(".notification-bell .badge")).toHaveCount(0);
+    await expect(agent.locator(".notification-bell summary .badge")).toHaveCount(0);
     await agent.goto("/notifications");
     await agent.getByRole("link", { name: `Demo Admin assigned you to #${number} ${title}` }).click();
     await expect(agent).toHaveURL(new RegExp(`/ticket/${number}`));

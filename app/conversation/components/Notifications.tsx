@@ -124,7 +124,7 @@ export function NotificationTabs({
         >
           {t(`notifications.tab.${c}`)}
           {unread[c] ? (
-            <span className="badge" aria-label={t("notifications.tabUnread", { count: unread[c] })}>
+            <span className="badge tab-count" aria-label={t("notifications.tabUnread", { count: unread[c] })}>
               {unread[c]}
             </span>
           ) : null}
@@ -204,10 +204,10 @@ export function NotificationBell({ data, now }: { data: NotificationList; now: n
       <div className="notification-panel">
         <NotificationTabs current={tab} unread={data.unread} href={(c) => `/notifications?tab=${c}`} onPick={pick} lit={lit} />
         <NotificationItems items={shown.items} now={now} />
-        <p className="row">
+        <div className="row">
           {data.unseen ? <MarkSeenForm /> : null}
           {shown.more ? <Link to={`/notifications?tab=${tab}`}>{t("notifications.showMore")}</Link> : null}
-        </p>
+        </div>
       </div>
     </details>
   );

@@ -89,10 +89,10 @@ export default function NotificationsPage() {
     <div className="page notifications-page">
       <h1>{t("notifications.title")}</h1>
       <NotificationTabs current={list.category} unread={list.unread} href={(c) => `/notifications?tab=${c}`} />
-      <p className="row">
+      <div className="row">
         {list.unread[list.category] && list.items[0] ? <MarkReadForm category={list.category} lastId={list.items[0].id} /> : null}
         {list.unseen ? <MarkSeenForm /> : null}
-      </p>
+      </div>
       <NotificationItems items={list.items} now={now} />
       {list.more ? (
         <Link className="button" to={`/notifications?tab=${list.category}&count=${limit + NOTIFICATION_PAGE_SIZE}`}>
@@ -109,9 +109,15 @@ export default function NotificationsPage() {
           <input type="hidden" name="intent" value="prefs" />
           <fieldset>
             <legend>{t("notifications.prefs.push")}</legend>
-            {(["pushSla", "pushSystem", "pushTrade"] as const).map((name, i) => (
+            {(
+              [
+                ["pushSla", "sla"],
+                ["pushSystem", "system"],
+                ["pushTrade", "trade"],
+              ] as const
+            ).map(([name, category]) => (
               <label key={name}>
-                <input type="checkbox" name={name} defaultChecked={v(name, prefs[name]) as boolean} /> {t(`notifications.tab.${CATEGORIES[i]}`)}
+                <input type="checkbox" name={name} defaultChecked={v(name, prefs[name]) as boolean} /> {t(`notifications.tab.${category}`)}
               </label>
             ))}
           </fieldset>
@@ -149,7 +155,7 @@ export default function NotificationsPage() {
                 <option value="">{t("notifications.prefs.any")}</option>
                 {CHANNELS.map((c) => (
                   <option key={c} value={c}>
-                    {c}
+                    {t(`channel.${c}`)}
                   </option>
                 ))}
               </select>
@@ -158,9 +164,11 @@ export default function NotificationsPage() {
               {t("notifications.prefs.priority")}{" "}
               <select name="newTicketPriority" defaultValue={v("newTicketPriority", prefs.newTicketPriority) as string}>
                 <option value="">{t("notifications.prefs.any")}</option>
-                <option value="H">H</option>
-                <option value="M">M</option>
-                <option value="L">L</option>
+                {(["H", "M", "L"] as const).map((p) => (
+                  <option key={p} value={p}>
+                    {t(`priority.${p}`)}
+                  </option>
+                ))}
                 <option value="none">{t("notifications.prefs.noPriority")}</option>
               </select>
             </label>
