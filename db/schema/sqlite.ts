@@ -1338,15 +1338,12 @@ export const kbArticleVersions = sqliteTable(
 );
 
 /** Images of articles, kept in the product's file storage; public at /support/image/{id}. */
-export const kbImages = sqliteTable(
-  "kb_images",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    fileKey: text("file_key").notNull(),
-    name: text("name").notNull(),
-    contentType: text("content_type").notNull(),
-    size: integer("size").notNull(),
-    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: time("created_at").notNull(),
-  },
-);
+export const kbImages = sqliteTable("kb_images", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  fileKey: text("file_key").notNull(),
+  name: text("name").notNull(),
+  contentType: text("content_type").notNull(),
+  size: integer("size").notNull(),
+  createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+  createdAt: time("created_at").notNull(),
+});

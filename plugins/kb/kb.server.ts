@@ -61,7 +61,8 @@ export function checkImage(image: ImageInput | undefined, values: Record<string,
       result: formResult({ errors: { image: "plugin_kb.errors.imageTooLarge" }, values, messageValues: { size: String(IMAGE_MAX_BYTES / 1024 / 1024) } }),
       status: 413,
     };
-  if (!IMAGE_TYPES.includes(image.type) || !image.bytes) return { ok: false, result: formResult({ errors: { image: "plugin_kb.errors.imageType" }, values }), status: 400 };
+  if (!IMAGE_TYPES.includes(image.type) || !image.bytes)
+    return { ok: false, result: formResult({ errors: { image: "plugin_kb.errors.imageType" }, values }), status: 400 };
   return null;
 }
 
@@ -132,7 +133,12 @@ const gone = (values: Record<string, string>): Outcome<never> => ({ ok: false, r
  * Saves an edit. `version` is the one the editor started from: when someone saved meanwhile, the
  * edit is refused (the other save is not overwritten unseen) and the typed text is kept.
  */
-export async function updateArticle(actor: Reader, id: number, values: ArticleValues & { version?: string }, image?: ImageInput): Promise<Outcome<{ id: number }>> {
+export async function updateArticle(
+  actor: Reader,
+  id: number,
+  values: ArticleValues & { version?: string },
+  image?: ImageInput,
+): Promise<Outcome<{ id: number }>> {
   if (actor.type !== "admin") return adminOnly(values);
   const parsed = articleSchema.safeParse(values);
   if (!parsed.success) return { ok: false, result: formError(parsed.error, values), status: 400 };
@@ -164,7 +170,13 @@ export async function restoreVersion(actor: Reader, id: number, version: number)
       .where(and(eq(v.articleId, id), eq(v.version, version)));
     if (!old) return { ok: false, result: formResult({ message: "plugin_kb.errors.noVersion" }), status: 404 };
     const { type, lang, category, title, summary, body, visibility } = old;
-    await saveOver(tx, actor, row, { type: type as KbType, lang: lang as KbLang, category, title, summary, body, visibility: visibility as "public" | "internal" }, Date.now());
+    await saveOver(
+      tx,
+      actor,
+      row,
+      { type: type as KbType, lang: lang as KbLang, category, title, summary, body, visibility: visibility as "public" | "internal" },
+      Date.now(),
+    );
     return { ok: true, id };
   });
 }
@@ -224,7 +236,17 @@ export async function listArticles(query: ListQuery): Promise<{ articles: Listed
   if (query.lang) where.push(eq(t.lang, query.lang));
   if (query.category) where.push(eq(t.category, query.category));
   if (!query.includeInternal) where.push(eq(t.visibility, "public"));
-  const columns = { id: t.id, type: t.type, lang: t.lang, category: t.category, title: t.title, summary: t.summary, visibility: t.visibility, version: t.version, updatedAt: t.updatedAt };
+  const columns = {
+    id: t.id,
+    type: t.type,
+    lang: t.lang,
+    category: t.category,
+    title: t.title,
+    summary: t.summary,
+    visibility: t.visibility,
+    version: t.version,
+    updatedAt: t.updatedAt,
+  };
   const q = query.q?.trim();
   if (q) {
     // the index answers the ids (ranked); the filters then keep those allowed here

@@ -48,7 +48,10 @@ export async function kbPanel({ ticket, viewer, searchParams, origin }: PanelInp
     const text = plainText(article.body).slice(0, INSERT_MAX);
     const link = article.visibility === "public" ? `${origin ?? ""}${publicPath(article)}` : null;
     section.items.push({
-      label: { key: article.visibility === "internal" ? "plugin_kb.panel.itemInternal" : "plugin_kb.panel.item", values: { title: article.title, lang: `t:plugin_kb.lang.${article.lang}` } },
+      label: {
+        key: article.visibility === "internal" ? "plugin_kb.panel.itemInternal" : "plugin_kb.panel.item",
+        values: { title: article.title, lang: `t:plugin_kb.lang.${article.lang}` },
+      },
       href: link ? publicPath(article) : undefined,
       actions: [
         { label: { key: "plugin_kb.panel.insertText", values: { title: article.title } }, href: draftHref(text), insert: text },

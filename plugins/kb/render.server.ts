@@ -8,12 +8,7 @@ import sanitizeHtml from "sanitize-html";
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
 const OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [
-    ...sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"),
-    "img",
-    "del",
-    "input",
-  ],
+  allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((t) => t !== "iframe"), "img", "del", "input"],
   allowedAttributes: {
     a: ["href", "title"],
     img: ["src", "alt", "title", "width", "height"],

@@ -39,7 +39,9 @@ export async function searchIds(q: string, limit = 100): Promise<number[]> {
       );
       return found.map((r) => Number(r.id));
     }
-    const found = await rows<{ id: number }>(sql`SELECT a.id AS id FROM kb_articles a WHERE ${sql.join(likes, sql` AND `)} ORDER BY a.updated_at DESC LIMIT ${limit}`);
+    const found = await rows<{ id: number }>(
+      sql`SELECT a.id AS id FROM kb_articles a WHERE ${sql.join(likes, sql` AND `)} ORDER BY a.updated_at DESC LIMIT ${limit}`,
+    );
     return found.map((r) => Number(r.id));
   }
   const doc = sql`to_tsvector('simple', a.title || ' ' || a.category || ' ' || a.body)`;

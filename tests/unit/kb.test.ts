@@ -10,6 +10,8 @@ import { createArticle, getPublicArticle, listArticles, listVersions, restoreVer
 import { searchIds } from "@plugins/kb/search.server";
 import { plainText, renderMarkdown } from "@plugins/kb/render.server";
 import { IMAGE_MAX_BYTES, publicPath } from "@plugins/kb/limits";
+import { fitEncoded, kbPanel } from "@plugins/kb/panel.server";
+import { permissionsOf } from "~/accounts/users.server";
 
 const base = { type: "kb", lang: "en", category: "Billing", summary: "", visibility: "public" };
 
@@ -25,6 +27,13 @@ describe("rendering", () => {
   });
   it("gives the plain text of an article", () => {
     expect(plainText("# Reset\n\nPress **Forgot** & wait.\n\n<script>x()</script>")).toBe("Reset\n\nPress Forgot & wait.");
+  });
+  it("cuts a draft to fit a link", () => {
+    const long = "退".repeat(5000);
+    const cut = fitEncoded(long, 6000);
+    expect(encodeURIComponent(cut).length).toBeLessThanOrEqual(6000);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(fitEncoded("short", 6000)).toBe("short");
   });
   it("builds the public address with the title as the question", () => {
     expect(publicPath({ id: 7, type: "kb", lang: "en", title: "How do I reset my password?" })).toBe("/support/kb/en/7/how-do-i-reset-my-password");
@@ -100,6 +109,29 @@ describe.each(DIALECTS)("knowledge base (%s)", (dialect) => {
     const pub = await createArticle(admin, { ...base, title: "Opening hours", body: "We open at nine." });
     expect(await getPublicArticle(pub.ok ? pub.id : 0, "kb", "en")).toBeTruthy();
     expect(await getPublicArticle(pub.ok ? pub.id : 0, "manual", "en")).toBeUndefined();
+  });
+
+  it("offers found articles in the conversation panel, with their text and public link to insert", async () => {
+    const made = await createArticle(admin, { ...base, title: "Warranty terms", body: "Our **wombat** warranty lasts a year." });
+    const id = made.ok ? made.id : 0;
+    const viewer = { type: "agent" as const, permissions: permissionsOf(agent), clientId: 1, plan: 4, variant: "default" };
+    const ticket = { id: 1, ticketNumber: 100001, kind: "ticket", channel: "EMAIL", departmentId: agent.departmentId };
+    const input = (q: string, kind = "ticket") => ({
+      ticket: { ...ticket, kind },
+      reader: agent,
+      viewer,
+      searchParams: new URLSearchParams({ kbq: q }),
+      origin: "https://help.example",
+    });
+    const section = (await kbPanel(input("wombat")))!;
+    expect(section.search).toMatchObject({ name: "kbq", value: "wombat" });
+    expect(section.items).toHaveLength(1);
+    const link = `https://help.example${publicPath({ id, type: "kb", lang: "en", title: "Warranty terms" })}`;
+    expect(section.items[0]!.actions!.map((a) => a.insert)).toEqual(["Our wombat warranty lasts a year.", link]);
+    expect(new URLSearchParams(section.items[0]!.actions![0]!.href.slice(1).split("#")[0]).get("draft")).toBe("Our wombat warranty lasts a year.");
+    expect(await kbPanel(input("wombat", "chat"))).toBeNull();
+    expect(await kbPanel({ ...input("wombat"), viewer: { ...viewer, permissions: [...viewer.permissions, "hide_case"] } })).toBeNull();
+    expect((await kbPanel(input("")))!.items).toEqual([]);
   });
 
   it("refuses an image over the limit and stores one within it", async () => {

@@ -54,9 +54,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const read = await readArticleForm(request);
   const values = Object.fromEntries(ARTICLE_FIELDS.map((f) => [f, read.fields[f] ?? ""])) as ArticleValues;
   if (read.tooLarge)
-    return refuse(formResult({ errors: { image: "plugin_kb.errors.imageTooLarge" }, values, messageValues: { size: String(IMAGE_MAX_BYTES / 1024 / 1024) } }), 413);
+    return refuse(
+      formResult({ errors: { image: "plugin_kb.errors.imageTooLarge" }, values, messageValues: { size: String(IMAGE_MAX_BYTES / 1024 / 1024) } }),
+      413,
+    );
   if (read.fields.intent === "preview") return json({ preview: renderMarkdown(values.body), values });
-  const outcome = id ? await updateArticle(user, id, { ...values, version: read.fields.version ?? "" }, read.image) : await createArticle(user, values, read.image);
+  const outcome = id
+    ? await updateArticle(user, id, { ...values, version: read.fields.version ?? "" }, read.image)
+    : await createArticle(user, values, read.image);
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
   return redirect(`/kb/${outcome.id}?saved=1`);
 }
@@ -97,13 +102,7 @@ export default function EditArticle() {
           {t("plugin_kb.edit.saved", { version: data.article?.version })}
         </p>
       ) : null}
-      <Form
-        method="post"
-        encType="multipart/form-data"
-        noValidate
-        className="stack narrow"
-        key={refusalKey(failed, location.key)}
-      >
+      <Form method="post" encType="multipart/form-data" noValidate className="stack narrow" key={refusalKey(failed, location.key)}>
         <FormMessage result={failed} />
         {data.article ? <input type="hidden" name="version" value={data.article.version} /> : null}
         <ArticleFields values={values} failed={failed} />

@@ -29,7 +29,14 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   return json(
     {
       article: { id, title: article.title, version: article.version },
-      versions: versions.map((v) => ({ version: v.version, title: v.title, visibility: v.visibility, editor: v.editor, at: when.format(v.createdAt), html: renderMarkdown(v.body) })),
+      versions: versions.map((v) => ({
+        version: v.version,
+        title: v.title,
+        visibility: v.visibility,
+        editor: v.editor,
+        at: when.format(v.createdAt),
+        html: renderMarkdown(v.body),
+      })),
       restored: new URL(request.url).searchParams.get("restored"),
     },
     { headers: { "Cache-Control": "private, no-store" } },

@@ -18,7 +18,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const lang = url.searchParams.get("lang") ?? "";
   const category = url.searchParams.get("category") ?? "";
   const page = Math.max(1, Math.min(10_000, Number(url.searchParams.get("page")) || 1));
-  const query = { q, type: isType(type) ? type : undefined, lang: isLang(lang) ? lang : undefined, category: category || undefined, includeInternal: true, page };
+  const query = {
+    q,
+    type: isType(type) ? type : undefined,
+    lang: isLang(lang) ? lang : undefined,
+    category: category || undefined,
+    includeInternal: true,
+    page,
+  };
   const [list, cats] = await Promise.all([listArticles(query), categories({ includeInternal: true })]);
   return json(
     {
@@ -117,9 +124,7 @@ export default function KbList() {
             <tbody>
               {data.articles.map((a) => (
                 <tr key={a.id} data-testid={`kb-${a.id}`}>
-                  <td>
-                    {data.isAdmin ? <Link to={`/kb/${a.id}`}>{a.title}</Link> : a.publicPath ? <Link to={a.publicPath}>{a.title}</Link> : a.title}
-                  </td>
+                  <td>{data.isAdmin ? <Link to={`/kb/${a.id}`}>{a.title}</Link> : a.publicPath ? <Link to={a.publicPath}>{a.title}</Link> : a.title}</td>
                   <td>{a.category || t("plugin_kb.none")}</td>
                   <td>{t(`plugin_kb.type.${a.type}`)}</td>
                   <td>{t(`plugin_kb.lang.${a.lang}`)}</td>
