@@ -114,7 +114,7 @@ describe.each(DIALECTS)("knowledge base (%s)", (dialect) => {
   it("offers found articles in the conversation panel, with their text and public link to insert", async () => {
     const made = await createArticle(admin, { ...base, title: "Warranty terms", body: "Our **wombat** warranty lasts a year." });
     const id = made.ok ? made.id : 0;
-    const viewer = { type: "agent" as const, permissions: permissionsOf(agent), clientId: 1, plan: 4, variant: "default" };
+    const viewer = { type: "agent" as const, permissions: permissionsOf(agent), clientId: 1, plan: 4, variant: "default" as const };
     const ticket = { id: 1, ticketNumber: 100001, kind: "ticket", channel: "EMAIL", departmentId: agent.departmentId };
     const input = (q: string, kind = "ticket") => ({
       ticket: { ...ticket, kind },
