@@ -5,7 +5,7 @@ import { previewsOf } from "./link-preview.server";
 import { composerHints } from "./composer-hints.server";
 import { conversationPanels } from "./panels.server";
 import { shownMessages, type LinkPreview } from "./message-view.server";
-import { guardPluginRoute, isTrial, viewerOf } from "~/context.server";
+import { guardPluginRoute, isTrial, publicOrigin, viewerOf } from "~/context.server";
 import type { Kind } from "~/conversation/channels";
 import { AccessDenied, canRead } from "~/conversation/access.server";
 import * as conversation from "~/conversation/model.server";
@@ -19,6 +19,9 @@ import { formResult, formValues } from "~/forms";
 import { refuse } from "~/forms.server";
 import { listParams, listSearch } from "~/list-params";
 import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
+
+/** The longest draft the reply box takes from ?draft= (the reply's own limit). */
+const DRAFT_MAX = 20_000;
 
 function kindFromUrl(request: Request): Kind {
   const first = new URL(request.url).pathname.split("/")[1];
@@ -54,7 +57,11 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
     listDepartmentChoices(),
     conversation.staffList(),
     composerHints(ticket),
-    conversationPanels({ ticket, reader: user, viewer: viewerOf(ctx)! }, ctx.edition.enabled, isTrial(ctx)),
+    conversationPanels(
+      { ticket, reader: user, viewer: viewerOf(ctx)!, searchParams: url.searchParams, origin: publicOrigin(request) },
+      ctx.edition.enabled,
+      isTrial(ctx),
+    ),
   ]);
   const replyTo = Number(url.searchParams.get("reply")) || null;
   // the rich-links cookie: previews already fetched, rendered here so they show without JS too
@@ -83,6 +90,8 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
     staff,
     composerHints: hints,
     panels,
+    /** ?draft=: text the reply box starts with (a panel's "insert" without JavaScript), capped at the reply's length. */
+    draft: (url.searchParams.get("draft") ?? "").slice(0, DRAFT_MAX),
     toast: url.searchParams.get("toast"),
     productTitle: ctx.edition.title,
   };

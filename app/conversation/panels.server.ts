@@ -14,17 +14,34 @@ export interface PanelInput {
   reader: Reader;
   /** The same person for the plugins' menu rules (hide_case, hide_contacts). */
   viewer: Viewer;
+  /** The conversation page's query (a panel's own search form is answered through it). */
+  searchParams?: URLSearchParams;
+  /** The product's public origin (https://host), for links meant for customers. */
+  origin?: string;
 }
 
 /** A text: user data shown as written, or a translation key with its values (a value "t:key" is translated too). */
 export type PanelText = { text: string } | { key: string; values?: Record<string, string> };
 
+/**
+ * A link the panel offers. `insert`: text for the reply box: with JavaScript a click puts it into
+ * the box at the cursor; without, the link is followed (its href then carries the text as the
+ * page's `?draft=`, which the reply box starts with).
+ */
+export interface PanelAction {
+  label: PanelText;
+  href: string;
+  insert?: string;
+}
+
 export interface PanelSection {
   /** Translation key of the section's heading. */
   title: string;
-  items: { label: PanelText; href?: string }[];
+  items: { label: PanelText; href?: string; actions?: PanelAction[] }[];
   /** Links to what the plugin offers for this conversation (attach to a case, link a product). */
-  actions: { label: PanelText; href: string }[];
+  actions: PanelAction[];
+  /** A search form (GET to the conversation page itself, so it works without JavaScript): its query parameter, current value and translation keys. */
+  search?: { name: string; value: string; label: string; submit: string };
   /** Shown when there are no items (translation key). */
   empty?: string;
 }

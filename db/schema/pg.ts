@@ -1327,3 +1327,69 @@ export const contactImportRows = pgTable(
   },
   (t) => [index("contact_import_rows_contact_idx").on(t.contactId)],
 );
+
+// ---------- knowledge base (plugins/kb) ----------
+
+/**
+ * An article of the knowledge base (type kb) or the manual (type manual), in one of the five UI
+ * languages, written in Markdown by admins. Internal ones are for agents only (never on /support).
+ * Full-text search: SQLite FTS5 table kb_search kept by triggers; PostgreSQL a GIN index over
+ * to_tsvector('simple', title || body) and trigram indexes (migration of plugins/kb).
+ */
+export const kbArticles = pgTable(
+  "kb_articles",
+  {
+    id: serial("id").primaryKey(),
+    /** kb | manual */
+    type: text("type").notNull().default("kb"),
+    /** en | ms | zh | ja | ko */
+    lang: text("lang").notNull().default("en"),
+    category: text("category").notNull().default(""),
+    title: text("title").notNull(),
+    /** The meta description of its public page. */
+    summary: text("summary").notNull().default(""),
+    body: text("body").notNull(),
+    /** public | internal */
+    visibility: text("visibility").notNull().default("public"),
+    /** Starts at 1; each save stores the previous one in kb_article_versions. */
+    version: integer("version").notNull().default(1),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    updatedBy: integer("updated_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [index("kb_articles_list_idx").on(t.type, t.lang, t.visibility, t.updatedAt), index("kb_articles_updated_idx").on(t.updatedAt)],
+);
+
+/** An article as it was before a save (its number is the version it had). */
+export const kbArticleVersions = pgTable(
+  "kb_article_versions",
+  {
+    id: serial("id").primaryKey(),
+    articleId: integer("article_id")
+      .notNull()
+      .references(() => kbArticles.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    type: text("type").notNull(),
+    lang: text("lang").notNull(),
+    category: text("category").notNull(),
+    title: text("title").notNull(),
+    summary: text("summary").notNull(),
+    body: text("body").notNull(),
+    visibility: text("visibility").notNull(),
+    editedBy: integer("edited_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("kb_article_versions_article_idx").on(t.articleId, t.version)],
+);
+
+/** Images of articles, kept in the product's file storage; public at /support/image/{id}. */
+export const kbImages = pgTable("kb_images", {
+  id: serial("id").primaryKey(),
+  fileKey: text("file_key").notNull(),
+  name: text("name").notNull(),
+  contentType: text("content_type").notNull(),
+  size: integer("size").notNull(),
+  createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+  createdAt: time("created_at").notNull(),
+});

@@ -393,7 +393,7 @@ function ReplyForm({ data, onSubmit }: { data: Data; onSubmit: () => void }) {
       className="reply-form"
       id="reply"
       onSubmit={onSubmit}
-      key={failed ? "failed" : `after-${data.messages.at(-1)?.id}`}
+      key={failed ? "failed" : `after-${data.messages.at(-1)?.id}-${data.draft.length}`}
     >
       <Intent value="reply" keptKey={failed?.values[REQUEST_KEY_FIELD_NAME]} />
       {replyTo ? (
@@ -410,7 +410,7 @@ function ReplyForm({ data, onSubmit }: { data: Data; onSubmit: () => void }) {
       ))}
       <label>
         {t("conversation.reply")}
-        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? ""} onInput={typing} {...shortcutTarget("reply")} />
+        <textarea name="message" rows={4} maxLength={20000} defaultValue={failed?.values.message ?? data.draft} onInput={typing} {...shortcutTarget("reply")} />
       </label>
       {email ? (
         <>
@@ -539,21 +539,69 @@ function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
   return (
     <section className="stack plugin-panel" aria-labelledby={id} data-panel={panel.plugin}>
       <h2 id={id}>{t(panel.title)}</h2>
+      {panel.search ? (
+        <Form method="get" role="search" className="inline-form" aria-labelledby={id}>
+          <label>
+            {t(panel.search.label)}
+            <input type="search" name={panel.search.name} defaultValue={panel.search.value} maxLength={200} />
+          </label>
+          <button type="submit" className="button">
+            {t(panel.search.submit)}
+          </button>
+        </Form>
+      ) : null}
       {panel.items.length ? (
         <ul>
           {panel.items.map((item, i) => (
-            <li key={i}>{item.href ? <Link to={item.href}>{text(item.label)}</Link> : text(item.label)}</li>
+            <li key={i}>
+              {item.href ? <Link to={item.href}>{text(item.label)}</Link> : text(item.label)}
+              {item.actions?.length ? (
+                <span className="inline-form">
+                  {item.actions.map((action) => (
+                    <PanelActionLink key={action.href} action={action} text={text} />
+                  ))}
+                </span>
+              ) : null}
+            </li>
           ))}
         </ul>
       ) : panel.empty ? (
         <p className="muted">{t(panel.empty)}</p>
       ) : null}
       {panel.actions.map((action) => (
-        <Link key={action.href} to={action.href} className="button">
-          {text(action.label)}
-        </Link>
+        <PanelActionLink key={action.href} action={action} text={text} />
       ))}
     </section>
+  );
+}
+
+/** A panel's link; one with `insert` puts its text into the reply box at the cursor when JavaScript runs (else its href carries it as ?draft=). */
+function PanelActionLink({ action, text }: { action: Data["panels"][number]["actions"][number]; text: (label: PanelText) => string }) {
+  const insert = action.insert;
+  return (
+    <Link
+      to={action.href}
+      className="button"
+      preventScrollReset
+      onClick={
+        insert === undefined
+          ? undefined
+          : (event) => {
+              const box = document.querySelector<HTMLTextAreaElement>('#reply textarea[name="message"]');
+              if (!box) return;
+              event.preventDefault();
+              const start = box.selectionStart ?? box.value.length;
+              const end = box.selectionEnd ?? start;
+              const before = box.value.slice(0, start);
+              const glue = before && !/\s$/.test(before) ? (insert.includes("\n") ? "\n\n" : " ") : "";
+              box.setRangeText(glue + insert, start, end, "end");
+              box.dispatchEvent(new Event("input", { bubbles: true }));
+              box.focus();
+            }
+      }
+    >
+      {text(action.label)}
+    </Link>
   );
 }
 
