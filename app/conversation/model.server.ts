@@ -209,10 +209,10 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
 /**
  * A new status: its system message, the lists' news and the open pages' event. The row is changed
  * only where it is not in that status yet, in the same transaction as the message, so two people
- * setting it at once write one change each in turn (the later wins) and never a message for nothing.
- * `within`: more of the caller's writes in the same transaction (a board's own card row).
+ * setting it at once write one change each in turn (the later wins) and never a message for nothing
+ * (the kanban board moves cards through here).
  */
-export async function setStatus(actor: Actor, ticket: TicketRow, status: number, opts: { within?: (tx: Tx, at: number) => Promise<void> } = {}) {
+export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
   if (![0, 1, 2, 3].includes(status)) return false;
   const handle = getDb();
   const { schema } = handle;
@@ -227,11 +227,10 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number,
     await rememberRequest(tx);
     await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
     await touch(tx, ticket.id, actor.id, now, { status });
-    await opts.within?.(tx, now);
     return true;
   });
   if (!changed) return false;
-  await announce({ ...ticket, status }, SERVER_EVENTS.ticketStatusChanged, { status });
+  await announce(ticket, SERVER_EVENTS.ticketStatusChanged, { status });
   return true;
 }
 
