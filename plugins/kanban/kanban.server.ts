@@ -22,7 +22,13 @@ export type Outcome<T> = ({ ok: true } & T) | { ok: false; result: FormResult; s
 /** Every open board (admins allowed to see it join this room: socket.server.ts). */
 export const KANBAN_ROOM = "kanban";
 
-const optionalId = z.coerce.number().int().positive().max(2 ** 31 - 1).optional().catch(undefined);
+const optionalId = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 31 - 1)
+  .optional()
+  .catch(undefined);
 
 export const boardQuery = z.object({
   view: z.enum(["status", "columns"]).catch("status"),
@@ -56,11 +62,25 @@ function filters(reader: Reader, q: BoardQuery): SQL[] {
   if (q.campaign) where.push(eq(t.campaignId, q.campaign));
   if (q.label) {
     const tl = schema.ticketLabels;
-    where.push(exists(db.select({ one: sql`1` }).from(tl).where(and(eq(tl.ticketId, t.id), eq(tl.labelId, q.label)))));
+    where.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(tl)
+          .where(and(eq(tl.ticketId, t.id), eq(tl.labelId, q.label))),
+      ),
+    );
   }
   if (q.agent) {
     const p = schema.participants;
-    where.push(exists(db.select({ one: sql`1` }).from(p).where(and(eq(p.ticketId, t.id), eq(p.userId, q.agent), eq(p.assignee, true)))));
+    where.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(p)
+          .where(and(eq(p.ticketId, t.id), eq(p.userId, q.agent), eq(p.assignee, true))),
+      ),
+    );
   }
   return where.filter((w): w is SQL => !!w);
 }
@@ -92,13 +112,7 @@ export async function loadBoard(reader: Reader, q: BoardQuery): Promise<Column[]
   const column = async (key: string, name: string | null, status: number | null, where: SQL[]) => {
     const condition = and(...base, ...where);
     const [rows, [{ total }]] = await Promise.all([
-      db
-        .select(fields)
-        .from(t)
-        .leftJoin(k, eq(k.ticketId, t.id))
-        .where(condition)
-        .orderBy(desc(t.updatedAt), desc(t.id))
-        .limit(capOf(key)),
+      db.select(fields).from(t).leftJoin(k, eq(k.ticketId, t.id)).where(condition).orderBy(desc(t.updatedAt), desc(t.id)).limit(capOf(key)),
       db.select({ total: count() }).from(t).leftJoin(k, eq(k.ticketId, t.id)).where(condition),
     ]);
     const cards = rows.map(({ columnId, ...r }) => ({

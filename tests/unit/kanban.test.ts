@@ -43,7 +43,12 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     const { db, schema } = t.handle;
     const make = (title: string, departmentId: number, status = 0, campaign: number | null = null) =>
       t.handle.transaction(async (tx) => {
-        const row = await insertTicket(tx, { title, channel: "EMAIL", departmentId, contactName: "Mei", contactEmail: "mei@example.com", contactPhone: "" }, title, Date.now());
+        const row = await insertTicket(
+          tx,
+          { title, channel: "EMAIL", departmentId, contactName: "Mei", contactEmail: "mei@example.com", contactPhone: "" },
+          title,
+          Date.now(),
+        );
         await tx.update(schema.tickets).set({ status, campaignId: campaign }).where(eq(schema.tickets.id, row.id));
         return row;
       });
@@ -74,7 +79,10 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     return rows.map((r) => JSON.parse(r.body));
   };
   const statusOf = async (ticketId: number) => {
-    const [row] = await t.handle.db.select({ status: t.handle.schema.tickets.status }).from(t.handle.schema.tickets).where(eq(t.handle.schema.tickets.id, ticketId));
+    const [row] = await t.handle.db
+      .select({ status: t.handle.schema.tickets.status })
+      .from(t.handle.schema.tickets)
+      .where(eq(t.handle.schema.tickets.id, ticketId));
     return row.status;
   };
 
@@ -97,7 +105,12 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     const [dep] = await t.handle.db.insert(t.handle.schema.departments).values({ name: "Kanban bulk" }).returning();
     for (let i = 0; i < CARD_CAP + 2; i++)
       await t.handle.transaction((tx) =>
-        insertTicket(tx, { title: `Bulk ${i}`, channel: "EMAIL", departmentId: dep.id, contactName: "Bo", contactEmail: "bo@example.com", contactPhone: "" }, "x", Date.now() + i),
+        insertTicket(
+          tx,
+          { title: `Bulk ${i}`, channel: "EMAIL", departmentId: dep.id, contactName: "Bo", contactEmail: "bo@example.com", contactPhone: "" },
+          "x",
+          Date.now() + i,
+        ),
       );
     const [open] = await loadBoard(admin, q({ department: String(dep.id) }));
     expect(open.cards).toHaveLength(CARD_CAP);
@@ -122,7 +135,19 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     // an agent's move of a ticket they may not read is like no ticket
     expect(await moveCard(actorOf(agent), { ticket: String(tickets.b.ticketNumber), to: "s0" })).toMatchObject({ ok: true });
     const other = await t.handle.transaction((tx) =>
-      insertTicket(tx, { title: "Not theirs", channel: "EMAIL", departmentId: agent.departmentId === 1 ? 3 : 1, contactName: "X", contactEmail: "x@example.com", contactPhone: "" }, "x", Date.now()),
+      insertTicket(
+        tx,
+        {
+          title: "Not theirs",
+          channel: "EMAIL",
+          departmentId: agent.departmentId === 1 ? 3 : 1,
+          contactName: "X",
+          contactEmail: "x@example.com",
+          contactPhone: "",
+        },
+        "x",
+        Date.now(),
+      ),
     );
     expect(await moveCard(actorOf(agent), { ticket: String(other.ticketNumber), to: "s2" })).toMatchObject({ ok: false, status: 404 });
   });
@@ -191,9 +216,7 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     const a = await addColumn({ name: "Race A" });
     const b = await addColumn({ name: "Race B" });
     if (!a.ok || !b.ok) throw new Error("columns");
-    const moves = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => moveCard(i % 2 ? one : two, { ticket: n, to: `c${i % 2 ? a.value : b.value}` })),
-    );
+    const moves = await Promise.all(Array.from({ length: 6 }, (_, i) => moveCard(i % 2 ? one : two, { ticket: n, to: `c${i % 2 ? a.value : b.value}` })));
     const changed = moves.filter((o) => o.ok && o.moved).length;
     const [card] = await t.handle.db.select().from(t.handle.schema.kanbanCards).where(eq(t.handle.schema.kanbanCards.ticketId, tickets.a.id));
     expect(card.version).toBe(changed);
@@ -231,7 +254,10 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     );
     expect(bad.status).toBe(400);
     // an admin with hide_kanban is sent home too
-    await t.handle.db.update(t.handle.schema.users).set({ permissions: JSON.stringify(["hide_kanban"]) }).where(eq(t.handle.schema.users.id, admin.id));
+    await t.handle.db
+      .update(t.handle.schema.users)
+      .set({ permissions: JSON.stringify(["hide_kanban"]) })
+      .where(eq(t.handle.schema.users.id, admin.id));
     const hidden = await call(boardLoader, new Request("http://localhost/kanban", { headers: { Cookie: adminCookie } }));
     expect(hidden.status).toBe(302);
     const hiddenPost = await call(

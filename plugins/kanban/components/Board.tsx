@@ -114,7 +114,19 @@ function BoardColumn({
   );
 }
 
-function BoardCard({ card, column, columns, titles, action }: { card: Card; column: string; columns: Column[]; titles: Record<string, string>; action: string }) {
+function BoardCard({
+  card,
+  column,
+  columns,
+  titles,
+  action,
+}: {
+  card: Card;
+  column: string;
+  columns: Column[];
+  titles: Record<string, string>;
+  action: string;
+}) {
   const { t } = useTranslation();
   const id = `card-${card.ticketNumber}`;
   const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id, data: { column } });
@@ -122,7 +134,12 @@ function BoardCard({ card, column, columns, titles, action }: { card: Card; colu
   const selectId = `kanban-move-${card.ticketNumber}`;
   return (
     <li ref={setNodeRef} style={style} className={`kanban-card${isDragging ? " is-dragging" : ""}`} data-ticket={card.ticketNumber} data-version={card.version}>
-      <div className="kanban-handle" {...listeners} {...attributes} aria-label={t("plugin_kanban.board.card", { number: card.ticketNumber, title: card.title })}>
+      <div
+        className="kanban-handle"
+        {...listeners}
+        {...attributes}
+        aria-label={t("plugin_kanban.board.card", { number: card.ticketNumber, title: card.title })}
+      >
         <span aria-hidden="true">⠿</span> #{card.ticketNumber}
       </div>
       <p>

@@ -132,11 +132,23 @@ export default function KanbanColumns() {
                           </button>
                         ) : null}
                         {i < columns.length - 1 ? (
-                          <button type="submit" name="intent" value="right" className="button" aria-label={t("plugin_kanban.columns.rightOf", { name: c.name })}>
+                          <button
+                            type="submit"
+                            name="intent"
+                            value="right"
+                            className="button"
+                            aria-label={t("plugin_kanban.columns.rightOf", { name: c.name })}
+                          >
                             {t("plugin_kanban.columns.right")}
                           </button>
                         ) : null}
-                        <button type="submit" name="intent" value="delete" className="button danger" aria-label={t("plugin_kanban.columns.deleteOf", { name: c.name })}>
+                        <button
+                          type="submit"
+                          name="intent"
+                          value="delete"
+                          className="button danger"
+                          aria-label={t("plugin_kanban.columns.deleteOf", { name: c.name })}
+                        >
                           {t("plugin_kanban.columns.delete")}
                         </button>
                       </Form>

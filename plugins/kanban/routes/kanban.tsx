@@ -57,7 +57,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const values = formValues(form, ["ticket", "to"]);
   const outcome = await moveCard(user, values);
   // a drag (JavaScript) asks with fetch=1 and wants the answer, not a new page
-  if (form.get("fetch") === "1") return json(outcome.ok ? { ok: true, moved: outcome.moved } : { ok: false, result: outcome.result }, outcome.ok ? 200 : outcome.status);
+  if (form.get("fetch") === "1")
+    return json(outcome.ok ? { ok: true, moved: outcome.moved } : { ok: false, result: outcome.result }, outcome.ok ? 200 : outcome.status);
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
   const params = boardSearch(new URL(request.url).search);
   params.set(outcome.moved ? "moved" : "unchanged", String(outcome.ticketNumber));
