@@ -15,6 +15,10 @@ import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { insertTicket } from "~/conversation/model.server";
 import { addColumn, boardQuery, deleteColumn, loadBoard, moveCard, renameColumn, shiftColumn, kanbanColumns } from "@plugins/kanban/kanban.server";
 import { CARD_CAP } from "@plugins/kanban/limits";
+import { mayUseBoard } from "@plugins/kanban/socket.server";
+import { registerRealtime } from "~/realtime.server";
+import { SERVER_EVENTS } from "~/realtime-events";
+import type { Server } from "socket.io";
 import { action as boardAction, loader as boardLoader } from "@plugins/kanban/routes/kanban";
 
 async function call<T extends ActionFunctionArgs | LoaderFunctionArgs>(fn: (args: T) => unknown, request: Request) {
@@ -224,6 +228,32 @@ describe.each(DIALECTS)("kanban (%s)", (dialect) => {
     expect(last.values.column).toBe(card.columnId === a.value ? "Race A" : "Race B");
     const board = await loadBoard(admin, q({ view: "columns" }));
     expect(board.filter((c) => c.cards.some((x) => x.ticketNumber === tickets.a.ticketNumber))).toHaveLength(1);
+  });
+
+  it("tells every open board (the kanban room) of a move; only admins without hide_kanban join it", async () => {
+    const heard: { room: string; event: string; payload: unknown }[] = [];
+    registerRealtime({ to: (room: string) => ({ emit: (event: string, payload: unknown) => heard.push({ room, event, payload }) }) } as unknown as Server);
+    try {
+      const n = tickets.b.ticketNumber;
+      const [before] = await t.handle.db
+        .select({ status: t.handle.schema.tickets.status })
+        .from(t.handle.schema.tickets)
+        .where(eq(t.handle.schema.tickets.id, tickets.b.id));
+      const to = before.status === 3 ? "s2" : "s3";
+      expect(await moveCard(actorOf(admin), { ticket: String(n), to })).toMatchObject({ ok: true, moved: true });
+      expect(heard.filter((h) => h.room === "kanban")).toEqual([
+        { room: "kanban", event: SERVER_EVENTS.receiveKanbanNotification, payload: { ticketNumber: n, to, version: 0 } },
+      ]);
+      // a move that changes nothing tells nobody
+      heard.length = 0;
+      await moveCard(actorOf(admin), { ticket: String(n), to });
+      expect(heard.filter((h) => h.room === "kanban")).toEqual([]);
+    } finally {
+      registerRealtime(undefined);
+    }
+    expect(mayUseBoard({ type: "admin", permissions: "[]" })).toBe(true);
+    expect(mayUseBoard({ type: "admin", permissions: JSON.stringify(["hide_kanban"]) })).toBe(false);
+    expect(mayUseBoard({ type: "agent", permissions: "[]" })).toBe(false);
   });
 
   it("the page: admins only, not with hide_kanban; a move posted by the form redirects back with the filters", async () => {

@@ -6,6 +6,8 @@ import { Form, Link, useFetcher } from "@remix-run/react";
 import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { TFunction } from "i18next";
+import { FormMessage } from "~/components/FormMessage";
+import { readFormResult } from "~/forms";
 import { NO_COLUMN } from "../limits";
 
 type Card = { ticketNumber: number; title: string; contactName: string; channel: string; status: number; updatedAt: number; column: string; version: number };
@@ -34,6 +36,8 @@ export function Board({ columns, action, search, view }: { columns: Column[]; ac
       return { ...c, total: c.total - leaving + arriving.length, cards: [...arriving, ...c.cards.filter((card) => !moving.includes(card))] };
     });
   }, [columns, placed]);
+  // a drag's move the server refused (the card went meanwhile, a column deleted): said above the board
+  const refused = fetcher.data && typeof fetcher.data === "object" && "result" in fetcher.data ? readFormResult(fetcher.data.result) : undefined;
   const numberOf = (id: string | number) => Number(String(id).replace(/^card-/, ""));
   const onDragEnd = (e: DragEndEvent) => {
     const to = e.over?.id ? String(e.over.id) : "";
@@ -62,6 +66,7 @@ export function Board({ columns, action, search, view }: { columns: Column[]; ac
         },
       }}
     >
+      <FormMessage result={refused} />
       <div className={`kanban-board kanban-${view}`}>
         {shown.map((c) => (
           <BoardColumn key={c.key} column={c} columns={columns} titles={titles} action={action} search={search} />
