@@ -31,6 +31,8 @@ export const SERVER_EVENTS = {
   removeLiveChat: "removeLiveChat",
   queueNumber: "queueNumber",
   queueAccepted: "queueAccepted",
+  /** A card moved on the kanban board (plugins/kanban): every open board reloads. */
+  receiveKanbanNotification: "receiveKanbanNotification",
   /** Redis came back after an outage: events of other nodes may be missing, ask the database. */
   resync: "resync",
 } as const;

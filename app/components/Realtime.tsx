@@ -52,6 +52,7 @@ const CHANGES = [
   E.removeLiveChat,
   E.announcement,
   E.newNotification,
+  E.receiveKanbanNotification,
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;

@@ -206,15 +206,30 @@ export async function touch(tx: Tx, ticketId: number, actorId: number, at: numbe
     .where(and(eq(p.ticketId, ticketId), or(eq(p.userId, actorId), eq(p.unread, false))));
 }
 
+/**
+ * A new status: its system message, the lists' news and the open pages' event. The row is changed
+ * only where it is not in that status yet, in the same transaction as the message, so two people
+ * setting it at once write one change each in turn (the later wins) and never a message for nothing
+ * (the kanban board moves cards through here).
+ */
 export async function setStatus(actor: Actor, ticket: TicketRow, status: number) {
-  if (![0, 1, 2, 3].includes(status) || status === ticket.status) return false;
+  if (![0, 1, 2, 3].includes(status)) return false;
   const handle = getDb();
+  const { schema } = handle;
   const now = Date.now();
-  await handle.transaction(async (tx) => {
+  const changed = await handle.transaction(async (tx) => {
+    const moved = await tx
+      .update(schema.tickets)
+      .set({ status })
+      .where(and(eq(schema.tickets.id, ticket.id), ne(schema.tickets.status, status)))
+      .returning({ id: schema.tickets.id });
+    if (!moved.length) return false;
     await rememberRequest(tx);
     await systemMessage(tx, ticket.id, { event: "status", by: actor.name, status }, now);
     await touch(tx, ticket.id, actor.id, now, { status });
+    return true;
   });
+  if (!changed) return false;
   await announce(ticket, SERVER_EVENTS.ticketStatusChanged, { status });
   return true;
 }

@@ -1393,3 +1393,34 @@ export const kbImages = sqliteTable("kb_images", {
   createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: time("created_at").notNull(),
 });
+
+// ---------- kanban board (plugins/kanban) ----------
+
+/** An admin's own board column (the board by custom columns); position orders them left to right. */
+export const kanbanColumns = sqliteTable(
+  "kanban_columns",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    position: integer("position").notNull().default(0),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("kanban_columns_name_idx").on(sql`lower(${t.name})`), index("kanban_columns_position_idx").on(t.position, t.id)],
+);
+
+/** A ticket's place on the custom board; version counts its moves (a ticket without a row sits in no column). */
+export const kanbanCards = sqliteTable(
+  "kanban_cards",
+  {
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    columnId: integer("column_id")
+      .notNull()
+      .references(() => kanbanColumns.id, { onDelete: "cascade" }),
+    version: integer("version").notNull().default(1),
+    movedBy: integer("moved_by").references(() => users.id, { onDelete: "set null" }),
+    movedAt: time("moved_at").notNull(),
+  },
+  (t) => [index("kanban_cards_column_idx").on(t.columnId)],
+);
