@@ -48,6 +48,9 @@ export const AUDIT_ACTIONS = [
   "product.updated",
   "product.deactivated",
   "product.activated",
+  "sip.account_created",
+  "sip.account_updated",
+  "sip.account_deleted",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -71,6 +74,7 @@ export const AUDIT_TARGETS = [
   "wauchat",
   "wauchat_rule",
   "product",
+  "sip_account",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */

@@ -87,7 +87,7 @@ export async function saveSipAccount(input: SipAccountInput, by: { actor: { id: 
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
-  return handle.transaction(async (tx) => {
+  return handle.transaction(async (tx): Promise<SaveResult> => {
     const [user] = await tx.select({ id: schema.users.id }).from(schema.users).where(eq(schema.users.id, input.userId));
     if (!user) return { ok: false as const, errors: { userId: "plugin_calls.errors.user" } };
     const [taken] = await tx
