@@ -79,10 +79,7 @@ export default {
       };
       const layered = plugins
         .filter((p) => p.shellLayer)
-        .reduceRight(
-          (inner, plugin) => () => route(undefined, pluginFile(plugin, plugin.shellLayer), { id: `layer/${plugin.id}` }, inner),
-          framed,
-        );
+        .reduceRight((inner, plugin) => () => route(undefined, pluginFile(plugin, plugin.shellLayer), { id: `layer/${plugin.id}` }, inner), framed);
       route(undefined, "shell/layout.tsx", { id: "shell" }, layered);
       // Plugin modules the host calls (socket handlers, widget loaders): in the build as routes
       // that never match, handed to the host by server.ts (app/plugins/modules.server.ts)

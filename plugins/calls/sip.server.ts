@@ -10,7 +10,10 @@ import { seal, unseal } from "~/secrets.server";
 import { audit } from "~/accounts/audit.server";
 
 /** Extensions are 2 to 15 digits (E.164's length); the softphone dials them as sip:<number>@<domain>. */
-export const sipNumberSchema = z.string().trim().regex(/^\d{2,15}$/, "plugin_calls.errors.number");
+export const sipNumberSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{2,15}$/, "plugin_calls.errors.number");
 
 export const sipAccountForm = z.object({
   userId: z.coerce.number().int().positive("plugin_calls.errors.user"),
@@ -142,7 +145,12 @@ export const ha1 = (user: string, realm: string, password: string) => createHash
 
 /** The secret Kamailio presents to the auth hook (written into its config by `npm run sip:up`). */
 export function sipHookSecret() {
-  return process.env.SIP_HOOK_SECRET || createHash("sha256").update(`sip-hook:${process.env.SESSION_SECRET || "dev-only-secret"}`).digest("hex");
+  return (
+    process.env.SIP_HOOK_SECRET ||
+    createHash("sha256")
+      .update(`sip-hook:${process.env.SESSION_SECRET || "dev-only-secret"}`)
+      .digest("hex")
+  );
 }
 
 function sameSecret(given: string, expected: string) {

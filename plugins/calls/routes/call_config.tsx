@@ -44,8 +44,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = String(form.get("intent") ?? "");
   if (intent === "delete") {
     const id = z.coerce.number().int().positive().safeParse(form.get("id"));
-    if (!id.success || !(await deleteSipAccount(id.data, by)))
-      return refuse(formResult({ intent: "delete", message: "plugin_calls.errors.gone" }), 404);
+    if (!id.success || !(await deleteSipAccount(id.data, by))) return refuse(formResult({ intent: "delete", message: "plugin_calls.errors.gone" }), 404);
     return redirect("/call_config?deleted=1");
   }
   const values = formValues(form, FIELDS);

@@ -34,7 +34,9 @@ if (command === "down") {
     hookSecret: sipHookSecret(),
     pikeDensity: Number(process.env.SIP_PIKE_DENSITY || 30),
   });
-  console.log(`Call server up: SIP udp ${servers.listen}:${servers.sipPort}, WebSocket ws://${servers.listen}:${servers.wsPort}, domain ${servers.domain}; logs in ${runDir}`);
+  console.log(
+    `Call server up: SIP udp ${servers.listen}:${servers.sipPort}, WebSocket ws://${servers.listen}:${servers.wsPort}, domain ${servers.domain}; logs in ${runDir}`,
+  );
   process.exit(0);
 } else {
   console.error("usage: sip/cli.ts up|down");
