@@ -3,11 +3,14 @@
 // (sip/kamailio.cfg) asks POST /hooks/sip/auth for the account's HA1 (sipAuthHook below), so
 // there is no second user list to keep in step. Passwords are sealed at rest (app/secrets.server.ts).
 import { createHash, timingSafeEqual } from "node:crypto";
+import { sipHookSecret } from "./sip/hook-secret";
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { seal, unseal } from "~/secrets.server";
 import { audit } from "~/accounts/audit.server";
+
+export { sipHookSecret };
 
 /** Extensions are 2 to 15 digits (E.164's length); the softphone dials them as sip:<number>@<domain>. */
 export const sipNumberSchema = z
@@ -142,16 +145,6 @@ export async function deleteSipAccount(id: number, by: { actor: { id: number; na
 
 /** Digest HA1 of RFC 2617: md5(user:realm:password). */
 export const ha1 = (user: string, realm: string, password: string) => createHash("md5").update(`${user}:${realm}:${password}`).digest("hex");
-
-/** The secret Kamailio presents to the auth hook (written into its config by `npm run sip:up`). */
-export function sipHookSecret() {
-  return (
-    process.env.SIP_HOOK_SECRET ||
-    createHash("sha256")
-      .update(`sip-hook:${process.env.SESSION_SECRET || "dev-only-secret"}`)
-      .digest("hex")
-  );
-}
 
 function sameSecret(given: string, expected: string) {
   const a = Buffer.from(given);
