@@ -23,7 +23,7 @@ const pluginFile = (plugin, file) => {
   return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
 };
 
-/** The files of a plugin the host calls: its socket and start modules, channel adapters, widgets' loaders and conversation panel (app/plugins/modules.server.ts). */
+/** The files of a plugin the host calls: its socket and start modules, channel adapters, widgets' loaders, conversation panel and auth settings (app/plugins/modules.server.ts). */
 const moduleFiles = (plugin) => [
   ...new Set([
     ...(plugin.socket ? [plugin.socket] : []),
@@ -31,6 +31,7 @@ const moduleFiles = (plugin) => [
     ...(plugin.channels ?? []).map((c) => c.adapter),
     ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0]),
     ...(plugin.conversationPanel ? [plugin.conversationPanel.split("#")[0]] : []),
+    ...(plugin.authSettings ? [plugin.authSettings.split("#")[0]] : []),
   ]),
 ];
 
@@ -70,10 +71,16 @@ export default {
           });
         }
       };
-      route(undefined, "shell/layout.tsx", { id: "shell" }, () => {
+      // plugins' shell layers (the softphone): pathless layouts around the frame and the pages,
+      // mounted as long as the shell is
+      const framed = () => {
         if (frame) route(undefined, pluginFile(frame, frame.frame), { id: "frame" }, shellPages);
         else shellPages();
-      });
+      };
+      const layered = plugins
+        .filter((p) => p.shellLayer)
+        .reduceRight((inner, plugin) => () => route(undefined, pluginFile(plugin, plugin.shellLayer), { id: `layer/${plugin.id}` }, inner), framed);
+      route(undefined, "shell/layout.tsx", { id: "shell" }, layered);
       // Plugin modules the host calls (socket handlers, widget loaders): in the build as routes
       // that never match, handed to the host by server.ts (app/plugins/modules.server.ts)
       for (const plugin of plugins) for (const file of moduleFiles(plugin)) route(undefined, pluginFile(plugin, file), { id: `module/${plugin.id}/${file}` });

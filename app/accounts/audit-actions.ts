@@ -55,6 +55,9 @@ export const AUDIT_ACTIONS = [
   "campaign.started",
   "campaign.paused",
   "campaign.resumed",
+  "sip.account_created",
+  "sip.account_updated",
+  "sip.account_deleted",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -80,6 +83,7 @@ export const AUDIT_TARGETS = [
   "product",
   "contact",
   "campaign",
+  "sip_account",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */

@@ -1,6 +1,7 @@
 // The settings block of the auth check response (spec section 3), with its defaults.
 import type { ResolvedEdition } from "~/models/editions.server";
 import { plugins } from "~/plugins/registry.server";
+import { pluginExport } from "~/plugins/modules.server";
 import { getSettings } from "~/models/settings.server";
 import { PRIORITIES } from "~/conversation/constants";
 import { permissionsOf, type UserRow } from "./users.server";
@@ -22,7 +23,7 @@ export async function authSettings(user: UserRow, edition: ResolvedEdition, orig
     // where an admin manages the workspace; agents have none
     adminUrl: user.type === "admin" && origin ? `${origin}/settings/users` : "",
     timezone: s.timezone,
-    // the softphone (SIP) and its TURN relays are not built yet: the spec's empty values until then
+    // the softphone (SIP) and its TURN relays: empty here, filled by the calls plugin (pluginSettings)
     turn: [] as { urls: string; username?: string; credential?: string }[],
     sip: [] as { sip_number: string; password: string; active: number }[],
     sipIp: "",
@@ -56,5 +57,17 @@ export async function authSettings(user: UserRow, edition: ResolvedEdition, orig
     },
     account_type: Number(s.account_type),
     last_account_status: s.account_expires_at ? Number(s.account_expires_at) : null,
+    ...(await pluginSettings(user, edition)),
   };
+}
+
+/** What the edition's plugins add to the settings (manifest `authSettings`: the softphone's SIP fields). */
+async function pluginSettings(user: UserRow, edition: ResolvedEdition) {
+  const added: Record<string, unknown> = {};
+  for (const p of plugins()) {
+    if (!p.authSettings || !edition.enabled.includes(p.id)) continue;
+    const fields = await pluginExport<(user: { id: number }) => Promise<Record<string, unknown>>>(p.id, p.authSettings);
+    Object.assign(added, await fields({ id: user.id }));
+  }
+  return added;
 }

@@ -109,6 +109,22 @@ export const pluginManifest = z.object({
     .string()
     .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
     .optional(),
+  /**
+   * Fields the plugin adds to the auth check's settings (spec section 3; the softphone's sip,
+   * sipIp, sipPort, turn): "file#export" of an async function of the signed-in user ({ id })
+   * answering an object merged over the host's defaults, for editions that enable the plugin.
+   */
+  authSettings: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
+  /**
+   * A pathless layout route inside the signed-in shell, around the frame and every shell page:
+   * for things that stay mounted from page to page (the softphone). It renders an <Outlet /> and
+   * anything of its own must not take room in the shell's grid (fixed position). Its loader
+   * answers for signed-out visitors and editions without the plugin too (then it shows nothing).
+   */
+  shellLayer: pluginFile.optional(),
   /** Static files under public/ that other websites load (served with CORP cross-origin). */
   sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**

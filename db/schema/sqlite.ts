@@ -1424,3 +1424,24 @@ export const kanbanCards = sqliteTable(
   },
   (t) => [index("kanban_cards_column_idx").on(t.columnId)],
 );
+
+/**
+ * An agent's SIP account (spec section 3: sip_number, password, active) for the softphone: the one
+ * list Kamailio authenticates REGISTERs against (plugins/calls). The password is sealed
+ * (app/secrets.server.ts).
+ */
+export const sipAccounts = sqliteTable(
+  "sip_accounts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sipNumber: text("sip_number").notNull(),
+    password: text("password").notNull(),
+    active: bool("active").notNull().default(true),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("sip_accounts_number_idx").on(t.sipNumber), uniqueIndex("sip_accounts_user_idx").on(t.userId)],
+);

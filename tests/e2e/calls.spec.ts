@@ -1,0 +1,129 @@
+// The softphone against the real call server: this spec starts Kamailio and rtpengine on loopback
+// (the product's auth hook at the e2e server). An admin gives two new agents SIP accounts on
+// /call_config without JavaScript (a refusal keeps the input), the agents' softphones register
+// ('Connected to call server.'), agent A calls agent B, B accepts, A hangs up (audio: test.fixme). Two Chromium contexts with fake media devices.
+import { test, expect, type Browser, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chooseLanguage, login, hydrated } from "./helpers";
+import { E2E_SIP_WS_PORT } from "../../playwright.config";
+import { missingBinariesMessage, sipBinariesPresent, startSipServers, type SipServers } from "../../plugins/calls/sip/servers";
+import { sipHookSecret } from "../../plugins/calls/sip/hook-secret";
+
+const NEW_PASSWORD = "Velvet-Kettle-Orbit-42";
+const present = sipBinariesPresent();
+if (!present && process.env.CI) throw new Error(`CI must run the call tests: ${missingBinariesMessage()}`);
+
+const stamp = Date.now().toString(36);
+const agents = [
+  { username: `sipa-${stamp}`, number: `7${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}1` },
+  { username: `sipb-${stamp}`, number: `7${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}2` },
+];
+
+async function newPage(browser: Browser, baseURL: string, js: boolean) {
+  const context = await browser.newContext({ javaScriptEnabled: js, permissions: ["microphone"] });
+  await chooseLanguage(context, baseURL);
+  return context.newPage();
+}
+
+/** Invites an agent and accepts the invite in a page of its own (signed in afterwards). */
+async function newAgent(admin: Page, browser: Browser, baseURL: string, username: string) {
+  await admin.goto("/settings/users");
+  const form = admin.getByRole("form", { name: "Invite by email" });
+  await form.getByLabel("Email", { exact: true }).fill(`${username}@example.com`);
+  await form.getByLabel("Name", { exact: true }).fill(`Caller ${username}`);
+  await form.getByLabel("Username", { exact: true }).fill(username);
+  await form.getByLabel("Department", { exact: true }).selectOption({ label: "Support" });
+  await form.getByRole("button", { name: "Send invite" }).click();
+  const link = await admin.getByTestId("invite-link").inputValue();
+  const page = await newPage(browser, baseURL, true);
+  await page.goto(link);
+  await page.getByLabel("New password").fill(NEW_PASSWORD);
+  await page.getByLabel("Repeat the password").fill(NEW_PASSWORD);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await expect(page.getByRole("button", { name: "Log In" })).toHaveCount(0);
+  return page;
+}
+
+// fake microphones for both agents' browsers (a launch option: the whole file)
+test.use({
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"],
+  },
+});
+
+test.describe("calls between two agents' softphones", () => {
+  test.skip(!present, `Kamailio is not installed: ${missingBinariesMessage()}`);
+  let servers: SipServers;
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-sip-"));
+
+  test.beforeAll(async ({ baseURL }) => {
+    servers = await startSipServers({
+      runDir,
+      wsPort: E2E_SIP_WS_PORT,
+      authUrl: `${baseURL!.replace("localhost", "127.0.0.1")}/hooks/sip/auth`,
+      hookSecret: sipHookSecret({ SESSION_SECRET: "e2e-secret" }),
+    });
+  });
+  test.afterAll(async () => {
+    await servers?.stop();
+    fs.rmSync(runDir, { recursive: true, force: true });
+  });
+
+  test("an admin adds SIP accounts without JavaScript; A calls B, B accepts, A hangs up", async ({ browser, baseURL }) => {
+    test.setTimeout(120_000);
+    const setup = await newPage(browser, baseURL!, true);
+    await login(setup, "admin", "admin");
+    const [a, b] = [await newAgent(setup, browser, baseURL!, agents[0].username), await newAgent(setup, browser, baseURL!, agents[1].username)];
+
+    // the accounts, added by an admin with JavaScript off
+    const admin = await newPage(browser, baseURL!, false);
+    await login(admin, "admin", "admin");
+    await admin.goto("/call_config");
+    await expect(admin.getByRole("heading", { level: 1, name: "Call settings" })).toBeVisible();
+    // axe runs a script: on the same page with JavaScript on
+    await setup.goto("/call_config");
+    await hydrated(setup);
+    const axe = await new AxeBuilder({ page: setup }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
+    const form = admin.locator("#sip-form");
+    for (const agent of agents) {
+      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `Caller ${agent.username} (${agent.username})` });
+      await form.getByLabel("Extension").fill(agent.number);
+      await form.getByLabel("SIP password").fill("short");
+      await form.getByRole("button", { name: "Save" }).click();
+      await expect(admin.getByText("The SIP password needs at least 8 characters.")).toBeVisible();
+      await expect(form.getByLabel("Extension")).toHaveValue(agent.number);
+      await form.getByLabel("SIP password").fill(`sip-${agent.username}`);
+      await form.getByRole("button", { name: "Save" }).click();
+      await expect(admin.getByRole("status")).toHaveText("SIP account saved.");
+      await expect(admin.getByTestId(`sip-account-${agent.number}`)).toContainText(agent.username);
+    }
+
+    // the softphones load (now that the agents have accounts) and register
+    for (const page of [a, b]) {
+      await page.goto("/");
+      await hydrated(page);
+      await expect(page.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+    }
+    await a.getByLabel("Number or extension").fill(agents[1].number);
+    await a.getByRole("button", { name: "Call", exact: true }).click();
+    const incoming = b.getByRole("alertdialog");
+    await expect(incoming).toContainText(`Incoming call from ${agents[0].number}`, { timeout: 15_000 });
+    await incoming.getByRole("button", { name: "Accept" }).click();
+    await expect(a.getByTestId("call-status")).toHaveText(`On a call with ${agents[1].number}`, { timeout: 15_000 });
+    await expect(b.getByTestId("call-status")).toHaveText(`On a call with ${agents[0].number}`);
+    // NOT YET PROVEN: audio through rtpengine. getStats() shows 0 inbound RTP packets on both
+    // sides (ICE/DTLS between Chromium and rtpengine on loopback does not complete yet); the
+    // check is kept below as test.fixme until it does.
+    await a.getByRole("button", { name: "Hang up" }).click();
+    await expect(b.locator(".softphone")).toHaveAttribute("data-call-state", "idle", { timeout: 10_000 });
+    await expect(a.locator(".softphone")).toHaveAttribute("data-call-state", "idle");
+  });
+
+  // both hear the other: inbound RTP packets on each side in getStats() (window.__softphone.inboundPackets())
+  test.fixme("audio flows both ways through rtpengine", () => {});
+});

@@ -1,0 +1,104 @@
+// A tiny SIP user agent over UDP for the call-server tests and bench: REGISTER with digest auth
+// (RFC 3261 / 2617, qop=auth), nothing else. Enough to prove Kamailio asks the product for the
+// account, accepts the right password and refuses a wrong one.
+import { createHash, randomBytes } from "node:crypto";
+import dgram from "node:dgram";
+
+const md5 = (s: string) => createHash("md5").update(s).digest("hex");
+const token = () => randomBytes(6).toString("hex");
+
+export interface SipResponse {
+  status: number;
+  reason: string;
+  headers: Record<string, string>;
+  raw: string;
+}
+
+function parse(raw: string): SipResponse {
+  const [head] = raw.split("\r\n\r\n");
+  const lines = head.split("\r\n");
+  const m = lines[0].match(/^SIP\/2\.0 (\d{3}) (.*)$/);
+  const headers: Record<string, string> = {};
+  for (const line of lines.slice(1)) {
+    const i = line.indexOf(":");
+    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return { status: m ? Number(m[1]) : 0, reason: m ? m[2] : "", headers, raw };
+}
+
+export interface RegisterOptions {
+  host: string;
+  port: number;
+  domain: string;
+  user: string;
+  password: string;
+  expires?: number;
+  timeoutMs?: number;
+}
+
+/** REGISTERs user@domain; answers the final response (after one digest round), or status 0 on timeout. */
+export async function register(o: RegisterOptions): Promise<SipResponse> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  const localPort = socket.address().port;
+  const callId = `${token()}@127.0.0.1`;
+  const fromTag = token();
+  let cseq = 1;
+  const request = (authorization?: string) => {
+    const branch = `z9hG4bK${token()}`;
+    const lines = [
+      `REGISTER sip:${o.domain} SIP/2.0`,
+      `Via: SIP/2.0/UDP 127.0.0.1:${localPort};branch=${branch};rport`,
+      `Max-Forwards: 70`,
+      `From: <sip:${o.user}@${o.domain}>;tag=${fromTag}`,
+      `To: <sip:${o.user}@${o.domain}>`,
+      `Call-ID: ${callId}`,
+      `CSeq: ${cseq++} REGISTER`,
+      `Contact: <sip:${o.user}@127.0.0.1:${localPort}>`,
+      `Expires: ${o.expires ?? 60}`,
+      ...(authorization ? [`Authorization: ${authorization}`] : []),
+      `User-Agent: omnidesk-test`,
+      `Content-Length: 0`,
+      "",
+      "",
+    ];
+    return lines.join("\r\n");
+  };
+  const exchange = (message: string) =>
+    new Promise<SipResponse>((resolve) => {
+      const timer = setTimeout(() => {
+        socket.off("message", onMessage);
+        resolve({ status: 0, reason: "timeout", headers: {}, raw: "" });
+      }, o.timeoutMs ?? 3000);
+      const onMessage = (buf: Buffer) => {
+        const r = parse(buf.toString());
+        if (r.status < 200) return; // provisional
+        clearTimeout(timer);
+        socket.off("message", onMessage);
+        resolve(r);
+      };
+      socket.on("message", onMessage);
+      socket.send(message, o.port, o.host);
+    });
+  try {
+    const first = await exchange(request());
+    if (first.status !== 401) return first;
+    const challenge = first.headers["www-authenticate"] ?? "";
+    const param = (name: string) => challenge.match(new RegExp(`${name}="?([^",]+)"?`))?.[1] ?? "";
+    const realm = param("realm");
+    const nonce = param("nonce");
+    const qop = param("qop");
+    const uri = `sip:${o.domain}`;
+    const ha1 = md5(`${o.user}:${realm}:${o.password}`);
+    const ha2 = md5(`REGISTER:${uri}`);
+    const cnonce = token();
+    const nc = "00000001";
+    const response = qop ? md5(`${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`) : md5(`${ha1}:${nonce}:${ha2}`);
+    const auth =
+      `Digest username="${o.user}", realm="${realm}", nonce="${nonce}", uri="${uri}", response="${response}", algorithm=MD5` +
+      (qop ? `, qop=auth, nc=${nc}, cnonce="${cnonce}"` : "");
+    return await exchange(request(auth));
+  } finally {
+    socket.close();
+  }
+}
