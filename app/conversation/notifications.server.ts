@@ -8,7 +8,7 @@ import { SERVER_EVENTS } from "~/realtime-events";
 /** Spec section 9: notifications come 10 at a time (Show more at 10 or more). */
 export const NOTIFICATION_PAGE_SIZE = 10;
 
-export type NotificationType = "assigned" | "added";
+export type NotificationType = "assigned" | "added" | "sla";
 
 export interface NewNotification {
   userId: number;
