@@ -359,7 +359,7 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
       const c = f ? computeSla(f, policyOf(id, f.severity), cal, now) : null;
       const told: { ticket: { id: number; ticketNumber: number; departmentId: number | null; kind: string }; messageId: number | null; users: number[] }[] = [];
       await handle.transaction(async (tx) => {
-        if (handle.dialect === "pg") await tx.execute(sql`select pg_advisory_xact_lock(731020)`);
+        if (handle.dialect === "pg") await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(731020)`);
         const [ticket] = await tx
           .select({ id: schema.tickets.id, ticketNumber: schema.tickets.ticketNumber, departmentId: schema.tickets.departmentId, kind: schema.tickets.kind, title: schema.tickets.title })
           .from(schema.tickets)
