@@ -23,7 +23,11 @@ export interface ListBadge {
 type BadgeLoader = (input: BadgeInput) => Promise<Record<number, ListBadge>>;
 
 /** Every enabled plugin's badges, per ticket id, in plugin order. */
-export async function listBadges(ticketIds: number[], enabled: readonly string[], now = Date.now()): Promise<Record<number, (ListBadge & { plugin: string })[]>> {
+export async function listBadges(
+  ticketIds: number[],
+  enabled: readonly string[],
+  now = Date.now(),
+): Promise<Record<number, (ListBadge & { plugin: string })[]>> {
   const out: Record<number, (ListBadge & { plugin: string })[]> = {};
   if (!ticketIds.length) return out;
   const owners = plugins().filter((p) => p.listBadge && enabled.includes(p.id));
@@ -38,7 +42,6 @@ export async function listBadges(ticketIds: number[], enabled: readonly string[]
       }
     }),
   );
-  for (const { plugin, badges } of answers)
-    for (const [id, badge] of Object.entries(badges)) (out[Number(id)] ??= []).push({ ...badge, plugin });
+  for (const { plugin, badges } of answers) for (const [id, badge] of Object.entries(badges)) (out[Number(id)] ??= []).push({ ...badge, plugin });
   return out;
 }

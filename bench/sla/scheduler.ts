@@ -55,7 +55,9 @@ async function main() {
   for (let i = 0; i < TICKETS; i += 50_000) fill(i, Math.min(TICKETS, i + 50_000));
   sqlite.exec("analyze");
   await handle.raw(sql`insert into settings (key, value) values ('sla_sync_mark', ${String(now)}) on conflict (key) do update set value = excluded.value`);
-  console.log(`prepared ${TICKETS.toLocaleString()} open tickets with due times (${DUE.toLocaleString()} due now) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `prepared ${TICKETS.toLocaleString()} open tickets with due times (${DUE.toLocaleString()} due now) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   global.gc?.();
   const base = process.memoryUsage();
@@ -81,7 +83,9 @@ async function main() {
   t0 = performance.now();
   const again = await runDue(now + 2000, handle);
   console.log(`pass right after (nothing due): ${again.sent.length} sent in ${(performance.now() - t0).toFixed(1)} ms`);
-  const counts = sqlite.prepare("select (select count(*) from sla_alerts) as alerts, (select count(*) from notifications where category = 'sla') as notes").get();
+  const counts = sqlite
+    .prepare("select (select count(*) from sla_alerts) as alerts, (select count(*) from notifications where category = 'sla') as notes")
+    .get();
   console.log(`rows written: ${JSON.stringify(counts)}`);
   await handle.close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -82,7 +82,10 @@ export async function calendarSetting(handle: DbHandle = getDb()): Promise<Calen
 export async function saveCalendarSetting(value: CalendarSetting, handle: DbHandle = getDb()) {
   await putSetting(handle, CALENDAR_KEY, JSON.stringify(value));
   // every open ticket's due times move: recompute them all on the next passes
-  await handle.db.update(handle.schema.slaTickets).set({ seenUpdatedAt: -1 }).where(sql`${handle.schema.slaTickets.outcome} is null`);
+  await handle.db
+    .update(handle.schema.slaTickets)
+    .set({ seenUpdatedAt: -1 })
+    .where(sql`${handle.schema.slaTickets.outcome} is null`);
 }
 
 export async function businessCalendar(handle: DbHandle = getDb()): Promise<BusinessCalendar> {
@@ -145,7 +148,14 @@ async function factsOf(handle: DbHandle, ticketIds: number[]) {
   ]);
   const facts = new Map<number, TicketFacts & { severity: string }>();
   for (const t of tickets)
-    facts.set(t.id, { createdAt: Number(t.createdAt), updatedAt: Number(t.updatedAt), status: t.status, severity: t.severity, statusChanges: [], messages: [] });
+    facts.set(t.id, {
+      createdAt: Number(t.createdAt),
+      updatedAt: Number(t.updatedAt),
+      status: t.status,
+      severity: t.severity,
+      statusChanges: [],
+      messages: [],
+    });
   for (const msg of messages) {
     const f = facts.get(msg.ticketId);
     if (!f) continue;
@@ -177,7 +187,12 @@ const eventKey = (ticketId: number, e: SlaEvent) => `${ticketId}|${e.kind}|${e.t
 export async function recompute(ticketIds: number[], now = slaNow(), handle: DbHandle = getDb()) {
   if (!ticketIds.length) return 0;
   const { schema } = handle;
-  const [cal, facts, policyOf, sent] = await Promise.all([businessCalendar(handle), factsOf(handle, ticketIds), policiesFor(handle, ticketIds), sentKeys(handle, ticketIds)]);
+  const [cal, facts, policyOf, sent] = await Promise.all([
+    businessCalendar(handle),
+    factsOf(handle, ticketIds),
+    policiesFor(handle, ticketIds),
+    sentKeys(handle, ticketIds),
+  ]);
   const values: (typeof schema.slaTickets.$inferInsert)[] = [];
   for (const [id, f] of facts) {
     const policy = policyOf(id, f.severity);
@@ -260,7 +275,8 @@ export async function sync(now = slaNow(), handle: DbHandle = getDb()) {
     );
     done += batch.length;
     const last = Number(batch.at(-1)!.updated_at);
-    await putSetting(handle, MARK_KEY, String(Math.max(mark, last)));
+    // never past this pass's clock: a ticket dated in the future (a skewed node) must not hide the ones after it
+    await putSetting(handle, MARK_KEY, String(Math.max(mark, Math.min(last, now))));
     if (batch.length < SYNC_BATCH) break;
     from = last;
   }
@@ -361,7 +377,13 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
       await handle.transaction(async (tx) => {
         if (handle.dialect === "pg") await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(731020)`);
         const [ticket] = await tx
-          .select({ id: schema.tickets.id, ticketNumber: schema.tickets.ticketNumber, departmentId: schema.tickets.departmentId, kind: schema.tickets.kind, title: schema.tickets.title })
+          .select({
+            id: schema.tickets.id,
+            ticketNumber: schema.tickets.ticketNumber,
+            departmentId: schema.tickets.departmentId,
+            kind: schema.tickets.kind,
+            title: schema.tickets.title,
+          })
           .from(schema.tickets)
           .where(eq(schema.tickets.id, id));
         if (!ticket || !c) {
@@ -388,7 +410,12 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
           }
           const messageId =
             e.kind === "warning"
-              ? await systemMessage(tx, id, { event: "plugin", by: "", text: "plugin_sla.system.warning", values: { minutes: String(policyOf(id, f!.severity)?.warnMinutes ?? 15) } }, now)
+              ? await systemMessage(
+                  tx,
+                  id,
+                  { event: "plugin", by: "", text: "plugin_sla.system.warning", values: { minutes: String(policyOf(id, f!.severity)?.warnMinutes ?? 15) } },
+                  now,
+                )
               : await systemMessage(tx, id, { event: "plugin", by: "", text: `plugin_sla.system.breach.${e.target}`, values: {} }, now);
           const people = await recipientsOf(tx, ticket);
           for (const p of people) {
@@ -397,7 +424,11 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
               e.kind === "warning"
                 ? t("plugin_sla.system.warning", { minutes: String(policyOf(id, f!.severity)?.warnMinutes ?? 15) })
                 : t(`plugin_sla.system.breach.${e.target}`);
-            await addNotification(tx, { userId: p.id, type: "sla", category: "sla", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body }, now);
+            await addNotification(
+              tx,
+              { userId: p.id, type: "sla", category: "sla", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body },
+              now,
+            );
           }
           told.push({ ticket, messageId, users: people.map((p) => p.id) });
           result.sent.push({ ticketId: id, kind: e.kind, target: e.target });
@@ -432,7 +463,11 @@ const told_ = (userId: number) => told(userId, "sla");
 async function tellLimitReached(tx: Tx, limit: number, now: number, fallback: string) {
   const { schema } = getDb();
   const key = `sla_limit_told:${new Date(monthStart(now)).toISOString().slice(0, 7)}`;
-  const [fresh] = await tx.insert(schema.settings).values({ key, value: String(now) }).onConflictDoNothing().returning({ key: schema.settings.key });
+  const [fresh] = await tx
+    .insert(schema.settings)
+    .values({ key, value: String(now) })
+    .onConflictDoNothing()
+    .returning({ key: schema.settings.key });
   if (!fresh) return;
   const settings = await getSettings();
   const admins = await tx
@@ -442,7 +477,9 @@ async function tellLimitReached(tx: Tx, limit: number, now: number, fallback: st
   for (const a of admins) {
     const t = translatorFor(isLanguage(a.language ?? "") ? (a.language as never) : (fallback as never));
     const text = t("plugin_sla.limit.reached", { limit, date: formatDate(nextMonthStart(now), settings.timezone) });
-    await tx.insert(schema.notifications).values({ userId: a.id, type: "sla_limit", category: "sla", channel: "sla", ticketNumber: null, title: text, body: "", createdAt: now });
+    await tx
+      .insert(schema.notifications)
+      .values({ userId: a.id, type: "sla_limit", category: "sla", channel: "sla", ticketNumber: null, title: text, body: "", createdAt: now });
   }
 }
 

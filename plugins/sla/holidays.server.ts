@@ -18,9 +18,7 @@ export function holidayChecker(country: string): (day: string) => boolean {
     const year = Number(day.slice(0, 4));
     let days = years.get(year);
     if (!days) {
-      days = new Set(
-        (hd.getHolidays(year) as { date: string; type: string }[]).filter((h) => h.type === "public").map((h) => h.date.slice(0, 10)),
-      );
+      days = new Set((hd.getHolidays(year) as { date: string; type: string }[]).filter((h) => h.type === "public").map((h) => h.date.slice(0, 10)));
       years.set(year, days);
     }
     return days.has(day);

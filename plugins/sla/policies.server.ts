@@ -135,4 +135,3 @@ export async function saveCalendar(values: Record<string, string>) {
   await saveCalendarSetting({ week: parsed.week, country: parsed.country });
   return { ok: true as const };
 }
-

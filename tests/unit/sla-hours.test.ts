@@ -14,7 +14,30 @@ import {
 import { holidayChecker } from "../../plugins/sla/holidays.server";
 
 const NINE_TO_FIVE: DayHours[] = [[], [[540, 1020]], [[540, 1020]], [[540, 1020]], [[540, 1020]], [[540, 1020]], []];
-const LUNCH: DayHours[] = [[], [[540, 720], [780, 1020]], [[540, 720], [780, 1020]], [[540, 720], [780, 1020]], [[540, 720], [780, 1020]], [[540, 720], [780, 1020]], []];
+const LUNCH: DayHours[] = [
+  [],
+  [
+    [540, 720],
+    [780, 1020],
+  ],
+  [
+    [540, 720],
+    [780, 1020],
+  ],
+  [
+    [540, 720],
+    [780, 1020],
+  ],
+  [
+    [540, 720],
+    [780, 1020],
+  ],
+  [
+    [540, 720],
+    [780, 1020],
+  ],
+  [],
+];
 const ny: BusinessCalendar = { timeZone: "America/New_York", week: NINE_TO_FIVE };
 const nyHolidays: BusinessCalendar = { ...ny, isHoliday: holidayChecker("US") };
 const london: BusinessCalendar = { timeZone: "Europe/London", week: NINE_TO_FIVE };
@@ -41,18 +64,75 @@ const cases: { name: string; cal: BusinessCalendar; start: string; minutes: numb
   { name: "Malaysia Day is skipped in Kuala Lumpur", cal: kl, start: "2025-09-15T16:00:00+08:00", minutes: 120, due: "2025-09-17T10:00:00+08:00" },
   { name: "New York spring forward, business hours", cal: ny, start: "2025-03-07T16:00:00-05:00", minutes: 120, due: "2025-03-10T10:00:00-04:00" },
   { name: "New York spring forward, 24/7: real minutes", cal: ny247, start: "2025-03-09T01:30:00-05:00", minutes: 60, due: "2025-03-09T03:30:00-04:00" },
-  { name: "New York fall back, 24/7: the repeated hour counts twice", cal: ny247, start: "2025-11-02T00:30:00-04:00", minutes: 120, due: "2025-11-02T01:30:00-05:00" },
+  {
+    name: "New York fall back, 24/7: the repeated hour counts twice",
+    cal: ny247,
+    start: "2025-11-02T00:30:00-04:00",
+    minutes: 120,
+    due: "2025-11-02T01:30:00-05:00",
+  },
   { name: "London clocks go back, business hours", cal: london, start: "2025-10-24T16:00:00+01:00", minutes: 120, due: "2025-10-27T10:00:00Z" },
   { name: "London clocks go forward, business hours", cal: london, start: "2025-03-28T16:30:00Z", minutes: 60, due: "2025-03-31T09:30:00+01:00" },
   { name: "London night of the change, 24/7", cal: london247, start: "2025-10-25T23:00:00+01:00", minutes: 240, due: "2025-10-26T02:00:00Z" },
   { name: "lunch break is not counted", cal: utcLunch, start: "2025-06-03T11:30:00Z", minutes: 60, due: "2025-06-03T13:30:00Z" },
-  { name: "a pause pushes the due time", cal: utc247, start: "2025-06-03T00:00:00Z", minutes: 60, due: "2025-06-03T02:00:00Z", pauses: [[T("2025-06-03T00:30:00Z"), T("2025-06-03T01:30:00Z")]] },
-  { name: "a pause before the start changes nothing", cal: utc247, start: "2025-06-03T00:00:00Z", minutes: 60, due: "2025-06-03T01:00:00Z", pauses: [[T("2025-06-02T00:00:00Z"), T("2025-06-02T05:00:00Z")]] },
-  { name: "a pause over the weekend adds nothing", cal: ny, start: "2025-06-06T16:00:00-04:00", minutes: 120, due: "2025-06-09T10:00:00-04:00", pauses: [[T("2025-06-06T18:00:00-04:00"), T("2025-06-08T18:00:00-04:00")]] },
-  { name: "a pause in business hours", cal: ny, start: "2025-06-06T16:00:00-04:00", minutes: 120, due: "2025-06-09T11:00:00-04:00", pauses: [[T("2025-06-09T09:00:00-04:00"), T("2025-06-09T10:00:00-04:00")]] },
-  { name: "two pauses, unsorted", cal: utc247, start: "2025-06-03T00:00:00Z", minutes: 60, due: "2025-06-03T01:20:00Z", pauses: [[T("2025-06-03T00:50:00Z"), T("2025-06-03T01:00:00Z")], [T("2025-06-03T00:10:00Z"), T("2025-06-03T00:20:00Z")]] },
-  { name: "a pause still running: no due time", cal: utc247, start: "2025-06-03T00:00:00Z", minutes: 60, due: null, pauses: [[T("2025-06-03T00:30:00Z"), null]] },
-  { name: "a calendar with no open hour: no due time", cal: { timeZone: "UTC", week: [[], [], [], [], [], [], []] }, start: "2025-06-03T00:00:00Z", minutes: 1, due: null },
+  {
+    name: "a pause pushes the due time",
+    cal: utc247,
+    start: "2025-06-03T00:00:00Z",
+    minutes: 60,
+    due: "2025-06-03T02:00:00Z",
+    pauses: [[T("2025-06-03T00:30:00Z"), T("2025-06-03T01:30:00Z")]],
+  },
+  {
+    name: "a pause before the start changes nothing",
+    cal: utc247,
+    start: "2025-06-03T00:00:00Z",
+    minutes: 60,
+    due: "2025-06-03T01:00:00Z",
+    pauses: [[T("2025-06-02T00:00:00Z"), T("2025-06-02T05:00:00Z")]],
+  },
+  {
+    name: "a pause over the weekend adds nothing",
+    cal: ny,
+    start: "2025-06-06T16:00:00-04:00",
+    minutes: 120,
+    due: "2025-06-09T10:00:00-04:00",
+    pauses: [[T("2025-06-06T18:00:00-04:00"), T("2025-06-08T18:00:00-04:00")]],
+  },
+  {
+    name: "a pause in business hours",
+    cal: ny,
+    start: "2025-06-06T16:00:00-04:00",
+    minutes: 120,
+    due: "2025-06-09T11:00:00-04:00",
+    pauses: [[T("2025-06-09T09:00:00-04:00"), T("2025-06-09T10:00:00-04:00")]],
+  },
+  {
+    name: "two pauses, unsorted",
+    cal: utc247,
+    start: "2025-06-03T00:00:00Z",
+    minutes: 60,
+    due: "2025-06-03T01:20:00Z",
+    pauses: [
+      [T("2025-06-03T00:50:00Z"), T("2025-06-03T01:00:00Z")],
+      [T("2025-06-03T00:10:00Z"), T("2025-06-03T00:20:00Z")],
+    ],
+  },
+  {
+    name: "a pause still running: no due time",
+    cal: utc247,
+    start: "2025-06-03T00:00:00Z",
+    minutes: 60,
+    due: null,
+    pauses: [[T("2025-06-03T00:30:00Z"), null]],
+  },
+  {
+    name: "a calendar with no open hour: no due time",
+    cal: { timeZone: "UTC", week: [[], [], [], [], [], [], []] },
+    start: "2025-06-03T00:00:00Z",
+    minutes: 1,
+    due: null,
+  },
 ];
 
 describe("addBusinessMinutes", () => {

@@ -14,6 +14,8 @@ import { setSetting } from "~/models/settings.server";
 import { findUserByUsername } from "~/accounts/users.server";
 import { tick, recompute } from "@plugins/sla/engine.server";
 import { savePolicy, parseCalendar, type PolicyValues } from "@plugins/sla/policies.server";
+import { badges, duration } from "@plugins/sla/badge.server";
+import { engineOutcome } from "@plugins/reports/reports.server";
 
 const MIN = 60_000;
 const T0 = Date.parse("2026-06-01T02:00:00Z");
@@ -35,7 +37,15 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     const agent = await findUserByUsername("agent");
     agentId = agent!.id;
     departmentId = agent!.departmentId!;
-    const policy: PolicyValues = { label_id: String(labelId), priority: "", first_response: "", next_response: "", resolution: "", warn: "10", pause_on_pending: "on" };
+    const policy: PolicyValues = {
+      label_id: String(labelId),
+      priority: "",
+      first_response: "",
+      next_response: "",
+      resolution: "",
+      warn: "10",
+      pause_on_pending: "on",
+    };
     expect(await savePolicy(policy)).toEqual({ ok: true });
   }, 60_000);
   afterAll(async () => {
@@ -46,7 +56,12 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
   async function ticket(title: string, at = T0) {
     const { schema } = t.handle;
     return t.handle.transaction(async (tx) => {
-      const created = await insertTicket(tx, { title, channel: "EMAIL", departmentId, contactName: "C", contactEmail: "c@example.com", contactPhone: "" }, title, at);
+      const created = await insertTicket(
+        tx,
+        { title, channel: "EMAIL", departmentId, contactName: "C", contactEmail: "c@example.com", contactPhone: "" },
+        title,
+        at,
+      );
       await tx.insert(schema.messages).values({ ticketId: created.id, type: "text", body: title, createdAt: at });
       await tx.insert(schema.ticketLabels).values({ ticketId: created.id, labelId });
       await tx.insert(schema.participants).values({ ticketId: created.id, userId: agentId, assignee: true, addedAt: at, kind: "ticket" });
@@ -60,7 +75,8 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
       await tx.update(schema.tickets).set({ status, updatedAt: at }).where(eq(schema.tickets.id, ticketId));
     });
   }
-  const row = async (ticketId: number) => (await t.handle.db.select().from(t.handle.schema.slaTickets).where(eq(t.handle.schema.slaTickets.ticketId, ticketId)))[0];
+  const row = async (ticketId: number) =>
+    (await t.handle.db.select().from(t.handle.schema.slaTickets).where(eq(t.handle.schema.slaTickets.ticketId, ticketId)))[0];
   const alerts = (ticketId: number) => t.handle.db.select().from(t.handle.schema.slaAlerts).where(eq(t.handle.schema.slaAlerts.ticketId, ticketId));
   const systemTexts = async (ticketId: number) =>
     (
@@ -114,7 +130,9 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     // PostgreSQL: truly at once. SQLite: one process cannot hold two writers (better-sqlite3 blocks
     // the thread), so the second node runs right after the first over the same due rows
     const [a, b] =
-      dialect === "pg" ? await Promise.all([tick(T0 + 161 * MIN), tick(T0 + 161 * MIN, other)]) : [await tick(T0 + 161 * MIN), await tick(T0 + 161 * MIN, other)];
+      dialect === "pg"
+        ? await Promise.all([tick(T0 + 161 * MIN), tick(T0 + 161 * MIN, other)])
+        : [await tick(T0 + 161 * MIN), await tick(T0 + 161 * MIN, other)];
     // the warning was overtaken by its deadline: only the breach goes out, once
     expect([...a.sent, ...b.sent]).toEqual([{ ticketId: tk.id, kind: "breach", target: "resolution" }]);
     expect((await systemTexts(tk.id)).map((e) => e.text)).toEqual(["plugin_sla.system.breach.resolution"]);
@@ -157,9 +175,9 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     const { db, schema } = t.handle;
     const filler = await ticket("SLA filler", T0 + 600 * MIN);
     const counted = (await db.select().from(schema.slaAlerts)).filter((a) => a.counted).length;
-    await db.insert(schema.slaAlerts).values(
-      Array.from({ length: 100 - counted }, (_, i) => ({ ticketId: filler.id, kind: "breach", target: "first", dueAt: i, createdAt: T0 + 600 * MIN })),
-    );
+    await db
+      .insert(schema.slaAlerts)
+      .values(Array.from({ length: 100 - counted }, (_, i) => ({ ticketId: filler.id, kind: "breach", target: "first", dueAt: i, createdAt: T0 + 600 * MIN })));
     const tk = await ticket("SLA over limit", T0 + 610 * MIN);
     await tick(T0 + 611 * MIN);
     const r = await tick(T0 + 671 * MIN);
@@ -171,18 +189,47 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     expect(told).toHaveLength(1);
     expect(told[0].title).toContain("100");
     await tick(T0 + 700 * MIN);
-    expect((await db.select().from(schema.notifications).where(eq(schema.notifications.userId, admin!.id))).filter((n) => n.type === "sla_limit")).toHaveLength(1);
+    expect((await db.select().from(schema.notifications).where(eq(schema.notifications.userId, admin!.id))).filter((n) => n.type === "sla_limit")).toHaveLength(
+      1,
+    );
     await setSetting("plan", "99");
   });
 
+  it("the list's badge says how long it is overdue, and the report takes the engine's outcome", async () => {
+    const tk = await ticket("SLA badge", T0 + 800 * MIN);
+    await tick(T0 + 801 * MIN);
+    const open = await ticket("SLA badge far", Date.now() + 100 * MIN);
+    await recompute([open.id], Date.now());
+    const found = await badges({ ticketIds: [tk.id, open.id], now: Date.now() });
+    expect(found[tk.id]).toMatchObject({ state: "breached", text: { key: "plugin_sla.badge.overdue.days" } });
+    expect(found[open.id]).toMatchObject({ state: "ok", text: { key: "plugin_sla.badge.left.hours", values: { hours: "2", target: "t:plugin_sla.target.resolution" } } });
+    expect(duration(59 * MIN + 59_000)).toEqual({ unit: "minutes", values: { minutes: "59" } });
+    expect(duration(26 * 60 * MIN)).toEqual({ unit: "days", values: { days: "1", hours: "2" } });
+    expect(engineOutcome({ sla_state: "met", sla_outcome: "met" }, 0)).toBe("met");
+    expect(engineOutcome({ sla_state: "ok", sla_outcome: null, sla_due_at: 5 }, 10)).toBe("breached");
+    expect(engineOutcome({ sla_state: "ok", sla_outcome: null, sla_due_at: 50 }, 10)).toBe("pending");
+    expect(engineOutcome({ sla_state: null }, 10)).toBeNull();
+  });
+
   it("refuses an SLA of 0 or 100 years, and a bad calendar, keeping the input", async () => {
-    const base: PolicyValues = { label_id: String(labelId), priority: "H", first_response: "", next_response: "", resolution: "0", warn: "5", pause_on_pending: "" };
+    const base: PolicyValues = {
+      label_id: String(labelId),
+      priority: "H",
+      first_response: "",
+      next_response: "",
+      resolution: "0",
+      warn: "5",
+      pause_on_pending: "",
+    };
     const zero = await savePolicy(base);
     expect(zero).toMatchObject({ ok: false, result: { errors: { resolution: "plugin_sla.errors.minutes" }, values: { resolution: "0" } } });
     const century = await savePolicy({ ...base, resolution: String(100 * 365 * 24 * 60) });
     expect(century).toMatchObject({ ok: false, result: { errors: { resolution: "plugin_sla.errors.minutes" } } });
     expect(await savePolicy({ ...base, resolution: "45" })).toEqual({ ok: true });
     const cal = parseCalendar({ open_1: "on", from_1: "17:00", to_1: "09:00", open_2: "on", from_2: "25:00", to_2: "18:00", country: "ZZ" });
-    expect(cal).toMatchObject({ ok: false, result: { errors: { to_1: "plugin_sla.errors.order", from_2: "plugin_sla.errors.clock", country: "plugin_sla.errors.country" } } });
+    expect(cal).toMatchObject({
+      ok: false,
+      result: { errors: { to_1: "plugin_sla.errors.order", from_2: "plugin_sla.errors.clock", country: "plugin_sla.errors.country" } },
+    });
   });
 });

@@ -25,7 +25,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requireAdmin(request, context);
   const [policies, labels, calendar, used, settings] = await Promise.all([listPolicies(), labelChoices(), calendarSetting(), alertsThisMonth(), getSettings()]);
   return json(
-    { policies, labels, calendar, used, limit: monthlyAlertLimit(Number(settings.plan)), timeZone: ctx.workspace.timeZone, saved: new URL(request.url).searchParams.get("saved") },
+    {
+      policies,
+      labels,
+      calendar,
+      used,
+      limit: monthlyAlertLimit(Number(settings.plan)),
+      timeZone: ctx.workspace.timeZone,
+      saved: new URL(request.url).searchParams.get("saved"),
+    },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }
@@ -163,7 +171,13 @@ function CalendarForm({ calendar }: { calendar: { week: [number, number][][]; co
                 <tr key={d}>
                   <th scope="row">{dayName}</th>
                   <td>
-                    <input type="checkbox" name={`open_${d}`} value="on" aria-label={t("plugin_sla.page.openOn", { day: dayName })} defaultChecked={v ? !!v[`open_${d}`] : !!span} />
+                    <input
+                      type="checkbox"
+                      name={`open_${d}`}
+                      value="on"
+                      aria-label={t("plugin_sla.page.openOn", { day: dayName })}
+                      defaultChecked={v ? !!v[`open_${d}`] : !!span}
+                    />
                   </td>
                   <td>
                     <input
@@ -195,7 +209,15 @@ function CalendarForm({ calendar }: { calendar: { week: [number, number][][]; co
       </TableScroll>
       <p className="field">
         <label htmlFor="sla-country">{t("plugin_sla.page.country")}</label>
-        <input id="sla-country" name="country" type="text" size={4} maxLength={3} defaultValue={v ? v.country : calendar.country} aria-invalid={!!failed?.errors.country} />
+        <input
+          id="sla-country"
+          name="country"
+          type="text"
+          size={4}
+          maxLength={3}
+          defaultValue={v ? v.country : calendar.country}
+          aria-invalid={!!failed?.errors.country}
+        />
         {failed?.errors.country ? <span className="field-error">{t(failed.errors.country)}</span> : null}
       </p>
       <p>
@@ -219,7 +241,11 @@ export default function SlaPage() {
         </p>
       ) : null}
       <p className={limit !== null && used >= limit ? "form-error" : "muted"} role={limit !== null && used >= limit ? "alert" : undefined}>
-        {limit === null ? t("plugin_sla.page.usedUnlimited", { used }) : used >= limit ? t("plugin_sla.page.limitReached", { used, limit }) : t("plugin_sla.page.used", { used, limit })}
+        {limit === null
+          ? t("plugin_sla.page.usedUnlimited", { used })
+          : used >= limit
+            ? t("plugin_sla.page.limitReached", { used, limit })
+            : t("plugin_sla.page.used", { used, limit })}
       </p>
       <section className="stack" aria-labelledby="sla-policies-heading">
         <h2 id="sla-policies-heading">{t("plugin_sla.page.policies")}</h2>

@@ -275,7 +275,13 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
           </span>
         ) : null}
         {item.badges?.map((b) => (
-          <span key={b.plugin} className={`list-badge list-badge-${b.state}`} data-badge={b.plugin} data-state={b.state} title={b.label ? badgeText(t, b.label) : undefined}>
+          <span
+            key={b.plugin}
+            className={`list-badge list-badge-${b.state}`}
+            data-badge={b.plugin}
+            data-state={b.state}
+            title={b.label ? badgeText(t, b.label) : undefined}
+          >
             {badgeText(t, b.text)}
           </span>
         ))}
