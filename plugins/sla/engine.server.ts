@@ -30,6 +30,8 @@ const MARK_KEY = "sla_sync_mark";
 const LATE_COMMIT_MS = 60_000;
 const SYNC_BATCH = 1000;
 const DUE_BATCH = 500;
+/** On first sight of a ticket, events older than this are history, not news. */
+const BACKFILL_GRACE_MS = 15 * 60_000;
 /** Conversation kinds an SLA applies to (internal chats have none). */
 export const SLA_KINDS = ["ticket", "livechat", "call"];
 
@@ -187,16 +189,27 @@ const eventKey = (ticketId: number, e: SlaEvent) => `${ticketId}|${e.kind}|${e.t
 export async function recompute(ticketIds: number[], now = slaNow(), handle: DbHandle = getDb()) {
   if (!ticketIds.length) return 0;
   const { schema } = handle;
-  const [cal, facts, policyOf, sent] = await Promise.all([
+  const [cal, facts, policyOf, sent, known] = await Promise.all([
     businessCalendar(handle),
     factsOf(handle, ticketIds),
     policiesFor(handle, ticketIds),
     sentKeys(handle, ticketIds),
+    handle.db.select({ id: schema.slaTickets.ticketId }).from(schema.slaTickets).where(inArray(schema.slaTickets.ticketId, ticketIds)),
   ]);
+  const seen = new Set(known.map((k) => k.id));
   const values: (typeof schema.slaTickets.$inferInsert)[] = [];
+  const backfill: (typeof schema.slaAlerts.$inferInsert)[] = [];
   for (const [id, f] of facts) {
     const policy = policyOf(id, f.severity);
     const c = computeSla(f, policy, cal, now);
+    // a ticket the engine sees for the first time (the plugin just switched on over many old
+    // tickets): what fell due long before is recorded as past, not announced now
+    if (!seen.has(id))
+      for (const e of c.events)
+        if (e.at <= now - BACKFILL_GRACE_MS) {
+          backfill.push({ ticketId: id, kind: e.kind, target: e.target, dueAt: e.dueAt, counted: false, createdAt: now });
+          sent.add(eventKey(id, e));
+        }
     const pending = c.events.filter((e) => !sent.has(eventKey(id, e)));
     values.push({
       ticketId: id,
@@ -216,6 +229,11 @@ export async function recompute(ticketIds: number[], now = slaNow(), handle: DbH
       computedAt: now,
     });
   }
+  for (let i = 0; i < backfill.length; i += 200)
+    await handle.db
+      .insert(schema.slaAlerts)
+      .values(backfill.slice(i, i + 200))
+      .onConflictDoNothing();
   for (let i = 0; i < values.length; i += 200) {
     const chunk = values.slice(i, i + 200);
     await handle.db

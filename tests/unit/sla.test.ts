@@ -211,6 +211,18 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     expect(engineOutcome({ sla_state: null }, 10)).toBeNull();
   });
 
+  it("a ticket first seen long after its deadline is recorded as breached, not announced (the plugin switched on over old tickets)", async () => {
+    const tk = await ticket("SLA backfill", T0 + 900 * MIN);
+    const r = await tick(T0 + 1000 * MIN);
+    expect(r.sent.filter((x) => x.ticketId === tk.id)).toEqual([]);
+    expect(await row(tk.id)).toMatchObject({ state: "breached", nextCheckAt: null });
+    expect((await alerts(tk.id)).map((a) => [a.kind, a.counted]).sort()).toEqual([
+      ["breach", false],
+      ["warning", false],
+    ]);
+    expect(await systemTexts(tk.id)).toEqual([]);
+  });
+
   it("refuses an SLA of 0 or 100 years, and a bad calendar, keeping the input", async () => {
     const base: PolicyValues = {
       label_id: String(labelId),
