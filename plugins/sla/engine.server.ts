@@ -377,6 +377,7 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
   const settings = await getSettings();
   const limit = monthlyAlertLimit(Number(settings.plan));
   const fallbackLanguage = isLanguage(settings.language) ? settings.language : "en";
+  let used: number | null = null;
   for (;;) {
     const due = await handle.db
       .select({ ticketId: s.ticketId })
@@ -414,13 +415,16 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
         const breachOf = new Set(pending.filter((e) => e.kind === "breach" && e.at <= now).map((e) => `${e.target}|${e.dueAt}`));
         for (const e of pending.filter((e) => e.at <= now)) {
           const skip = e.kind === "warning" && breachOf.has(`${e.target}|${e.dueAt}`);
-          const counted = !skip && (limit === null || (await alertsThisMonth(now, tx)) < limit);
+          // the month's count is read once a pass and kept here (one pass at a time: the job's slot key)
+          if (limit !== null && used === null) used = await alertsThisMonth(now, tx);
+          const counted = !skip && (limit === null || used! < limit);
           const [row] = await tx
             .insert(schema.slaAlerts)
             .values({ ticketId: id, kind: e.kind, target: e.target, dueAt: e.dueAt, counted, createdAt: now })
             .onConflictDoNothing()
             .returning({ id: schema.slaAlerts.id });
           if (!row || skip) continue;
+          if (counted && used !== null) used++;
           if (!counted) {
             result.overLimit++;
             await tellLimitReached(tx, limit!, now, fallbackLanguage);

@@ -202,7 +202,10 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     await recompute([open.id], Date.now());
     const found = await badges({ ticketIds: [tk.id, open.id], now: Date.now() });
     expect(found[tk.id]).toMatchObject({ state: "breached", text: { key: "plugin_sla.badge.overdue.days" } });
-    expect(found[open.id]).toMatchObject({ state: "ok", text: { key: "plugin_sla.badge.left.hours", values: { hours: "2", target: "t:plugin_sla.target.resolution" } } });
+    expect(found[open.id]).toMatchObject({
+      state: "ok",
+      text: { key: "plugin_sla.badge.left.hours", values: { hours: "2", target: "t:plugin_sla.target.resolution" } },
+    });
     expect(duration(59 * MIN + 59_000)).toEqual({ unit: "minutes", values: { minutes: "59" } });
     expect(duration(26 * 60 * MIN)).toEqual({ unit: "days", values: { days: "1", hours: "2" } });
     expect(engineOutcome({ sla_state: "met", sla_outcome: "met" }, 0)).toBe("met");
