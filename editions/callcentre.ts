@@ -26,6 +26,7 @@ export default defineEdition({
     "case",
     "campaign",
     "calendar",
+    "sla",
     "kb",
     "voice_analysis",
     "customer_analysis",

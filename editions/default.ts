@@ -28,6 +28,7 @@ export default defineEdition({
     "case",
     "campaign",
     "calendar",
+    "sla",
     "kanban",
     "kb",
     "customer_analysis",

@@ -26,6 +26,7 @@ export default defineEdition({
     "case",
     "campaign",
     "calendar",
+    "sla",
     "kanban",
     "kb",
     "product",

@@ -30,12 +30,13 @@ export const NOTIFICATION_TYPES = [
   "announcement",
   "trade_alert",
   "reminder",
+  "sla_limit",
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 /** The category a kind goes to when the caller does not say. */
 export const categoryOf = (type: string): NotificationCategory =>
-  type === "sla_warning" || type === "sla_breach" ? "sla" : type === "trade_alert" ? "trade" : "system";
+  type === "sla_warning" || type === "sla_breach" || type === "sla_limit" ? "sla" : type === "trade_alert" ? "trade" : "system";
 
 export interface NewNotification {
   userId: number;

@@ -125,6 +125,15 @@ export const pluginManifest = z.object({
    * answers for signed-out visitors and editions without the plugin too (then it shows nothing).
    */
   shellLayer: pluginFile.optional(),
+  /**
+   * A short mark on each row of the conversation lists (the SLA's time left): "file#export" of an
+   * async function of app/conversation/list-badges.server.ts's BadgeInput answering a badge per
+   * ticket id. Data only: the list draws it, with and without JS.
+   */
+  listBadge: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
   /** Static files under public/ that other websites load (served with CORP cross-origin). */
   sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**

@@ -1445,3 +1445,77 @@ export const sipAccounts = sqliteTable(
   },
   (t) => [uniqueIndex("sip_accounts_number_idx").on(t.sipNumber), uniqueIndex("sip_accounts_user_idx").on(t.userId)],
 );
+
+// ---- SLA engine (plugins/sla) ----
+
+/** An SLA policy: per label and priority ("" any), minutes of business time for each target. */
+export const slaPolicies = sqliteTable(
+  "sla_policies",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    labelId: integer("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+    /** H, M, L or "" for any priority. */
+    priority: text("priority").notNull().default(""),
+    firstResponseMinutes: integer("first_response_minutes"),
+    nextResponseMinutes: integer("next_response_minutes"),
+    /** Null: the label's own sla (minutes). */
+    resolutionMinutes: integer("resolution_minutes"),
+    /** The warning comes when fewer than this many minutes are left to resolve. */
+    warnMinutes: integer("warn_minutes").notNull().default(15),
+    pauseOnPending: bool("pause_on_pending").notNull().default(true),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("sla_policies_label_priority_idx").on(t.labelId, t.priority)],
+);
+
+/** Each ticket's SLA due times, recomputed when the ticket moves (seen_updated_at: tickets.updated_at then). */
+export const slaTickets = sqliteTable(
+  "sla_tickets",
+  {
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    /** The label whose policy applies. */
+    labelId: integer("label_id"),
+    firstDueAt: time("first_due_at"),
+    nextDueAt: time("next_due_at"),
+    resolutionDueAt: time("resolution_due_at"),
+    /** The nearest due time not yet met and its target (first, next, resolution). */
+    dueAt: time("due_at"),
+    dueTarget: text("due_target"),
+    warnAt: time("warn_at"),
+    warnMinutes: integer("warn_minutes").notNull().default(15),
+    /** When the scheduler looks at it next (the warning or the deadline); null: nothing to watch. */
+    nextCheckAt: time("next_check_at"),
+    /** ok, warning, breached, paused, met or none. */
+    state: text("state").notNull().default("none"),
+    /** The resolution's outcome once known: met or breached. */
+    outcome: text("outcome"),
+    breachedAt: time("breached_at"),
+    seenUpdatedAt: time("seen_updated_at").notNull(),
+    computedAt: time("computed_at").notNull(),
+  },
+  (t) => [index("sla_tickets_next_check_idx").on(t.nextCheckAt), index("sla_tickets_state_idx").on(t.state)],
+);
+
+/** Warnings and breaches sent: one per ticket, kind, target and due time, so none is sent twice. */
+export const slaAlerts = sqliteTable(
+  "sla_alerts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    /** warning or breach */
+    kind: text("kind").notNull(),
+    /** first, next or resolution */
+    target: text("target").notNull(),
+    dueAt: time("due_at").notNull(),
+    /** Counted against the plan's monthly SLA alert limit (false: the limit was reached, nobody was told). */
+    counted: bool("counted").notNull().default(true),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("sla_alerts_once_idx").on(t.ticketId, t.kind, t.target, t.dueAt), index("sla_alerts_created_idx").on(t.createdAt)],
+);

@@ -292,6 +292,21 @@ const summaryWhere = (reader: Reader, type: ReportType, status: number, range: P
     sql` and `,
   );
 
+/**
+ * The SLA engine's verdict when it keeps one (plugins/sla writes sla_tickets: business hours,
+ * pauses, reopenings): met or breached once resolved, breached once an open one's deadline passed.
+ * Null when it has none, and the wall-clock rule below answers.
+ */
+export function engineOutcome(r: { sla_outcome?: unknown; sla_state?: unknown; sla_due_at?: unknown }, now: number): SlaOutcome | null {
+  if (r.sla_state == null || r.sla_state === "none") return null;
+  if (r.sla_outcome === "met" || r.sla_outcome === "breached") return r.sla_outcome;
+  if (r.sla_state === "breached" || (r.sla_due_at != null && Number(r.sla_due_at) <= now)) return "breached";
+  return "pending";
+}
+
+/** SLA columns of sla_tickets s, for engineOutcome. */
+const engineColumns = sql`s.outcome as sla_outcome, s.state as sla_state, s.due_at as sla_due_at`;
+
 export function slaOutcome(f: { slaMinutes: number | null; createdAt: number; resolvedAt: number | null }, now: number): SlaOutcome {
   if (f.slaMinutes == null) return "none";
   const limit = f.slaMinutes * 60000;
@@ -316,10 +331,11 @@ export async function summary(
     rows<Record<string, unknown>>(sql`
       select f.ticket_id as id, f.sla_minutes as sla_minutes, f.resolved_at as resolved_at, f.rating as rating,
         t.ticket_number as ticket_number, t.title as title, t.channel as channel, t.kind as kind, t.status as status,
-        t.created_at as created_at, t.updated_at as updated_at, d.name as department, ${ratingReasonSql()} as reason
+        t.created_at as created_at, t.updated_at as updated_at, d.name as department, ${ratingReasonSql()} as reason, ${engineColumns}
       from (select * from report_facts where ${where} order by created_at desc, ticket_id desc limit ${limit} offset ${offset}) f
       join tickets t on t.id = f.ticket_id
       left join departments d on d.id = t.department_id
+      left join sla_tickets s on s.ticket_id = f.ticket_id
       order by f.created_at desc, f.ticket_id desc`),
     rows<{ n: number }>(sql`select count(*) as n from report_facts where ${where}`),
   ]);
@@ -360,7 +376,7 @@ export async function summary(
       createdAt: f.createdAt,
       updatedAt: Number(r.updated_at),
       slaMinutes: f.slaMinutes,
-      sla: slaOutcome(f, now),
+      sla: engineOutcome(r, now) ?? slaOutcome(f, now),
       rating: r.rating == null ? null : Number(r.rating),
       reason: r.reason == null ? null : String(r.reason),
     };
@@ -425,8 +441,8 @@ export async function* exportRows(
     const batch = await rows<Record<string, unknown>>(sql`
       select f.ticket_id as id, f.created_at as created_at, f.status as status, f.first_response_at as fr, f.resolved_at as res,
         f.sla_minutes as sla_minutes, f.rating as rating, f.kind as kind, f.channel as channel,
-        t.ticket_number as ticket_number, t.title as title, t.updated_at as updated_at
-      from report_facts f join tickets t on t.id = f.ticket_id
+        t.ticket_number as ticket_number, t.title as title, t.updated_at as updated_at, ${engineColumns}
+      from report_facts f join tickets t on t.id = f.ticket_id left join sla_tickets s on s.ticket_id = f.ticket_id
       where +f.created_at >= ${range.from} and +f.created_at < ${range.to} and (f.kind || '') in (${sql.join(
         kinds.map((k) => sql`${k}`),
         sql`, `,
@@ -449,7 +465,7 @@ export async function* exportRows(
         minutes(createdAt, r.fr == null ? null : Number(r.fr)),
         minutes(createdAt, res),
         slaMinutes ?? "",
-        slaOutcome({ slaMinutes, createdAt, resolvedAt: res }, now),
+        engineOutcome(r, now) ?? slaOutcome({ slaMinutes, createdAt, resolvedAt: res }, now),
         r.rating == null ? "" : Number(r.rating),
       ];
     }

@@ -6,6 +6,7 @@ import { isChannel, type Kind } from "~/conversation/channels";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { listColumns, type ListRow } from "~/conversation/list-columns.server";
 import { startOfDay } from "~/time";
+import type { ListBadge } from "~/conversation/list-badges.server";
 
 export const PAGE_SIZE = 30;
 export const GROUP_PAGE_SIZE = 10;
@@ -125,6 +126,8 @@ export interface ListItem {
   // only what a list item shows (the page's data is sent with every list page)
   assignees: { username: string; name: string }[];
   labels: { id: number; name: string | null; color: string | null; colorDark: string | null }[];
+  /** Plugins' marks on the row (app/conversation/list-badges.server.ts), when the page asked for them. */
+  badges?: (ListBadge & { plugin: string })[];
 }
 
 /** Priority order H, none, M, L (spec section 9), newest first within each. */

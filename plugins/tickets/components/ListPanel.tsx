@@ -275,6 +275,17 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
             {t(`priorityShort.${item.severity}`)}
           </span>
         ) : null}
+        {item.badges?.map((b) => (
+          <span
+            key={b.plugin}
+            className={`list-badge list-badge-${b.state}`}
+            data-badge={b.plugin}
+            data-state={b.state}
+            title={b.label ? badgeText(t, b.label) : undefined}
+          >
+            {badgeText(t, b.text)}
+          </span>
+        ))}
         <time dateTime={new Date(item.updatedAt).toISOString()} className="muted">
           {t(`relative.${rel.key}`, { count: rel.count })}
         </time>
@@ -301,6 +312,13 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
       </div>
     </Link>
   );
+}
+
+/** A plugin's text: as written, or a translation key with its values ("t:key" values translated too). */
+function badgeText(t: ReturnType<typeof useTranslation>["t"], text: { text: string } | { key: string; values?: Record<string, string> }) {
+  return "text" in text
+    ? text.text
+    : t(text.key, Object.fromEntries(Object.entries(text.values ?? {}).map(([k, v]) => [k, v.startsWith("t:") ? t(v.slice(2)) : v])));
 }
 
 /** True for 5 s after news about this conversation arrived over the socket. */

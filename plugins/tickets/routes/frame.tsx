@@ -11,6 +11,7 @@ import { DetailColumn, useShellChrome } from "~/shell/DetailColumn";
 import { useShellView } from "~/shell/view";
 import { retryingClientLoader } from "~/lazy-load";
 import { loadListPanel } from "../list-panel.server";
+import { listBadges } from "~/conversation/list-badges.server";
 import { listPresets } from "../filter-presets.server";
 import { ListPanel } from "../components/ListPanel";
 import { SearchLauncher } from "../components/SearchLauncher";
@@ -26,6 +27,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // counts) before the list shows it
   await markViewed(user, url.pathname, context);
   const [list, presets] = await Promise.all([loadListPanel(user, url, workspace.timeZone), listPresets(user, workspace.timeZone)]);
+  // plugins' marks on the rows (the SLA's time left), for the whole page at once
+  const items = [...(list.list?.items ?? []), ...(list.groups ?? []).flatMap((g) => g.items)];
+  const badges = await listBadges(
+    items.map((i) => i.id),
+    edition.enabled,
+  );
+  for (const item of items) if (badges[item.id]) item.badges = badges[item.id];
   return json({
     list,
     presets,

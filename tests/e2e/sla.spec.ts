@@ -1,0 +1,109 @@
+// The SLA engine (JS on and off): an admin gives a new label a short SLA policy on /sla (a
+// resolution time of 0 is refused with the input kept; the page passes axe's WCAG 2.1 AA rules),
+// a visitor's ticket gets that label and an assignee, the list shows its time left, the warning
+// system message 'less than 5 minutes to resolve' appears in the conversation, and the assignee's
+// /notifications page lists it. The scheduler runs every few seconds: the pages are reloaded
+// until what it wrote shows.
+import { test, expect, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { chooseLanguage, login, signedInPages } from "./helpers";
+
+const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+async function reloadUntil(page: Page, check: () => Promise<void>) {
+  await expect(async () => {
+    await page.reload();
+    await check();
+  }).toPass({ timeout: 60_000, intervals: [1_000, 2_000, 3_000] });
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  const mode = javaScriptEnabled ? "on" : "off";
+  test.describe(`SLA with JavaScript ${mode}`, () => {
+    test.use({ javaScriptEnabled });
+    test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
+
+    test("a short SLA label: time left in the list, the warning message, the assignee's notification", async ({ page, browser, baseURL }) => {
+      test.setTimeout(180_000);
+      const stamp = `${mode} ${Date.now()}`;
+      const labelName = `E2E SLA ${stamp}`;
+      await login(page, "admin", "admin");
+
+      // a label of its own (the labels admin), then its policy on /sla
+      await page.goto("/settings/labels");
+      const row = page.locator("tr.label-new").first();
+      await row.locator('input[name="name"]').fill(labelName);
+      await row.locator('input[name="sla"]').fill("3");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await expect(page.getByRole("status")).toHaveText("Label updated.");
+
+      await page.goto("/sla");
+      await expect(page.getByRole("heading", { level: 1, name: "SLA policies" })).toBeVisible();
+      if (javaScriptEnabled) {
+        // axe runs as a script in the page
+        const axe = await new AxeBuilder({ page }).withTags(WCAG).analyze();
+        expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`)).toEqual([]);
+      }
+      await page.getByLabel("Label", { exact: true }).selectOption({ label: `${labelName} (SLA 3 min)` });
+      await page.getByLabel("Resolution (minutes)").fill("0");
+      await page.getByLabel("Warn when fewer minutes are left").fill("5");
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByText("Enter whole minutes from 1 to 525600.")).toBeVisible();
+      await expect(page.getByLabel("Resolution (minutes)")).toHaveValue("0");
+      await expect(page.getByLabel("Resolution (minutes)")).toHaveAttribute("aria-invalid", "true");
+      await expect(page.getByLabel("Label", { exact: true })).toHaveValue(/\d+/);
+      await page.getByLabel("Resolution (minutes)").fill("3");
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByRole("status")).toHaveText("The policy was saved.");
+      await expect(page.locator(`tr[data-policy="${labelName}"]`)).toContainText("3");
+
+      // a visitor's ticket
+      const subject = `SLA kettle ${stamp}`;
+      await page.goto("/new_ticket/demo");
+      await page.getByLabel("Name").fill("Sla Visitor");
+      await page.getByLabel("Email").fill("sla-visitor@example.com");
+      await page.getByLabel("Subject").fill(subject);
+      await page.getByLabel("Message").fill("Still waiting");
+      await page.getByRole("button", { name: "Submit" }).click();
+      await expect(page.getByRole("heading", { name: "Message sent" })).toBeVisible();
+
+      // the admin gives it the label and makes the agent its assignee
+      await page.goto("/");
+      const href = await page.locator(".ticket-item", { has: page.locator(".title", { hasText: subject }) }).getAttribute("href");
+      await page.goto(href!);
+      await expect(page.getByRole("heading", { level: 1 })).toContainText(subject);
+      const number = /\/ticket\/(\d+)/.exec(page.url())![1];
+      await page.getByRole("checkbox", { name: labelName }).check();
+      await page.getByRole("button", { name: "Save labels" }).click();
+      await expect(page.getByRole("checkbox", { name: labelName })).toBeChecked();
+      await page.getByLabel("Add a person").selectOption("agent");
+      await page.getByLabel("as assignee").check();
+      await page.getByRole("button", { name: "Add" }).click();
+      await expect(page.locator(".participants")).toContainText("Alya Agent");
+
+      // the list shows the time left (or overdue), coloured by state; the warning comes at once (3 minutes, warned under 5)
+      await page.goto(`/ticket/${number}`);
+      const badge = page.locator(`.ticket-item[data-ticket="${number}"] [data-badge="sla"]`);
+      await reloadUntil(page, async () => {
+        await expect(badge).toHaveText(/^(\d+ min left|\d+ min overdue)$/, { timeout: 1_000 });
+      });
+      await expect(badge).toHaveAttribute("data-state", /^(warning|breached)$/);
+      await expect(badge).toHaveAttribute("title", /resolution/);
+      await reloadUntil(page, async () => {
+        await expect(page.locator(".system-message", { hasText: "less than 5 minutes to resolve" })).toHaveCount(1, { timeout: 1_000 });
+      });
+
+      // the assignee's notifications
+      const {
+        pages: [agent],
+        close,
+      } = await signedInPages(browser, baseURL!, [["agent", "agent"]]);
+      await agent.goto("/notifications");
+      const note = agent.getByRole("link", { name: `#${number} ${subject}: less than 5 minutes to resolve` });
+      await expect(note).toBeVisible();
+      await note.click();
+      await expect(agent).toHaveURL(new RegExp(`/ticket/${number}`));
+      await close();
+    });
+  });
+}
