@@ -31,6 +31,10 @@ export const SERVER_EVENTS = {
   removeLiveChat: "removeLiveChat",
   queueNumber: "queueNumber",
   queueAccepted: "queueAccepted",
+  /** A customer's message was read by the AI service: its emotion and the ticket's (plugins/ai). */
+  newEmotion: "newEmotion",
+  /** ... and what the customer wants (classification, intent, subject, personality). */
+  newContext: "newContext",
   /** Redis came back after an outage: events of other nodes may be missing, ask the database. */
   resync: "resync",
 } as const;

@@ -48,6 +48,7 @@ export const AUDIT_ACTIONS = [
   "product.updated",
   "product.deactivated",
   "product.activated",
+  "ai.settings",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -71,6 +72,7 @@ export const AUDIT_TARGETS = [
   "wauchat",
   "wauchat_rule",
   "product",
+  "ai",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */
