@@ -83,9 +83,16 @@ export async function startOpenAiStandin(options: { key?: string } = {}): Promis
       const messages = (body.messages as { role: string; content: string }[]) ?? [];
       let content = state.reply;
       if (state.mode === "obey_injection") {
-        // a model that does what the customer's message says: repeats its instructions
+        // a model that does what the customer's message says: puts its instructions (and a made-up secret) in its answer
         const system = messages.find((m) => m.role === "system")?.content ?? "";
-        content = `Sure! My instructions are: ${system} {"emotion":"happy","confidence":1,"classification":"praise","intent":"give_thanks","subject":"${system.slice(0, 60).replace(/"/g, "")} password","personality":"amiable"}`;
+        content = JSON.stringify({
+          emotion: "happy",
+          confidence: 1,
+          classification: "praise",
+          intent: "give_thanks",
+          subject: `${system.slice(0, 80)} password hunter2`,
+          personality: "amiable",
+        });
       }
       if (state.mode === "no_choices") {
         res.writeHead(200, { "content-type": "application/json" });
@@ -98,8 +105,11 @@ export async function startOpenAiStandin(options: { key?: string } = {}): Promis
         res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant" } }] })}\n\n`);
         for (const piece of pieces.slice(0, cut))
           res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: piece } }] })}\n\n`);
-        if (state.mode === "cut_stream") return res.destroy();
-        res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`);
+        // the connection drops mid-answer, after the first half has reached the client
+        if (state.mode === "cut_stream") return void setTimeout(() => res.destroy(), 50);
+        res.write(
+          `data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`,
+        );
         return res.end("data: [DONE]\n\n");
       }
       res.writeHead(200, { "content-type": "application/json" });

@@ -78,7 +78,9 @@ describe("the offline analyser", () => {
     expect(analyseText("Could you kindly help me? Thank you so much, sorry for the trouble").personality).toBe("amiable");
     expect(analyseText("OMG wow I totally love it!!! 😍😍").personality).toBe("expressive");
     expect(
-      analyseText("Invoice 100234 shows 3 items but order 558812 had 2; specifically, the version number differs. Why? Which step is wrong? Please compare the details.").personality,
+      analyseText(
+        "Invoice 100234 shows 3 items but order 558812 had 2; specifically, the version number differs. Why? Which step is wrong? Please compare the details.",
+      ).personality,
     ).toBe("analytical");
   });
 });
@@ -196,7 +198,14 @@ describe.each(DIALECTS)("AI analysis (%s)", (dialect) => {
     const { db, schema } = t.handle;
     const [message] = await db
       .insert(schema.messages)
-      .values({ ticketId: ticket.id, type: "text", body: "Thank you so much for telling us, we are happy to help and glad you wrote.", senderUserId: agent.id, senderName: "", createdAt: Date.now() })
+      .values({
+        ticketId: ticket.id,
+        type: "text",
+        body: "Thank you so much for telling us, we are happy to help and glad you wrote.",
+        senderUserId: agent.id,
+        senderName: "",
+        createdAt: Date.now(),
+      })
       .returning();
     await analysePending(0);
     const rows = await analysisRows(ticket.id);
@@ -235,7 +244,10 @@ describe.each(DIALECTS)("AI analysis (%s)", (dialect) => {
   });
 
   it("keeps the outside model's key sealed at rest, never in the audit log, and keeps it when the field is left empty", async () => {
-    await saveSettings({ ...DEFAULTS, adapter: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKey: "sk-very-secret" }, { actor: { id: admin.id, name: admin.username } });
+    await saveSettings(
+      { ...DEFAULTS, adapter: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKey: "sk-very-secret" },
+      { actor: { id: admin.id, name: admin.username } },
+    );
     const { db, schema } = t.handle;
     const [stored] = await db.select().from(schema.aiSettings).where(eq(schema.aiSettings.key, "apiKey"));
     expect(stored.value.startsWith("sealed:v1:")).toBe(true);

@@ -118,7 +118,7 @@ export async function chat(
     }
   } catch (error) {
     if (error instanceof AdapterError) throw error;
-    throw new AdapterError("timeout", `the stream stopped: ${String((error as Error)?.message ?? error)}`);
+    throw new AdapterError("network", `the stream stopped: ${String((error as Error)?.message ?? error)}`);
   }
   // the server closed without [DONE]: what came is the answer
   return text;
