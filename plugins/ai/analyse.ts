@@ -73,10 +73,18 @@ export function detectLanguage(text: string): string {
   const malayHits = words.filter((w) => MALAY_MARKERS.has(w)).length;
   if (words.length && malayHits / words.length >= 0.2) return "ms";
   if (words.length < 4) return words.length ? "en" : "";
+  // plainly English (a third of the words are its everyday ones): no need to ask tinyld, the costliest step
+  if (words.filter((w) => ENGLISH_MARKERS.has(w)).length / words.length >= 0.3) return "en";
   const found = detect(sample);
   if (found === "id" || found === "ms") return "ms";
   return found || "en";
 }
+
+const ENGLISH_MARKERS = new Set(
+  "i,you,my,me,we,your,the,a,an,is,are,was,were,it,this,that,to,of,and,or,in,on,for,with,not,no,do,does,did,have,has,be,been,can,could,would,will,what,how,why,when,where,please,thanks,thank,order,account".split(
+    ",",
+  ),
+);
 
 const MALAY_MARKERS = new Set(
   "saya,awak,anda,kami,kita,nak,tak,tidak,boleh,sudah,dah,belum,lagi,sangat,terima,kasih,tolong,barang,bayaran,balik,akaun,kenapa,bila,berapa,macam,mana,ini,itu,dengan,untuk,yang,ada,apa,tu,ke,la,lah,ni,encik,puan".split(
@@ -103,8 +111,12 @@ function scoreTokens<K extends string>(tokens: string[], lexicon: Record<K, Reco
         const weight = lexicon[key][phrase];
         if (!weight) continue;
         hit = true;
-        const before = tokens.slice(Math.max(0, i - 3), i);
-        const negated = before.some((t) => NEGATIONS.has(t));
+        // a negation reaches the next three words of its own clause ("not happy", not "without warning. Unacceptable")
+        let negated = false;
+        for (let j = i - 1; j >= Math.max(0, i - 3); j--) {
+          if (/^[.,;:!?]+$/.test(tokens[j])) break;
+          if (NEGATIONS.has(tokens[j])) negated = true;
+        }
         const intense = i > 0 && INTENSIFIERS.has(tokens[i - 1]) ? 1.5 : 1;
         if (negated && flip) {
           const other = flip(key);
@@ -134,16 +146,24 @@ function scoreSubstrings<K extends string>(text: string, lexicon: Record<K, Reco
 
 const flipEmotion = (e: Emotion): Emotion | undefined => (e === "happy" || e === "love" ? "anger" : undefined);
 
-function best<K extends string>(scores: Scores<K>): [K | "", number, number] {
+/** The highest score; a tie goes to the one earlier in `order` (the rarer, more telling emotion). */
+function best<K extends string>(scores: Scores<K>, order: readonly K[] = []): [K | "", number, number] {
   let top: K | "" = "";
   let value = 0;
   let total = 0;
+  const rank = (k: K | "") => (order.includes(k as K) ? order.indexOf(k as K) : order.length);
   for (const [k, v] of Object.entries(scores) as [K, number][]) {
     total += v;
-    if (v > value) [top, value] = [k, v];
+    if (v > value || (v === value && v > 0 && rank(k) < rank(top))) [top, value] = [k, v];
   }
   return [top, value, total];
 }
+
+const TIE_ORDER: readonly Emotion[] = ["love", "sad", "fear", "surprise", "anger", "happy", "curious"];
+/** Classes that name what the message is about; a question about one of them is that class, not "inquiry". */
+const TOPICS: readonly Classification[] = ["billing", "technical", "delivery", "refund", "account"];
+/** The class of a message no class word names, by its emotion. */
+const FALLBACK_CLASS: Partial<Record<Emotion, Classification>> = { anger: "complaint", sad: "complaint", happy: "praise", love: "praise" };
 
 const INTENTS: Record<Classification, string> = {
   complaint: "resolve_complaint",
@@ -206,7 +226,8 @@ export function analyseText(input: string): Analysis {
     if (bangs || shouted >= 2) {
       const lift = Math.min(2, bangs * 0.4 + (shouted >= 2 ? 1 : 0));
       if ((emotion.anger ?? 0) > 0) add(emotion, "anger", lift);
-      else if (!emotion.happy && !emotion.love) add(emotion, "surprise", lift / 2);
+      // an exclamation in a support desk with nothing kind or startled in it is mostly frustration
+      else if (!emotion.happy && !emotion.love && !emotion.surprise && !emotion.fear && !emotion.sad) add(emotion, "anger", lift / 2 + (shouted >= 2 ? 1 : 0));
     }
   }
   const questions = (text.match(/[?？]/g) ?? []).length;
@@ -214,18 +235,19 @@ export function analyseText(input: string): Analysis {
     add(emotion, "curious", Math.min(2, questions));
     add(classes, "inquiry", 0.5);
   }
-  // a question with anger in it is an angry question
-  if ((emotion.anger ?? 0) >= 2 && emotion.curious) emotion.curious = emotion.curious / 2;
+  // a question with anger in it (or shouted) is an angry question
+  if (emotion.curious && ((emotion.anger ?? 0) >= 2 || (emotion.anger && /!/.test(text)))) emotion.curious = emotion.curious / 2;
 
   const weight = LANGUAGE_WEIGHT[language] ?? (language === "" ? 1 : OTHER_LANGUAGE_WEIGHT);
-  const [top, topValue, total] = best(emotion);
+  const [top, topValue, total] = best(emotion, TIE_ORDER);
   const confidence = top ? round((topValue / total) * (1 - Math.exp(-topValue)) * weight) : 0;
   const shares: Partial<Record<Emotion, number>> = {};
   for (const e of EMOTIONS) if (emotion[e]) shares[e] = round(emotion[e]! / total);
 
+  // a question about a topic is that topic: "inquiry" is for questions about nothing more specific
+  if (TOPICS.some((c) => (classes[c] ?? 0) >= 1)) delete classes.inquiry;
   let [cls, clsValue, clsTotal] = best(classes);
-  if (!cls) [cls, clsValue, clsTotal] = [(emotion.anger ?? 0) >= 2 ? "complaint" : "inquiry", 0.3, 1];
-  // a strongly angry message about anything is a complaint too; the class says what about
+  if (!cls) [cls, clsValue, clsTotal] = [(top && FALLBACK_CLASS[top]) || "inquiry", 0.3, 1];
   const classConfidence = round((clsValue / clsTotal) * (1 - Math.exp(-clsValue)) * weight);
 
   return {

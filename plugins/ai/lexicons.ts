@@ -27,8 +27,8 @@ const w = (strong: string, plain: string): Record<string, number> => {
 
 export const EMOTION_EN: Lexicon<Emotion> = {
   anger: w(
-    "furious,outrageous,ridiculous,unacceptable,disgusting,pathetic,useless,scam,rip off,ripped off,fed up,sick of,worst,terrible,horrible,livid,incompetent,joke,waste of time,i want my money back,rubbish,nonsense,angry,annoyed,fraud,cheat,cheated,liar,lie",
-    "annoy,frustrate,frustrated,frustrating,upset,mad,disappointed,disappointing,awful,bad,poor,still,again,third time,second time,never,nobody,no one,ignored,ignore,hour,wait,waiting,complain,complaint,demand,seriously,lousy,hate,stupid,unprofessional,rude,slow,broken,wrong",
+    "furious,outrageous,ridiculous,unacceptable,disgusting,pathetic,useless,scam,rip off,ripped off,fed up,sick of,worst,terrible,horrible,livid,incompetent,joke,waste of time,i want my money back,rubbish,nonsense,angry,annoyed,fraud,cheat,cheated,liar,lie,liars,are you kidding,kidding me,what kind of service,enough,the hell,annoying,i'm done,sick of this",
+    "annoy,frustrate,frustrated,frustrating,upset,mad,disappointed,disappointing,awful,bad,poor,still,third time,fix it,stop,broke,not working,doesn't work,nothing works,can't work,why do i have to,promised,second time,never,nobody,no one,ignored,ignore,hour,wait,waiting,complain,complaint,demand,seriously,lousy,hate,stupid,unprofessional,rude,slow,broken,wrong",
   ),
   fear: w(
     "scared,afraid,terrified,worried,panic,hacked,stolen,fraudulent,unauthorized,unauthorised,someone else,nervous,anxious,frightened",
@@ -43,7 +43,7 @@ export const EMOTION_EN: Lexicon<Emotion> = {
     "always,years,family,friend,kind,sweet,caring,treasure,gift,beautiful,proud",
   ),
   sad: w(
-    "sad,heartbroken,devastated,depressed,unhappy,crying,cry,miserable,hopeless,let down,gave up,give up",
+    "sad,heartbroken,devastated,depressed,unhappy,crying,cry,miserable,hopeless,let down,gave up,give up,used to love,too late",
     "sorry,unfortunately,miss,missed,alone,lonely,hurt,regret,pity,passed away,sick,ill,hospital,funeral,lost my job,can't afford,cannot afford,struggling,tired",
   ),
   surprise: w(
