@@ -6,7 +6,7 @@
 // drive the ticket's emotion (tickets.emotion, which the list's emotion filter reads), its counts
 // (emotion_2) and its context; agents' messages give agentEmotion. After the commit, the pages that
 // have the conversation open hear newEmotion and newContext.
-import { and, asc, desc, eq, gt, inArray, isNull, ne, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, ne, sql } from "drizzle-orm";
 import sanitizeHtml from "sanitize-html";
 import { getDb, type DbHandle } from "@db/client";
 import { defineJobKind, enqueue, wakeJobs } from "~/jobs/queue.server";
@@ -17,14 +17,20 @@ import { analyse } from "./service.server";
 import { aiSettings } from "./settings.server";
 
 export const ANALYSE_JOB = "ai.analyse";
-/** Messages one job reads. */
+/** Messages read at a time. */
 const BATCH = 50;
+/** Messages one job reads before it hands over to the next (other kinds of job get their turn). */
+const JOB_BUDGET = 1_000;
 /** The spec's emotion threshold (0.5): weaker readings count in emotion_2 but do not name the ticket's emotion. */
 export const THRESHOLD = 50;
 
 type Pending = { id: number; ticketId: number; type: string; body: string; senderUserId: number | null };
 
-/** Messages with no analysis yet, after `after` by id: text of customers and agents, not of workspace chats. */
+/**
+ * Messages with no analysis yet, after `after` by id: text of customers and agents, not of
+ * workspace chats. Newest first: a message that just came in is read before an old backlog (a
+ * fresh install's history), so its panel fills within seconds.
+ */
 export async function pendingMessages(after: number, limit: number, handle: DbHandle = getDb()): Promise<Pending[]> {
   const { db, schema } = handle;
   const m = schema.messages;
@@ -36,7 +42,7 @@ export async function pendingMessages(after: number, limit: number, handle: DbHa
     .innerJoin(t, eq(t.id, m.ticketId))
     .leftJoin(a, eq(a.messageId, m.id))
     .where(and(gt(m.id, after), isNull(a.messageId), inArray(m.type, ["text", "text/html"]), ne(t.channel, "chat")))
-    .orderBy(asc(m.id))
+    .orderBy(desc(m.id))
     .limit(limit);
 }
 
@@ -60,9 +66,9 @@ export function plainText(m: Pick<Pending, "type" | "body">) {
 
 const pct = (n: number) => Math.max(0, Math.min(100, Math.round(n * 100)));
 
-/** Queues the job that reads the messages from `first` on (once per starting message and ten minutes: a job that gave up is tried again later). */
-export async function queueAnalysis(first: number, now = Date.now()) {
-  await enqueue(undefined, { kind: ANALYSE_JOB, key: `${ANALYSE_JOB}:${first}:${Math.floor(now / 600_000)}`, payload: { after: first - 1 }, runAt: now });
+/** Queues the job that reads the messages after `after`, starting from `first` (the newest) (once per starting message and ten minutes: a job that gave up is tried again later). */
+export async function queueAnalysis(first: number, after = 0, now = Date.now()) {
+  await enqueue(undefined, { kind: ANALYSE_JOB, key: `${ANALYSE_JOB}:${first}:${Math.floor(now / 600_000)}`, payload: { after }, runAt: now });
   wakeJobs();
 }
 
@@ -71,7 +77,11 @@ export function defineAnalyseJob() {
     maxAttempts: 5,
     async run(payload) {
       const after = Number((payload as { after?: number })?.after ?? 0);
-      await analysePending(after);
+      for (let done = 0; done < JOB_BUDGET; ) {
+        const stored = await analysePending(after);
+        if (!stored) break;
+        done += stored;
+      }
     },
   });
 }

@@ -1,5 +1,6 @@
 // The AI plugin's background work: every two seconds each node looks for messages no analysis
-// names yet and, finding one, queues the analysis job (analysis.server.ts) from it. The look
+// names yet and, finding one, queues the analysis job (analysis.server.ts), which reads them
+// newest first, up to a thousand a job. The look
 // starts where this node last found everything read, so it stays cheap however many messages
 // there are; every ten minutes it starts from the beginning again, for a message whose
 // transaction committed late. Nothing here runs on the request path: a reply is never slower.
@@ -24,7 +25,7 @@ export async function start() {
     const newest = await newestMessageId();
     const [first] = await pendingMessages(readThrough, 1);
     if (!first) readThrough = newest;
-    else await queueAnalysis(first.id, now);
+    else await queueAnalysis(first.id, readThrough, now);
   };
   const tick = () => {
     look()
