@@ -77,7 +77,7 @@ export function defineAnalyseJob() {
     maxAttempts: 5,
     async run(payload) {
       const after = Number((payload as { after?: number })?.after ?? 0);
-      for (let done = 0; done < JOB_BUDGET; ) {
+      for (let done = 0; done < JOB_BUDGET;) {
         const stored = await analysePending(after);
         if (!stored) break;
         done += stored;

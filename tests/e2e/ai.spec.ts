@@ -51,8 +51,9 @@ for (const javaScriptEnabled of [false, true]) {
       await expect(emotion).toContainText("Anger: 1");
       await expect(context).toContainText("Wants: their order delivered");
       await expect(context).toContainText("Type: Delivery");
-      await expect(context).toContainText("About: parcel");
-      await axe(page);
+      await expect(context).toContainText(/About: [^P]*parcel/);
+      // axe runs in the page: with JavaScript on (the same markup is served either way)
+      if (javaScriptEnabled) await axe(page);
     });
 
     test("the admin's AI settings say nothing leaves the machine, and refuse an outside adapter without an address", async ({ page }) => {
@@ -60,7 +61,7 @@ for (const javaScriptEnabled of [false, true]) {
       await page.goto("/settings/ai");
       await expect(page.getByRole("heading", { level: 1, name: "AI settings" })).toBeVisible();
       await expect(page.getByTestId("ai-privacy")).toHaveText("Offline: messages are analysed on this machine. Nothing from a conversation leaves it.");
-      await axe(page);
+      if (javaScriptEnabled) await axe(page);
       if (javaScriptEnabled) await hydrated(page);
       await page.getByRole("radio", { name: "OpenAI-compatible server (hosted or local)" }).check();
       await page.getByLabel("Base URL").fill("not an address");
