@@ -44,8 +44,10 @@ export function forgetSettings() {
   cache = undefined;
 }
 
-export async function aiSettings(now = Date.now()): Promise<AiSettings> {
-  if (cache && now - cache.at < CACHE_MS) return cache.value;
+/** The settings, from a cache of a few seconds (another node's change is seen within CACHE_MS); `fresh` reads the database. */
+export async function aiSettings(fresh = false): Promise<AiSettings> {
+  const now = Date.now();
+  if (!fresh && cache && now - cache.at < CACHE_MS) return cache.value;
   const { db, schema } = getDb();
   const rows = await db
     .select()

@@ -252,13 +252,13 @@ describe.each(DIALECTS)("AI analysis (%s)", (dialect) => {
     const [stored] = await db.select().from(schema.aiSettings).where(eq(schema.aiSettings.key, "apiKey"));
     expect(stored.value.startsWith("sealed:v1:")).toBe(true);
     expect(stored.value).not.toContain("sk-very-secret");
-    expect((await aiSettings(0)).apiKey).toBe("sk-very-secret");
+    expect((await aiSettings(true)).apiKey).toBe("sk-very-secret");
     const audits = await db.select().from(schema.auditLog).where(eq(schema.auditLog.action, "ai.settings"));
     expect(JSON.stringify(audits)).not.toContain("sk-very-secret");
     await saveSettings({ ...DEFAULTS, adapter: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m2", apiKey: "" });
     forgetSettings();
-    expect((await aiSettings(0)).apiKey).toBe("sk-very-secret");
+    expect((await aiSettings(true)).apiKey).toBe("sk-very-secret");
     await saveSettings({ ...DEFAULTS, adapter: "offline", apiKey: "", clearKey: "1" });
-    expect((await aiSettings(0)).apiKey).toBe("");
+    expect((await aiSettings(true)).apiKey).toBe("");
   });
 });

@@ -22,7 +22,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await guardPluginRoute(request, context);
   await requireAdmin(request);
   const url = new URL(request.url);
-  const s = await aiSettings(0);
+  const s = await aiSettings(true);
   const tested = url.searchParams.get("tested");
   return json(
     {
@@ -50,7 +50,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);
   const form = await request.formData();
   if (form.get("intent") === "test") {
-    const s = await aiSettings(0);
+    const s = await aiSettings(true);
     if (s.adapter === "off") return redirect("/settings/ai?tested=not_configured");
     if (s.adapter === "offline") return redirect("/settings/ai?tested=offline");
     const answer = await analyse(`Test from the settings page ${Date.now()}: where is my parcel?`, s);
