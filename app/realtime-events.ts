@@ -33,6 +33,10 @@ export const SERVER_EVENTS = {
   queueAccepted: "queueAccepted",
   /** A card moved on the kanban board (plugins/kanban): every open board reloads. */
   receiveKanbanNotification: "receiveKanbanNotification",
+  /** A customer's message was read by the AI service: its emotion and the ticket's (plugins/ai). */
+  newEmotion: "newEmotion",
+  /** ... and what the customer wants (classification, intent, subject, personality). */
+  newContext: "newContext",
   /** Redis came back after an outage: events of other nodes may be missing, ask the database. */
   resync: "resync",
 } as const;

@@ -22,6 +22,7 @@ export default defineEdition({
     "reports",
     "payment",
     "contacts",
+    "ai",
     "forms",
     "case",
     "campaign",

@@ -24,6 +24,7 @@ export default defineEdition({
     "reports",
     "payment",
     "contacts",
+    "ai",
     "forms",
     "case",
     "campaign",

@@ -5,6 +5,6 @@ export default defineEdition({
   title: "OmniDesk Trading Insight",
   hosts: ["trade.*"],
   variant: "trading",
-  plugins: ["tickets", "chat", "channels", "email", "reports", "payment", "contacts", "calendar", "kb", "analyst", "customer_analysis"],
+  plugins: ["tickets", "chat", "channels", "email", "reports", "payment", "contacts", "ai", "calendar", "kb", "analyst", "customer_analysis"],
   hiddenByDefault: [],
 });

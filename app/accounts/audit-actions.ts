@@ -58,6 +58,7 @@ export const AUDIT_ACTIONS = [
   "sip.account_created",
   "sip.account_updated",
   "sip.account_deleted",
+  "ai.settings",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -84,6 +85,7 @@ export const AUDIT_TARGETS = [
   "contact",
   "campaign",
   "sip_account",
+  "ai",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */

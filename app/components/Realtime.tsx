@@ -53,6 +53,8 @@ const CHANGES = [
   E.announcement,
   E.newNotification,
   E.receiveKanbanNotification,
+  E.newEmotion,
+  E.newContext,
 ];
 /** A burst of events is batched into one reload, but never held back longer than this. */
 const RELOAD_DEBOUNCE_MS = 200;

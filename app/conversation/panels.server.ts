@@ -35,6 +35,8 @@ export interface PanelAction {
 }
 
 export interface PanelSection {
+  /** Tells apart the sections of a plugin that has more than one (the AI plugin's emotion and context); the plugin's id otherwise. */
+  id?: string;
   /** Translation key of the section's heading. */
   title: string;
   items: { label: PanelText; href?: string; actions?: PanelAction[] }[];
@@ -46,7 +48,8 @@ export interface PanelSection {
   empty?: string;
 }
 
-type PanelLoader = (input: PanelInput) => Promise<PanelSection | null>;
+/** One section, several (each with its own `id`), or none. */
+type PanelLoader = (input: PanelInput) => Promise<PanelSection | PanelSection[] | null>;
 
 /** `trial`: the workspace is on a trial, which has only the plugins marked `trial`. */
 export async function conversationPanels(input: PanelInput, enabled: readonly string[], trial = false): Promise<(PanelSection & { plugin: string })[]> {
@@ -54,14 +57,14 @@ export async function conversationPanels(input: PanelInput, enabled: readonly st
   const sections = await Promise.all(
     owners.map(async (p) => {
       try {
-        const section = await (await pluginExport<PanelLoader>(p.id, p.conversationPanel!))(input);
-        return section ? { ...section, plugin: p.id } : null;
+        const answer = await (await pluginExport<PanelLoader>(p.id, p.conversationPanel!))(input);
+        return (Array.isArray(answer) ? answer : answer ? [answer] : []).map((section) => ({ ...section, plugin: p.id }));
       } catch (error) {
         // one plugin's trouble must not take the conversation down
         log.error({ err: error, plugin: p.id }, "conversation panel failed");
-        return null;
+        return [];
       }
     }),
   );
-  return sections.filter((s): s is PanelSection & { plugin: string } => s !== null);
+  return sections.flat();
 }

@@ -1519,3 +1519,63 @@ export const slaAlerts = pgTable(
   },
   (t) => [uniqueIndex("sla_alerts_once_idx").on(t.ticketId, t.kind, t.target, t.dueAt), index("sla_alerts_created_idx").on(t.createdAt)],
 );
+
+// ---------- AI (plugins/ai) ----------
+
+/** The AI service's settings (adapter, base URL, model, sealed key, limits) and each day's use (key "usage:YYYY-MM-DD"). */
+export const aiSettings = pgTable("ai_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+/** What the analysis job read in one message (spec: the message's emotion, emotion_2, personality, classification, context). */
+export const aiMessageAnalysis = pgTable(
+  "ai_message_analysis",
+  {
+    messageId: integer("message_id")
+      .primaryKey()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    /** The customer wrote it (false: an agent). */
+    fromCustomer: bool("from_customer").notNull(),
+    language: text("language").notNull().default(""),
+    emotion: text("emotion").notNull().default(""),
+    /** Percent, 0..100. */
+    confidence: integer("confidence").notNull().default(0),
+    /** JSON: each emotion's share in percent (emotion_2). */
+    emotions: text("emotions").notNull().default("{}"),
+    classification: text("classification").notNull().default(""),
+    classConfidence: integer("class_confidence").notNull().default(0),
+    intent: text("intent").notNull().default(""),
+    subject: text("subject").notNull().default(""),
+    personality: text("personality").notNull().default(""),
+    degraded: bool("degraded").notNull().default(false),
+    truncated: bool("truncated").notNull().default(false),
+    /** Which adapter answered (offline-1, openai:model). */
+    analyser: text("analyser").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("ai_message_analysis_ticket_idx").on(t.ticketId, t.messageId)],
+);
+
+/** The ticket's roll-up of its messages' analyses (spec: emotion_2 counts, customerEmotion, agentEmotion, context). */
+export const aiTicketAnalysis = pgTable("ai_ticket_analysis", {
+  ticketId: integer("ticket_id")
+    .primaryKey()
+    .references(() => tickets.id, { onDelete: "cascade" }),
+  /** JSON: emotion name to the number of customer messages that showed it (emotion_2). */
+  emotionCounts: text("emotion_counts").notNull().default("{}"),
+  customerEmotion: text("customer_emotion").notNull().default(""),
+  customerConfidence: integer("customer_confidence").notNull().default(0),
+  agentEmotion: text("agent_emotion").notNull().default(""),
+  classification: text("classification").notNull().default(""),
+  intent: text("intent").notNull().default(""),
+  subject: text("subject").notNull().default(""),
+  personality: text("personality").notNull().default(""),
+  language: text("language").notNull().default(""),
+  degraded: bool("degraded").notNull().default(false),
+  truncated: bool("truncated").notNull().default(false),
+  updatedAt: time("updated_at").notNull(),
+});

@@ -478,7 +478,7 @@ const Properties = memo(function Properties({ data }: { data: Data }) {
         </button>
       </Form>
       {data.panels.map((panel) => (
-        <PluginPanel key={panel.plugin} panel={panel} />
+        <PluginPanel key={panel.id ?? panel.plugin} panel={panel} />
       ))}
       <ChoiceForm
         intent="department"
@@ -535,9 +535,9 @@ function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
     "text" in label
       ? label.text
       : t(label.key, Object.fromEntries(Object.entries(label.values ?? {}).map(([k, v]) => [k, v.startsWith("t:") ? t(v.slice(2)) : v])));
-  const id = `panel-${panel.plugin}`;
+  const id = `panel-${panel.id ?? panel.plugin}`;
   return (
-    <section className="stack plugin-panel" aria-labelledby={id} data-panel={panel.plugin}>
+    <section className="stack plugin-panel" aria-labelledby={id} data-panel={panel.id ?? panel.plugin}>
       <h2 id={id}>{t(panel.title)}</h2>
       {panel.search ? (
         <Form method="get" role="search" className="inline-form" aria-labelledby={id}>

@@ -1,0 +1,42 @@
+// The AI plugin's background work: every two seconds each node looks for messages no analysis
+// names yet and, finding one, queues the analysis job (analysis.server.ts), which reads them
+// newest first, up to a thousand a job. The look
+// starts where this node last found everything read, so it stays cheap however many messages
+// there are; every ten minutes it starts from the beginning again, for a message whose
+// transaction committed late. Nothing here runs on the request path: a reply is never slower.
+import { warnings } from "~/ops/log.server";
+import { defineAnalyseJob, newestMessageId, pendingMessages, queueAnalysis } from "./analysis.server";
+import { aiSettings } from "./settings.server";
+
+const LOOK_MS = 2_000;
+const FULL_LOOK_MS = 10 * 60_000;
+
+export async function start() {
+  defineAnalyseJob();
+  const log = warnings("ai");
+  let readThrough = 0;
+  let fullLookAt = Date.now();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const look = async () => {
+    if ((await aiSettings()).adapter === "off") return;
+    const now = Date.now();
+    if (now - fullLookAt >= FULL_LOOK_MS) [readThrough, fullLookAt] = [0, now];
+    const newest = await newestMessageId();
+    const [first] = await pendingMessages(readThrough, 1);
+    if (!first) readThrough = newest;
+    else await queueAnalysis(first.id, readThrough, now);
+  };
+  const tick = () => {
+    look()
+      .catch((error) => log("ai: looking for messages to analyse failed", error))
+      .finally(() => {
+        if (!stopped) (timer = setTimeout(tick, LOOK_MS)).unref();
+      });
+  };
+  tick();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
