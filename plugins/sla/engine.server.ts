@@ -448,7 +448,15 @@ export async function runDue(now = slaNow(), handle: DbHandle = getDb()): Promis
                 : t(`plugin_sla.system.breach.${e.target}`);
             await addNotification(
               tx,
-              { userId: p.id, type: e.kind === "warning" ? "sla_warning" : "sla_breach", category: "sla", channel: ticket.kind, ticketNumber: ticket.ticketNumber, title: ticket.title, body },
+              {
+                userId: p.id,
+                type: e.kind === "warning" ? "sla_warning" : "sla_breach",
+                category: "sla",
+                channel: ticket.kind,
+                ticketNumber: ticket.ticketNumber,
+                title: ticket.title,
+                body,
+              },
               now,
             );
           }
