@@ -23,7 +23,8 @@ for (const theme of ["light", "dark"] as const) {
     });
 
     test("every page an admin reaches: no violation", async ({ page }) => {
-      test.setTimeout(240_000);
+      // some 60 pages, each analysed in full: minutes on a busy 2-core runner
+      test.setTimeout(600_000);
       await login(page, "admin", "admin");
       const pages = await adminPages(page);
       const found: string[] = [];
