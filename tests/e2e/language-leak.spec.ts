@@ -60,6 +60,12 @@ const USER_DATA: [selector: string, reason: string][] = [
   [".avatar, .avatar .sr-only, .profile-avatar", "people's initials and names"],
   [".user-name, a[href^='/profile?username=']", "the signed-in person's name and username"],
   ["select[name=label] option, select[name=department] option, select[name=assignee] option", "labels, departments and agents to filter by"],
+  [".kanban-card p, .kanban-card p a, #kanban-filter-agent option", "the kanban board's tickets (subject, contact) and the agents to filter by"],
+  ["#sla-label_id option, #sip-user option", "labels to give an SLA policy, and people to give a SIP account"],
+  [
+    "[data-widget=sla_attainment] .role-axis-label text, [data-widget=sla_attainment] td, [data-widget=sla_attainment] th",
+    "the SLA attainment chart and its table, by label and agent: their names",
+  ],
   [".report-table:not(.audit-table) td:nth-child(2), .report-table:not(.audit-table) td:nth-child(4)", "the summary report's subjects and labels"],
   [".report-table:not(.audit-table) td:nth-child(7), .report-table:not(.audit-table) td:nth-child(12)", "the summary report's departments and rating reasons"],
   [

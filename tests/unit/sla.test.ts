@@ -15,10 +15,13 @@ import { findUserByUsername } from "~/accounts/users.server";
 import { tick, recompute } from "@plugins/sla/engine.server";
 import { savePolicy, parseCalendar, type PolicyValues } from "@plugins/sla/policies.server";
 import { badges, duration } from "@plugins/sla/badge.server";
+import { attainment } from "@plugins/sla/widgets/attainment.server";
 import { engineOutcome } from "@plugins/reports/reports.server";
 
 const MIN = 60_000;
 const T0 = Date.parse("2026-06-01T02:00:00Z");
+
+const DAY = 24 * 60 * 60_000;
 
 describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
   let t: TestDb;
@@ -212,6 +215,21 @@ describe.each(DIALECTS)("SLA engine (%s)", (dialect) => {
     expect(engineOutcome({ sla_state: "ok", sla_outcome: null, sla_due_at: 5 }, 10)).toBe("breached");
     expect(engineOutcome({ sla_state: "ok", sla_outcome: null, sla_due_at: 50 }, 10)).toBe("pending");
     expect(engineOutcome({ sla_state: null }, 10)).toBeNull();
+
+    // the dashboard's attainment widget counts that breach by label and by assigned agent
+    const widget = await attainment({
+      range: { from: 0, to: Date.now() + DAY },
+      kinds: ["ticket"],
+      interval: "day",
+      now: Date.now(),
+      timeZone: "UTC",
+      language: "en",
+      t: ((key: string) => key) as never,
+      breakdown: async () => [],
+    });
+    const byAgent = widget.rows.filter((r) => r.by === "plugin_sla.widget.agent");
+    expect(byAgent.some((r) => Number(r.breached) > 0)).toBe(true);
+    expect(widget.rows.some((r) => r.by === "plugin_sla.widget.label" && Number(r.breached) > 0)).toBe(true);
   });
 
   it("a ticket first seen long after its deadline is recorded as breached, not announced (the plugin switched on over old tickets)", async () => {

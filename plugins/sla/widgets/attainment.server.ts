@@ -25,7 +25,7 @@ export async function attainment(input: WidgetInput): Promise<WidgetData> {
     ),
     rows<{ name: string; outcome: string | null; n: number }>(
       sql`select u.name as name, o.outcome as outcome, count(*) as n from (select s.ticket_id as ticket_id, ${outcomeSql(now)} as outcome ${base}) o
-        join participants p on p.ticket_id = o.ticket_id and p.assignee = ${true}
+        join participants p on p.ticket_id = o.ticket_id and p.assignee = true
         join users u on u.id = p.user_id where o.outcome is not null group by u.name, o.outcome`,
     ),
   ]);
