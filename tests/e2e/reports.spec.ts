@@ -28,6 +28,8 @@ const WIDGETS = [
   "Resolution time",
   "Customer satisfaction (CSAT)",
   "Agent status time",
+  // the SLA plugin's widget (plugins/sla), after the reports plugin's own
+  "SLA attainment",
 ];
 
 const range = (page: Page) => page.locator(".report-range");

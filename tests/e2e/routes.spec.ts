@@ -23,7 +23,7 @@ const PROTECTED = [
   "/call_config",
   "/supervisory",
   "/kanban",
-  "/support/kb/en",
+  // not /support/kb/*: issue 20 makes the knowledge base's public articles public, indexable pages
   "/analyst_intelligence",
   "/prediction_validator",
   "/integrated_insight",
@@ -90,9 +90,9 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("a planned plugin route shows the honest not-available page", async ({ page }) => {
       await login(page, "admin", "admin");
-      const response = await page.goto("/kanban");
+      const response = await page.goto("/upload");
       expect(response?.status()).toBe(200);
-      await expect(page.getByRole("heading", { name: "Kanban notifications", level: 1 })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "Voice analysis", level: 1 })).toBeVisible();
       await expect(page.getByText("This feature is not available yet. It is planned for a later version.")).toBeVisible();
     });
   });
