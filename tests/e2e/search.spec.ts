@@ -13,9 +13,12 @@ const messages = (scope: ReturnType<Page["locator"]>) => scope.locator('[data-li
 
 async function searchOnPage(page: Page, q: string) {
   const box = pageForm(page).getByRole("searchbox", { name: "Search conversations and messages" });
-  await box.fill(q);
-  await box.press("Enter");
-  await expect(page).toHaveURL((url) => url.pathname === "/search" && url.searchParams.get("q") === q);
+  // a revalidation (a realtime event of another spec's data) can re-render the box between typing and Enter: type again
+  await expect(async () => {
+    await box.fill(q);
+    await box.press("Enter");
+    await expect(page).toHaveURL((url) => url.pathname === "/search" && url.searchParams.get("q") === q, { timeout: 2000 });
+  }).toPass({ timeout: 15_000 });
 }
 
 for (const javaScriptEnabled of [true, false]) {
