@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { REQUEST_KEY_FIELD_NAME as REQUEST_KEY_FIELD } from "~/request-key-field";
+import { formResult, type FormResult } from "~/forms";
 
 /** How long a key is remembered: a day, as the Idempotency-Key draft suggests at least. */
 export const REQUEST_KEY_TTL_MS = 24 * 60 * 60_000;
@@ -87,6 +88,30 @@ export async function once<T>(id: RequestKey | null, run: () => Promise<T>, repl
     if (first === undefined) throw error;
     return replay(first);
   }
+}
+
+/** What a page form's write answers: done (with what it made, replayed from the stored result), or refused. */
+export type FormOutcome<T extends object = object> = ({ ok: true } & T) | { ok: false; result: FormResult; status: number };
+
+/**
+ * A page form's write, once per request key (scope the user, action `scope.intent`): a resend
+ * answers what the first one did, and a key reused for another write is refused as sent before
+ * (422) with the typed fields kept.
+ */
+export function formWriteOnce<T extends object>(
+  request: Request,
+  userId: number,
+  scope: string,
+  intent: string,
+  fields: Record<string, string>,
+  run: () => Promise<FormOutcome<T>>,
+): Promise<FormOutcome<T>> {
+  const key = requestKeyOfRequest(request, `user:${userId}`, `${scope}.${intent}`, fields);
+  return once(key, run, (stored) => ({ ok: true as const, ...(stored as T) })).catch((error) => {
+    if (error instanceof KeyReused)
+      return { ok: false as const, result: formResult({ intent, message: "conversation.sentBefore", values: fields }), status: 422 };
+    throw error;
+  });
 }
 
 /**

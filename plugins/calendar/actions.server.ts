@@ -5,13 +5,13 @@ import { formValues } from "~/forms";
 import { refuse } from "~/forms.server";
 import { createAppointment, FIELDS } from "./calendar.server";
 import { requireCalendarUser } from "./guard.server";
-import { calendarWriteOnce } from "./once.server";
+import { formWriteOnce } from "~/request-keys.server";
 
 export async function createFromForm(request: Request, context: object | undefined) {
   const { user, workspace } = await requireCalendarUser(request, context);
   const form = await request.formData();
   const values = formValues(form, FIELDS);
-  const outcome = await calendarWriteOnce(request, user.id, "create", formValues(form), () => createAppointment(user, values, workspace.timeZone));
+  const outcome = await formWriteOnce(request, user.id, "calendar", "create", formValues(form), () => createAppointment(user, values, workspace.timeZone));
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
   return redirect(`/calendar/event/${outcome.id}?saved=1`);
 }

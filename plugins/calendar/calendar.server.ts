@@ -6,8 +6,8 @@
 import { and, asc, eq, gt, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
-import { formResult, type FormResult } from "~/forms";
-import { rememberRequest } from "~/request-keys.server";
+import { formResult } from "~/forms";
+import { rememberRequest, type FormOutcome } from "~/request-keys.server";
 import { contactByUid, uidByIdentity } from "@plugins/contacts/contacts.server";
 import { addDays, dayKey, dayStart, floating, instant, nextOccurrences, occurrences, repeatOf, ruleOf, seriesEnd, REPEATS, type Repeat } from "./recurrence";
 import { publicHolidays } from "./holidays.server";
@@ -41,7 +41,7 @@ export const FIELDS = [
   "reminder",
 ] as const;
 export type AppointmentValues = Record<(typeof FIELDS)[number], string>;
-export type Outcome<T> = ({ ok: true } & T) | { ok: false; result: FormResult; status: number };
+export type Outcome<T extends object = object> = FormOutcome<T>;
 export type Actor = Reader;
 
 const E = (key: string) => `plugin_calendar.error.${key}`;

@@ -9,9 +9,9 @@ import { z } from "zod";
 import { getDb, type Tx } from "@db/client";
 import { enabledAccounts, loadAccount } from "@plugins/channels/accounts.server";
 import type { ChannelAccount } from "@plugins/channels/adapter";
-import { formError, formResult, type FormResult } from "~/forms";
+import { formError, formResult } from "~/forms";
 import { enqueue, wakeJobs } from "~/jobs/queue.server";
-import { rememberRequest } from "~/request-keys.server";
+import { rememberRequest, type FormOutcome } from "~/request-keys.server";
 import { formatter } from "~/time";
 import {
   FIELDS,
@@ -36,7 +36,7 @@ export const SEND_JOB = "campaign.send";
 export const IDENTITY_OF: Record<string, "phone" | "email"> = { SMS: "phone", EMAIL: "email", GRAPH_EMAIL: "email" };
 const OFFERED = [...Object.keys(IDENTITY_OF), "WHATSAPP"];
 
-export type Outcome<T extends object = object> = ({ ok: true } & T) | { ok: false; result: FormResult; status: number };
+export type Outcome<T extends object = object> = FormOutcome<T>;
 
 /** The enabled accounts a campaign may be given. */
 export async function campaignAccounts(): Promise<ChannelAccount[]> {

@@ -9,13 +9,13 @@ import { getDb, isUniqueViolation, type Tx } from "@db/client";
 import { canRead, readableBy, type Reader } from "~/conversation/access.server";
 import { newMessages } from "~/conversation/events.server";
 import { staffList, systemMessage, withUniqueNumber } from "~/conversation/model.server";
-import { formError, formResult, type FormResult } from "~/forms";
-import { rememberRequest } from "~/request-keys.server";
+import { formError, formResult } from "~/forms";
+import { rememberRequest, type FormOutcome } from "~/request-keys.server";
 import { formatter } from "~/time";
 import { CASE_FIELDS, CASE_STATUSES, CASES_PAGE_SIZE, NOTE_MAX, OPEN_STATUSES, TITLE_MAX, TYPE_NAME_MAX, type CaseStatus } from "./limits";
 
 export type Actor = Reader & { name: string; username: string };
-export type Outcome<T> = ({ ok: true } & T) | { ok: false; result: FormResult; status: number };
+export type Outcome<T extends object = object> = FormOutcome<T>;
 type CaseRow = typeof import("@db/schema/sqlite").cases.$inferSelect;
 
 /** Case numbers start here (a ticket's start at 100001: the two are not mistaken for each other). */

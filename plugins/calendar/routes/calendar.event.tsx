@@ -15,7 +15,7 @@ import { appointmentDetail, deleteAppointment, FIELDS, updateAppointment, values
 import { AppointmentFields } from "../components/AppointmentFields";
 import { requireCalendarUser } from "../guard.server";
 import { holidayCountry } from "../holidays.server";
-import { calendarWriteOnce } from "../once.server";
+import { formWriteOnce } from "~/request-keys.server";
 
 const idOf = (params: Record<string, string | undefined>) => {
   const id = Number(params.eventId);
@@ -40,12 +40,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = idOf(params);
   const form = await request.formData();
   if (form.get("intent") === "delete") {
-    const outcome = await calendarWriteOnce(request, user.id, "delete", formValues(form), () => deleteAppointment(user, id, workspace.timeZone));
+    const outcome = await formWriteOnce(request, user.id, "calendar", "delete", formValues(form), () => deleteAppointment(user, id, workspace.timeZone));
     if (!outcome.ok) return refuse({ ...outcome.result, intent: "delete" }, outcome.status);
     return redirect("/calendar?deleted=1");
   }
   const values = formValues(form, FIELDS);
-  const outcome = await calendarWriteOnce(request, user.id, "save", formValues(form), () => updateAppointment(user, id, values, workspace.timeZone));
+  const outcome = await formWriteOnce(request, user.id, "calendar", "save", formValues(form), () => updateAppointment(user, id, values, workspace.timeZone));
   if (!outcome.ok) return refuse({ ...outcome.result, intent: "save" }, outcome.status);
   return redirect(`/calendar/event/${id}?saved=1`);
 }

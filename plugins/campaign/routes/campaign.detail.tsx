@@ -21,7 +21,7 @@ import { campaignAccounts, campaignDetail, fieldsOf, recipientsOf, saveCampaign,
 import { CampaignFields } from "../components/CampaignFields";
 import { requireCampaignAdmin, requireCampaignUser } from "../guard.server";
 import { FIELDS } from "../limits";
-import { campaignWriteOnce } from "../once.server";
+import { formWriteOnce } from "~/request-keys.server";
 
 const idOf = (value: string | undefined) => (/^\d{1,12}$/.test(value ?? "") ? Number(value) : NaN);
 
@@ -61,7 +61,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (intent === "pause" || intent === "resume") return setPaused(id, intent === "pause", ctx.user);
     return Promise.resolve({ ok: false as const, result: formResult({ message: "plugin_campaign.errors.stateChanged" }), status: 400 });
   };
-  const outcome = await campaignWriteOnce(request, ctx.user.id, `${intent}.${id}`, all, run);
+  const outcome = await formWriteOnce(request, ctx.user.id, "campaign", `${intent}.${id}`, all, run);
   if (!outcome.ok) return refuse({ ...outcome.result, intent: outcome.result.intent ?? intent }, outcome.status);
   return redirect(`/campaign/${id}?done=${intent}`);
 }

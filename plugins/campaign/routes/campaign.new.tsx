@@ -13,7 +13,7 @@ import { campaignAccounts, saveCampaign } from "../campaign.server";
 import { CampaignFields } from "../components/CampaignFields";
 import { requireCampaignAdmin, requireCampaignUser } from "../guard.server";
 import { FIELDS } from "../limits";
-import { campaignWriteOnce } from "../once.server";
+import { formWriteOnce } from "~/request-keys.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { user } = await requireCampaignUser(request, context);
@@ -29,7 +29,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const ctx = await requireCampaignAdmin(request, context);
   const form = await request.formData();
   const values = formValues(form, FIELDS);
-  const outcome = await campaignWriteOnce(request, ctx.user.id, "create", formValues(form), () => saveCampaign(ctx.user, values, ctx.workspace.timeZone));
+  const outcome = await formWriteOnce(request, ctx.user.id, "campaign", "create", formValues(form), () =>
+    saveCampaign(ctx.user, values, ctx.workspace.timeZone),
+  );
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
   return redirect(`/campaign/${outcome.id}`);
 }

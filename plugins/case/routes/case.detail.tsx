@@ -21,7 +21,7 @@ import { CaseFields } from "../components/CaseFields";
 import { DueDate } from "../components/DueDate";
 import { requireCaseUser } from "../guard.server";
 import { CASE_FIELDS, NOTE_MAX } from "../limits";
-import { caseWriteOnce } from "../once.server";
+import { formWriteOnce } from "~/request-keys.server";
 
 const caseNumber = (raw: string | undefined) => {
   if (!/^\d{1,15}$/.test(raw ?? "")) throw new Response("Not Found", { status: 404 });
@@ -57,7 +57,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
         return Promise.resolve({ ok: false as const, result: formResult({ message: "conversation.badInput" }), status: 400 });
     }
   };
-  const outcome = await caseWriteOnce<object>(request, user.id, intent, fields, write);
+  const outcome = await formWriteOnce<object>(request, user.id, "case", intent, fields, write);
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
   return redirect(`/case/${number}`);
 }

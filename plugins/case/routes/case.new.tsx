@@ -14,7 +14,7 @@ import { attachTicket, caseTypes, createCase } from "../case.server";
 import { CaseFields } from "../components/CaseFields";
 import { requireCaseUser } from "../guard.server";
 import { CASE_FIELDS } from "../limits";
-import { caseWriteOnce } from "../once.server";
+import { formWriteOnce } from "~/request-keys.server";
 
 /** ?ticket=N (from a conversation's Case panel): the new case takes that ticket with it. */
 const ticketParam = (value: string | null) => (value && /^\d{1,10}$/.test(value) ? value : "");
@@ -30,7 +30,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireCaseUser(request, context);
   const form = await request.formData();
   const values = formValues(form, CASE_FIELDS);
-  const outcome = await caseWriteOnce(request, user.id, "create", formValues(form), () => createCase(user, values));
+  const outcome = await formWriteOnce(request, user.id, "case", "create", formValues(form), () => createCase(user, values));
   if (!outcome.ok) return refuse(outcome.result, outcome.status);
   // the ticket it was opened from joins it (unless it joined another case meanwhile: the case's page then lists no ticket)
   const ticket = ticketParam(String(form.get("ticket") ?? ""));
