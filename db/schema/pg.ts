@@ -776,6 +776,23 @@ export const channelMessages = pgTable(
   (t) => [uniqueIndex("channel_messages_provider_idx").on(t.accountId, t.providerMessageId)],
 );
 
+/**
+ * The pieces of one long text reply that a provider takes as several messages (Messenger's 2,000
+ * characters, Telegram's 4,096): each piece is recorded as soon as it is sent, so a retry after a
+ * rate limit or a crash halfway sends only the pieces that did not go.
+ */
+export const channelMessagePieces = pgTable(
+  "channel_message_pieces",
+  {
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    piece: integer("piece").notNull(),
+    providerMessageId: text("provider_message_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.piece] })],
+);
+
 /** A reply sent as an approved WhatsApp template (plugins/whatsapp): the send job sends the template, not the text. */
 export const whatsappTemplateMessages = pgTable("whatsapp_template_messages", {
   messageId: integer("message_id")

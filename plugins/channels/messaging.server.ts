@@ -80,6 +80,8 @@ export interface MessagingParts {
   sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart): Promise<string>;
   /** Refuses a file the provider would not take, before anything is sent (a translation key's code: see DELIVERY_ERRORS). */
   checkFile?(file: StoredFile, to: Recipient): string | null;
+  /** A text longer than one of the provider's messages takes, as the messages it is sent as, in order. */
+  textPieces?(text: string, to: Recipient): string[];
 }
 
 /** How long a receipt waits for the send it names to be recorded before it is set aside. */
@@ -364,13 +366,35 @@ export function messagingSend(parts: MessagingParts): ChannelAdapter["send"] {
     const sent: SendResult["sent"] = [];
     for (const part of outgoing) {
       if (done.has(part.messageId)) continue;
-      const providerMessageId = await parts.sendPart(account, to, part);
+      const providerMessageId = "text" in part && parts.textPieces ? await sendInPieces(parts, account, to, part) : await parts.sendPart(account, to, part);
       await handle.transaction((tx) => recordProviderIds(tx, account, message.ticketId, "out", [{ messageId: part.messageId, providerMessageId }]));
       await setDeliveryState(message.ticketId, [part.messageId], "sent");
       sent.push({ messageId: part.messageId, providerMessageId });
     }
     return { providerRef: sent.map((s) => s.providerMessageId).join(" "), sent };
   };
+}
+
+/**
+ * A long text as the provider's several messages, each piece recorded as soon as it is sent, so a
+ * retry after a rate limit or a crash sends only the pieces that did not go. The first piece's id
+ * stands for the message.
+ */
+async function sendInPieces(parts: MessagingParts, account: ChannelAccount, to: Recipient, part: { messageId: number; text: string }) {
+  const pieces = parts.textPieces!(part.text, to);
+  if (pieces.length <= 1) return parts.sendPart(account, to, part);
+  const { db, schema } = getDb();
+  const p = schema.channelMessagePieces;
+  const sent = new Map(
+    (await db.select({ piece: p.piece, id: p.providerMessageId }).from(p).where(eq(p.messageId, part.messageId))).map((r) => [r.piece, r.id]),
+  );
+  for (const [piece, text] of pieces.entries()) {
+    if (sent.has(piece)) continue;
+    const providerMessageId = await parts.sendPart(account, to, { messageId: part.messageId, text });
+    await db.insert(p).values({ messageId: part.messageId, piece, providerMessageId }).onConflictDoNothing();
+    sent.set(piece, providerMessageId);
+  }
+  return sent.get(0)!;
 }
 
 /**

@@ -62,14 +62,13 @@ async function sendMessenger(account: ChannelAccount, to: Recipient, part: Outgo
   const recipient = { id: to.customerId };
   let first = "";
   if ("text" in part) {
-    for (const text of textChunks(part.text)) {
-      const answer = await graphCall<SendAnswer>(account, path, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ recipient, ...type, message: { text } }),
-      });
-      first ||= answer.message_id ?? "";
-    }
+    // the channel layer hands a long answer over in pieces of at most TEXT_MAX (textPieces below)
+    const answer = await graphCall<SendAnswer>(account, path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ recipient, ...type, message: { text: part.text } }),
+    });
+    first = answer.message_id ?? "";
   } else {
     const form = new FormData();
     form.append("recipient", JSON.stringify(recipient));
@@ -108,6 +107,8 @@ const parts: MessagingParts = {
   },
   downloadMedia,
   sendPart,
+  // a comment is answered by one reply comment; Messenger takes TEXT_MAX characters a message
+  textPieces: (text, to) => (to.channel === "FB_PAGE_POST" ? [text] : textChunks(text)),
   checkFile: (file, to) => fileProblem(file, to.channel),
 };
 

@@ -28,13 +28,9 @@ const uploadName = (name: string) => name.replace(/[\r\n";\\]/g, "_").slice(0, 2
 async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart) {
   const api = telegramApi(account);
   if ("text" in part) {
-    // longer than Telegram takes in one message: several, in order; the first one's id stands for them
-    let first = "";
-    for (const chunk of textChunks(part.text)) {
-      const sent = await telegramCall(() => api.sendMessage(to.customerId, chunk));
-      first ||= `${sent.chat.id}:${sent.message_id}`;
-    }
-    return first;
+    // the channel layer hands a long text over in pieces Telegram takes (textPieces below)
+    const sent = await telegramCall(() => api.sendMessage(to.customerId, part.text));
+    return `${sent.chat.id}:${sent.message_id}`;
   }
   const file = new InputFile(await part.file.bytes(), uploadName(part.file.name));
   const sent = await telegramCall<{ chat: { id: number }; message_id: number }>(() =>
@@ -50,6 +46,7 @@ const parts: MessagingParts = {
     return { bytes: got.bytes, mime: media.mime || got.mime || "application/octet-stream", name: media.name || got.path.split("/").pop() || "file" };
   },
   sendPart,
+  textPieces: (text) => textChunks(text),
   checkFile: fileProblem,
 };
 

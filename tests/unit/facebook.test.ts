@@ -310,6 +310,25 @@ describe.each(DIALECTS)("Facebook Page: Messenger and comments (%s)", (dialect) 
     expect(await stateOf(ticket.id, refused)).toMatchObject({ deliveryState: "failed", deliveryError: "(#551) This person isn't available right now." });
   });
 
+  it("sends an answer over 2,000 characters as several messages; after a rate limit halfway only the rest goes", async () => {
+    const { psid, ticket } = await customerWithTicket("Aisyah");
+    const { db, schema } = t.handle;
+    await db.delete(schema.jobs);
+    const long = `${"a".repeat(2000)}${"b".repeat(2000)}${"c".repeat(10)}`;
+    // Graph takes the first piece, then limits the app
+    fb.failSends(1, 429, 4, "(#4) Application request limit reached", { after: 1, retryAfter: 1 });
+    const id = await say(ticket, long);
+    await worker().runOnce();
+    expect(await stateOf(ticket.id, id)).toMatchObject({ deliveryState: "waiting" });
+    await runJobs();
+    expect((await stateOf(ticket.id, id)).deliveryState).toBe("sent");
+    const texts = fb.sent.filter((s) => s.recipient === psid).map((s) => s.text);
+    expect(texts).toEqual(["a".repeat(2000), "b".repeat(2000), "c".repeat(10)]);
+    // the message stands for its first piece, so the customer's receipts find it
+    const [row] = await db.select().from(schema.channelMessages).where(eq(schema.channelMessages.messageId, id));
+    expect(row.providerMessageId).toBe(fb.sent.find((s) => s.text === "a".repeat(2000))!.id);
+  });
+
   it("a post's comment thread is one FB_PAGE_POST ticket; the Page's own comments are not messages", async () => {
     const post = fb.post(pageId);
     const top = fb.comment(pageId, post, { id: "5551001", name: "Farah" }, "Do you ship to Penang?");
