@@ -3,7 +3,7 @@
 // customer's message on their conversation (or a receipt moves a sent message's state forward),
 // and an agent's reply goes out message by message, each recorded as soon as the provider took it,
 // so a send job run again after a crash sends nothing twice.
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { getDb, type Tx } from "@db/client";
 import { PermanentFailure, WaitAndRetry, wakeJobs } from "~/jobs/queue.server";
@@ -49,6 +49,8 @@ export interface Receipt {
   state: "sent" | "delivered" | "read" | "failed";
   error?: string;
   at: number;
+  /** A read receipt that names the last message read (X's last_read_event_id, Instagram's read.mid): every earlier one of the conversation is read too. */
+  coversEarlier?: boolean;
 }
 
 export type ParsedEvent = CustomerMessage | Receipt | { type: "ignored"; reason: string };
@@ -160,6 +162,19 @@ async function recordProviderIds(
     .onConflictDoNothing();
 }
 
+/** The conversation's sent messages up to this one that are not read yet (a failed one stays failed). */
+async function unreadUpTo(ticketId: number, messageId: number) {
+  const { db, schema } = getDb();
+  const c = schema.channelMessages;
+  const m = schema.messages;
+  const rows = await db
+    .select({ id: c.messageId })
+    .from(c)
+    .innerJoin(m, eq(m.id, c.messageId))
+    .where(and(eq(c.ticketId, ticketId), eq(c.direction, "out"), lte(c.messageId, messageId), notInArray(m.deliveryState, ["read", "failed"])));
+  return [...new Set([messageId, ...rows.map((r) => r.id)])];
+}
+
 async function applyReceipt(event: InboundEvent, account: ChannelAccount, receipt: Receipt): Promise<ReceiveOutcome> {
   const handle = getDb();
   const c = handle.schema.channelMessages;
@@ -174,7 +189,8 @@ async function applyReceipt(event: InboundEvent, account: ChannelAccount, receip
     // the provider answered faster than the send job could note the id: the job tries again later
     throw new Error(`no sent message ${receipt.providerMessageId} yet`);
   }
-  await setDeliveryState(sent.ticketId, [sent.messageId], receipt.state, receipt.state === "failed" ? receipt.error || "failed" : null);
+  const messageIds = receipt.coversEarlier ? await unreadUpTo(sent.ticketId, sent.messageId) : [sent.messageId];
+  await setDeliveryState(sent.ticketId, messageIds, receipt.state, receipt.state === "failed" ? receipt.error || "failed" : null);
   await handle.transaction((tx) => markEventProcessed(tx, event.id, { ticketId: sent.ticketId, messageId: sent.messageId }));
   return { state: "processed", ticketId: sent.ticketId, messageId: sent.messageId };
 }

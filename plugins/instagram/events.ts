@@ -149,7 +149,7 @@ export function parseInstagramEvent(payload: unknown, igId: string, ownUsername 
   const m = p.event;
   const from = m.sender?.id ?? "";
   const at = millis(m.timestamp);
-  if (m.read?.mid) return { type: "receipt", providerMessageId: m.read.mid, state: "read", at };
+  if (m.read?.mid) return { type: "receipt", providerMessageId: m.read.mid, state: "read", at, coversEarlier: true };
   if (!from) throw new Error("a message without its sender");
   if (from === igId || m.message?.is_echo) return { type: "ignored", reason: "an echo of a message this account sent" };
   const customer = { id: from, name: "" };

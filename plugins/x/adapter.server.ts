@@ -94,7 +94,7 @@ async function parse(payload: unknown, account: ChannelAccount): Promise<ParsedE
     if (!read.last_read_event_id || read.sender_id === me) return { type: "ignored", reason: "we read the customer's messages" };
     // the customer read up to one of their own messages: nothing of ours to mark
     if ((await known(account, read.last_read_event_id))?.direction === "in") return { type: "ignored", reason: "read up to the customer's own message" };
-    return { type: "receipt", providerMessageId: read.last_read_event_id, state: "read", at: timeOf(read.created_timestamp) };
+    return { type: "receipt", providerMessageId: read.last_read_event_id, state: "read", at: timeOf(read.created_timestamp), coversEarlier: true };
   }
   return { type: "ignored", reason: `X event "${(p as { name?: string }).name}" is not handled` };
 }
