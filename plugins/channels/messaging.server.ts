@@ -8,6 +8,8 @@ import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { getDb, type Tx } from "@db/client";
 import { PermanentFailure, WaitAndRetry, wakeJobs } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
+import { log } from "~/ops/log.server";
+import { RefusedFile } from "./media.server";
 import { receive } from "~/conversation/receive.server";
 import { setDeliveryState } from "~/conversation/delivery.server";
 import { DELIVERY_ERRORS } from "~/conversation/delivery";
@@ -217,7 +219,15 @@ async function downloadAll(parts: MessagingParts, account: ChannelAccount, media
   for (const ref of media) {
     // a failed download throws: the event stays stored and its job tries again with backoff
     if (!parts.downloadMedia) break;
-    const got = await parts.downloadMedia(account, ref);
+    let got: Awaited<ReturnType<NonNullable<MessagingParts["downloadMedia"]>>>;
+    try {
+      got = await parts.downloadMedia(account, ref);
+    } catch (error) {
+      // an address off the provider's file hosts, or a file over its limit: the text still arrives
+      if (!(error instanceof RefusedFile)) throw error;
+      log.warn({ account: account.id, err: error }, "a customer's file was refused");
+      continue;
+    }
     files.push({ key: await fileStorage().put(got.bytes), name: got.name, type: got.mime, size: got.bytes.length });
   }
   return files;

@@ -6,7 +6,8 @@
 // answered with a reply comment, POST /{top-level-comment-id}/comments.
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
 import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
-import { graphCall, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
+import { META_FILE_HOSTS, graphCall, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
+import { fetchProviderFile } from "@plugins/channels/media.server";
 import { metaAccountFor } from "@plugins/meta/accounts.server";
 import { PermanentFailure } from "~/jobs/queue.server";
 import { log } from "~/ops/log.server";
@@ -44,14 +45,16 @@ async function customerName(account: ChannelAccount, psid: string) {
 }
 
 /** A customer's file from Facebook's CDN (a signed address: no token is sent along). */
-async function downloadMedia(_account: ChannelAccount, media: { id: string; name?: string }) {
-  const response = await fetch(media.id, { signal: AbortSignal.timeout(60_000) });
+async function downloadMedia(account: ChannelAccount, media: { id: string; name?: string }) {
   // an expired or failing address: the event stays stored and is tried again with backoff
-  if (!response.ok) throw new Error(`Facebook answered ${response.status} for a customer's file`);
-  // Messenger carries files up to 25 MB: anything far larger is not what Facebook sends
-  if (Number(response.headers.get("content-length") ?? 0) > MEDIA_MAX) throw new PermanentFailure(`a customer's file over ${MEDIA_MAX} bytes`);
-  const mime = (response.headers.get("content-type") ?? "").split(";")[0].trim() || "application/octet-stream";
-  return { bytes: Buffer.from(await response.arrayBuffer()), mime, name: media.name || "file" };
+  const got = await fetchProviderFile(media.id, {
+    hosts: META_FILE_HOSTS,
+    apiBase: graphUrl(account),
+    // Messenger carries files up to 25 MB: anything far larger is not what Facebook sends
+    maxBytes: MEDIA_MAX,
+    failure: (response) => new Error(`Facebook answered ${response.status} for a customer's file`),
+  });
+  return { ...got, name: media.name || "file" };
 }
 
 async function sendMessenger(account: ChannelAccount, to: Recipient, part: OutgoingPart) {

@@ -10,7 +10,8 @@ import { and, eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
 import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
-import { graphCall, graphFailure, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
+import { META_FILE_HOSTS, graphCall, graphFailure, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
+import { fetchProviderFile } from "@plugins/channels/media.server";
 import { PermanentFailure, isPermanentFailure } from "~/jobs/queue.server";
 import { log } from "~/ops/log.server";
 import { PLAN } from "~/permissions";
@@ -76,6 +77,8 @@ async function mentionMessage(account: ChannelAccount, m: MentionToFetch) {
   };
 }
 
+/** Instagram's direct messages carry files up to 25 MB (video): far more is not what Instagram sends. */
+const MEDIA_MAX = 100 * 1024 * 1024;
 const EXTENSIONS: Record<string, string> = {
   "image/jpeg": "jpg",
   "image/png": "png",
@@ -91,11 +94,9 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /** A customer's file from the address Instagram gave (a signed CDN link: no token sent along). */
-async function downloadMedia(_account: ChannelAccount, media: { id: string; name?: string }) {
-  const response = await fetch(media.id, { signal: AbortSignal.timeout(60_000) });
-  if (!response.ok) throw await graphFailure(response);
-  const mime = (response.headers.get("content-type") || "application/octet-stream").split(";")[0].trim();
-  return { bytes: Buffer.from(await response.arrayBuffer()), mime, name: `${media.name || "file"}.${EXTENSIONS[mime] ?? "bin"}` };
+async function downloadMedia(account: ChannelAccount, media: { id: string; name?: string }) {
+  const got = await fetchProviderFile(media.id, { hosts: META_FILE_HOSTS, apiBase: graphUrl(account), maxBytes: MEDIA_MAX, failure: graphFailure });
+  return { ...got, name: `${media.name || "file"}.${EXTENSIONS[got.mime] ?? "bin"}` };
 }
 
 async function uploadAttachment(account: ChannelAccount, part: Extract<OutgoingPart, { file: unknown }>, type: string) {

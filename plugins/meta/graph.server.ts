@@ -7,6 +7,8 @@ import type { ChannelAccount, WebhookRequest } from "@plugins/channels/adapter";
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
 
 export const GRAPH_URL = "https://graph.facebook.com/v21.0";
+/** Where Meta's webhooks point for a customer's file: its CDNs (scontent.*.fbcdn.net, cdninstagram.com) and lookaside.fbsbx.com. */
+export const META_FILE_HOSTS = ["fbcdn.net", "fbsbx.com", "cdninstagram.com"] as const;
 
 /** Graph codes that mean "too many, slow down" (app, account, throughput, business-consumer pair). */
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80007, 130429, 131056]);

@@ -9,6 +9,7 @@ import { TwitterApi, type TwitterApiv2 } from "twitter-api-v2";
 import type { ChannelAccount, WebhookRequest } from "@plugins/channels/adapter";
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
 import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { providerFileAddress } from "@plugins/channels/media.server";
 
 export const API_BASE = "https://api.x.com";
 const CALL_MS = 30_000;
@@ -120,7 +121,12 @@ export async function xCall<T>(run: () => Promise<T>, ms = CALL_MS): Promise<T> 
 }
 
 /** A DM's picture, GIF or video (or a post's): its URL must be fetched with the account's OAuth signature, as X documents for DM media. */
+/** Where X's events point for a customer's file: DM media on ton.twitter.com (signed calls), posts' media on twimg.com. */
+export const X_FILE_HOSTS = ["ton.twitter.com", "ton.x.com", "twimg.com"] as const;
+
 export async function downloadXMedia(account: ChannelAccount, url: string) {
+  // the call is signed with the account's keys: only to X's own file hosts (or the account's API address)
+  providerFileAddress(url, X_FILE_HOSTS, apiBase(account));
   return xCall(async () => {
     const response = await client(account).get<Buffer>(url, undefined, { prefix: "", forceParseMode: "buffer", fullResponse: true });
     const type = String(response.headers["content-type"] ?? "")

@@ -213,6 +213,22 @@ describe.each(DIALECTS)("Facebook Page: Messenger and comments (%s)", (dialect) 
     expect(Buffer.from(await new Response(await fileStorage().get(stored[0].fileKey!)).arrayBuffer())).toEqual(photo);
   });
 
+  it("leaves out a customer's file whose address is off Meta's file hosts; the rest of the message arrives", async () => {
+    const psid = fb.addUser("Odd", "Link");
+    const photo = Buffer.from("\x89PNG good");
+    await call(
+      messenger(
+        fb.attachments(pageId, psid, [
+          { type: "image", url: fb.addFile(photo, "image/png", "good.png") },
+          { type: "file", url: "http://169.254.169.254/latest/meta-data/iam" },
+        ]),
+      ),
+    );
+    await runJobs();
+    const [ticket] = await ticketsOf(psid);
+    expect((await messagesOf(ticket.id)).map((m) => [m.fileName, m.fileSize])).toEqual([["good.png", photo.length]]);
+  });
+
   it("sends the agent's text and file as a standard answer within 24 hours", async () => {
     const { psid, ticket } = await customerWithTicket("Ali");
     const key = await fileStorage().put(Buffer.from("%PDF-1.4 invoice"));
