@@ -30,6 +30,9 @@ const cache = new Map<number, { at: number; templates: Template[] }>();
 
 const placeholders = (text: string) => Math.max(0, ...[...text.matchAll(PLACEHOLDER)].map((m) => Number(m[1])));
 
+/** Template buttons WhatsApp sends without a parameter from us (OTP, COPY_CODE, CATALOG, MPM, FLOW need one). */
+const SENDABLE_BUTTONS = new Set(["QUICK_REPLY", "URL", "PHONE_NUMBER"]);
+
 /**
  * A template an agent can send from here: approved, a body with numbered values only, and no
  * header or button that needs a value or a file (those are refused by WhatsApp without them).
@@ -43,7 +46,8 @@ function usable(t: GraphTemplate): Template | null {
   if (header && (header.format !== "TEXT" || placeholders(header.text ?? "") > 0)) return null;
   if (/\{\{\s*[^\d\s}]/.test(body)) return null; // named values: not offered
   const buttons = parts.find((c) => c.type === "BUTTONS") as { buttons?: { type: string; url?: string }[] } | undefined;
-  if (buttons?.buttons?.some((b) => b.type === "URL" && /\{\{/.test(b.url ?? ""))) return null;
+  // only buttons that need nothing at send time: a one-time code, coupon, catalog, flow or a URL with a value need a parameter here
+  if (buttons?.buttons?.some((b) => !SENDABLE_BUTTONS.has(b.type) || (b.type === "URL" && /\{\{/.test(b.url ?? "")))) return null;
   return {
     name: t.name,
     language: t.language,

@@ -102,6 +102,34 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
       ],
     });
     meta.addTemplate({ name: "draft", language: "en_US", status: "PENDING", components: [{ type: "BODY", text: "Soon" }] });
+    // not offered: buttons that need a value at send time (a one-time code, a catalog); offered: a quick reply
+    meta.addTemplate({
+      name: "login_code",
+      language: "en_US",
+      category: "AUTHENTICATION",
+      components: [
+        { type: "BODY", text: "{{1}} is your verification code." },
+        { type: "BUTTONS", buttons: [{ type: "OTP", otp_type: "COPY_CODE", text: "Copy code" }] },
+      ],
+    });
+    meta.addTemplate({
+      name: "shop_now",
+      language: "en_US",
+      category: "MARKETING",
+      components: [
+        { type: "BODY", text: "Our new collection is here." },
+        { type: "BUTTONS", buttons: [{ type: "CATALOG", text: "View catalog" }] },
+      ],
+    });
+    meta.addTemplate({
+      name: "rate_us",
+      language: "en_US",
+      category: "UTILITY",
+      components: [
+        { type: "BODY", text: "Was this helpful?" },
+        { type: "BUTTONS", buttons: [{ type: "QUICK_REPLY", text: "Yes" }] },
+      ],
+    });
   });
   afterAll(async () => {
     await meta?.close();
@@ -365,11 +393,16 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     expect(await adapter.composerHint!({ ...fresh })).toBeNull();
   });
 
-  it("offers the approved templates an agent can fill: not those needing a picture, not those awaiting approval", async () => {
+  it("offers the approved templates an agent can fill: not those needing a picture, a code or a catalog, not those awaiting approval", async () => {
     const late = await conversationFrom(30);
     const found = await templateConversation(agent, late.ticketNumber);
     expect(found.error).toBeNull();
-    expect(found.templates.map((x) => `${x.name}:${x.language}:${x.params}`)).toEqual(["follow_up:en_US:0", "order_update:en_US:2", "order_update:ms:2"]);
+    expect(found.templates.map((x) => `${x.name}:${x.language}:${x.params}`)).toEqual([
+      "follow_up:en_US:0",
+      "order_update:en_US:2",
+      "order_update:ms:2",
+      "rate_us:en_US:0",
+    ]);
     expect(found.templates[1]).toMatchObject({ header: "Your order", footer: "Reply STOP to opt out" });
   });
 
