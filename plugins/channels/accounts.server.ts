@@ -169,3 +169,18 @@ export async function writeCursor(accountId: number, key: string, value: string,
     .values({ accountId, key, value, updatedAt })
     .onConflictDoUpdate({ target: [c.accountId, c.key], set: { value, updatedAt } });
 }
+
+/**
+ * The account a provider's event belongs to when one app (one signing secret) serves several of our
+ * accounts at one callback URL: the account that took the call when `objectId` is its own
+ * (`config[idField]`), else the enabled account of these kinds with that id and the same
+ * `secrets[secretField]` (only the same app can have signed the call); null when none.
+ */
+export async function sameAppAccount(took: ChannelAccount, kinds: Channel[], idField: string, objectId: string, secretField: string) {
+  if (!objectId || took.config[idField] === objectId) return took;
+  const secret = took.secrets[secretField];
+  if (!secret) return null;
+  for (const kind of kinds)
+    for (const other of await enabledAccounts(kind)) if (other.config[idField] === objectId && other.secrets[secretField] === secret) return other;
+  return null;
+}

@@ -12,6 +12,7 @@ import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
 import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { META_FILE_HOSTS, graphCall, graphFailure, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
 import { fetchProviderFile } from "@plugins/channels/media.server";
+import { metaAccountFor } from "@plugins/meta/accounts.server";
 import { PermanentFailure, isPermanentFailure } from "~/jobs/queue.server";
 import { log } from "~/ops/log.server";
 import { PLAN } from "~/permissions";
@@ -218,7 +219,11 @@ export const adapter: ChannelAdapter = {
     verify: (request, account) => verifyHubSignature(request, account.secrets.appSecret),
     events: (request) => instagramEvents(JSON.parse(request.rawBody.toString("utf8"))),
   },
-  async receive(event, account) {
+  async receive(event, took) {
+    // the app's call may carry another of our Instagram accounts' entries: that account takes them
+    const igId = String((event.payload as { igId?: unknown } | null)?.igId ?? "");
+    const account = took && (await metaAccountFor(took, ["IG_PM"], "igId", igId));
+    if (took && !account) return { state: "quarantined", reason: `for Instagram account ${igId}, which no enabled Instagram account of this app serves` };
     let parsed: ReturnType<typeof parseInstagramEvent> | null = null;
     try {
       parsed = account ? parseInstagramEvent(event.payload, account.config.igId ?? "", account.address) : null;

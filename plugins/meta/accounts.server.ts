@@ -4,17 +4,13 @@
 // that account's, not a stranger's.
 import type { Channel } from "~/conversation/channels";
 import type { ChannelAccount } from "@plugins/channels/adapter";
-import { enabledAccounts } from "@plugins/channels/accounts.server";
+import { sameAppAccount } from "@plugins/channels/accounts.server";
 
 /**
  * The account an entry belongs to: the one whose URL took the call when the entry's object id
- * (`config[idField]`: page id, phone number id) is its own, else the enabled account of these kinds
- * with that id and the same app secret (only the same app can have signed the call); null when none.
+ * (`config[idField]`: page id, phone number id, Instagram id) is its own, else the enabled account
+ * of these kinds with that id and the same app secret (only the same app can have signed the call);
+ * null when none.
  */
-export async function metaAccountFor(took: ChannelAccount, kinds: Channel[], idField: string, objectId: string): Promise<ChannelAccount | null> {
-  if (!objectId || took.config[idField] === objectId) return took;
-  for (const kind of kinds)
-    for (const other of await enabledAccounts(kind))
-      if (other.config[idField] === objectId && !!other.secrets.appSecret && other.secrets.appSecret === took.secrets.appSecret) return other;
-  return null;
-}
+export const metaAccountFor = (took: ChannelAccount, kinds: Channel[], idField: string, objectId: string) =>
+  sameAppAccount(took, kinds, idField, objectId, "appSecret");

@@ -21,6 +21,7 @@ import { PermanentFailure } from "~/jobs/queue.server";
 import { client, crcAnswer, downloadXMedia, uploadXMedia, verifyXSignature, xCall } from "./api.server";
 import { dmText, mediaRef, mentions, postText, timeOf, xEvents, type XPayload } from "./events";
 import { DM_MAX, DM_TOO_LONG, POST_MAX, POST_TOO_LONG, fileProblem, mediaCategory, postLength } from "./limits";
+import { sameAppAccount } from "@plugins/channels/accounts.server";
 
 /** A mention conversation's ref: the post that started it. */
 const POST_REF = "post:";
@@ -152,6 +153,8 @@ const parts: MessagingParts = {
   checkFile: fileProblem,
 };
 
+const receiveMessage = messagingReceive(parts);
+
 const USER_ID = /^\d{1,20}$/;
 
 export const adapter: ChannelAdapter = {
@@ -190,6 +193,12 @@ export const adapter: ChannelAdapter = {
     verify: (request, account) => verifyXSignature(request, account.secrets.consumerSecret),
     events: (request) => xEvents(JSON.parse(request.rawBody.toString("utf8"))),
   },
-  receive: messagingReceive(parts),
+  async receive(event, took) {
+    // the app's call may carry another of our X accounts' events (for_user_id): that account takes them
+    const forUserId = String((event.payload as { forUserId?: unknown } | null)?.forUserId ?? "");
+    const account = took && (await sameAppAccount(took, ["TW_DM"], "userId", forUserId, "consumerSecret"));
+    if (took && !account) return { state: "quarantined", reason: `an event for X user ${forUserId}, which no enabled X account of this app serves` };
+    return receiveMessage(event, account);
+  },
   send: messagingSend(parts),
 };

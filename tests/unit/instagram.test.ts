@@ -370,6 +370,38 @@ describe.each(DIALECTS)("Instagram (%s)", (dialect) => {
     expect(await states(ticket.id, [refused])).toEqual([["failed", "(#551) This person isn't available right now."]]);
   });
 
+  it("one Meta app's Instagram accounts share a webhook URL: each entry reaches its own account, a stranger's is set aside", async () => {
+    const otherIgId = "17841400000000002";
+    const otherId = await saveAccount({
+      kind: "IG_PM",
+      name: "Instagram outlet",
+      address: "@outlet",
+      departmentId: 2,
+      config: { igId: otherIgId, apiBase: ig.apiBase },
+      secrets: { accessToken: ig.accessToken, appSecret: ig.appSecret, verifyToken: "outlet" },
+    });
+    const customer = "9988776655";
+    const entry = (id: string, text: string) => ({
+      time: Date.now(),
+      id,
+      messaging: [{ sender: { id: customer }, recipient: { id }, timestamp: Date.now(), message: { mid: `m_${id}_${text.length}`, text } }],
+    });
+    // the outlet's entry arrives at the first account's URL, beside a stranger account's
+    await call({ object: "instagram", entry: [entry(otherIgId, "to the outlet"), entry("17841499999999999", "to a stranger")] });
+    await runJobs();
+    expect(await ticketsOf(customer)).toEqual([]);
+    const { db, schema } = t.handle;
+    const [outlet, ...more] = await db
+      .select()
+      .from(schema.tickets)
+      .where(and(eq(schema.tickets.channelAccountId, otherId), eq(schema.tickets.customerId, customer)));
+    expect(more).toEqual([]);
+    expect(outlet).toMatchObject({ channel: "IG_PM", title: "to the outlet" });
+    expect((await eventsOf()).filter((e) => e.state === "quarantined").map((e) => e.error)).toContainEqual(
+      expect.stringContaining("for Instagram account 17841499999999999"),
+    );
+  });
+
   it("the Test button reaches the account, and reports a wrong token in Meta's words", async () => {
     const account = (await loadAccount(accountId))!;
     expect(await adapter.test(account)).toEqual({ ok: true });

@@ -312,6 +312,27 @@ describe.each(DIALECTS)("X direct messages and mentions (%s)", (dialect) => {
     expect(x.sent.map((s) => s.text)).toEqual(["third"]);
   });
 
+  it("one X app's accounts share a webhook URL: an event for_user_id another account reaches it, a stranger's is set aside", async () => {
+    const outletId = await saveAccount({
+      kind: "TW_DM",
+      name: "X outlet",
+      address: `@outlet${++seq}`,
+      departmentId: 2,
+      config: { userId: "2244994945", consumerKey: x.consumerKey, apiBase: x.apiBase },
+      secrets: { consumerSecret: x.consumerSecret, accessToken: x.accessToken, accessTokenSecret: x.accessTokenSecret },
+    });
+    const customer = x.addUser("Nadia");
+    await hook({ ...x.dmBody([x.dm(customer, "to the outlet")]), for_user_id: "2244994945" });
+    await hook({ ...x.dmBody([x.dm(customer, "to a stranger")]), for_user_id: "783214" });
+    await processAll();
+    expect(await tickets()).toEqual([]);
+    const outlet = await db.select().from(schema.tickets).where(eq(schema.tickets.channelAccountId, outletId));
+    expect(outlet.map((k) => [k.channel, k.customerId, k.title])).toEqual([["TW_DM", customer, "to the outlet"]]);
+    expect((await events()).filter((e) => e.state === "quarantined").map((e) => e.error)).toEqual([
+      expect.stringContaining("an event for X user 783214, which no enabled X account of this app serves"),
+    ]);
+  });
+
   it("the Test button asks X who the credentials are; wrong secrets and another account are reported", async () => {
     expect(await adapter.test(account)).toEqual({ ok: true });
     // an OAuth 2.0 user token instead of OAuth 1.0a
