@@ -2,6 +2,7 @@
 // conversation.reply --> outbox job --> adapter.send --> state sent / delivered / read / failed -->
 // messageStateChanged"). The reply's transaction queues its job here; the channel layer's send job
 // (plugins/channels/outbound.server.ts) reports each step through setDeliveryState.
+import { randomUUID } from "node:crypto";
 import { and, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { enqueue, retryJob, wakeJobs } from "~/jobs/queue.server";
@@ -14,6 +15,28 @@ import { toOpenPages } from "./events.server";
 export const SEND_JOB = "conversation.send";
 /** A WaitAndRetry with this message: no mail server (or account) is configured; the reply waits for one. */
 export const NOT_CONFIGURED = DELIVERY_ERRORS.notConfigured;
+
+/** The job that tells the customer's channel of an agent's reaction to their message (plugins/channels). */
+export const REACT_JOB = "conversation.react";
+
+/** What the reaction job gets: the message, and the reaction just toggled (the job sends what is there when it runs). */
+export interface ReactPayload {
+  ticketId: number;
+  messageId: number;
+  reaction: string;
+}
+
+/**
+ * In the reaction's transaction: a reaction to a customer's message on an account's conversation
+ * is queued for their channel. Each toggle has its own job; each sends the message's reaction as
+ * it stands when it runs, so running one twice, or out of order, ends in the same state.
+ */
+export async function queueReaction(tx: Tx, ticket: TicketLike, message: { id: number; senderUserId: number | null }, reaction: string) {
+  if (ticket.kind !== "ticket" || ticket.channelAccountId == null || message.senderUserId != null) return false;
+  const payload: ReactPayload = { ticketId: ticket.id, messageId: message.id, reaction };
+  await enqueue(tx, { kind: REACT_JOB, key: `react:${message.id}:${randomUUID()}`, payload });
+  return true;
+}
 
 /** What the send job gets (the adapter's OutboundMessage). */
 export interface SendPayload {

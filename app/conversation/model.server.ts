@@ -9,7 +9,7 @@ import { AccessDenied, canRead, type Reader } from "~/conversation/access.server
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { wakeJobs } from "~/jobs/queue.server";
-import { queueDelivery } from "~/conversation/delivery.server";
+import { queueDelivery, queueReaction } from "~/conversation/delivery.server";
 import { decorateMessages, type SystemEvent } from "./message-view.server";
 import { queueLinkPreviews } from "~/conversation/link-preview.server";
 import { recordEvents } from "~/conversation/sync.server";
@@ -374,17 +374,21 @@ export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number
 
 export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId: number, reaction: string) {
   if (!(REACTIONS as readonly string[]).includes(reaction)) return;
-  await messageOf(ticket, messageId);
+  const message = await messageOf(ticket, messageId);
   const handle = getDb();
   const r = handle.schema.messageReactions;
   const where = and(eq(r.messageId, messageId), eq(r.userId, actor.id), eq(r.reaction, reaction));
   // two different toggles never fail on the primary key (a resent one is stopped by its request key)
+  let toChannel = false;
   const removed = await handle.transaction(async (tx) => {
     await rememberRequest(tx);
     const gone = await tx.delete(r).where(where).returning();
     if (!gone.length) await tx.insert(r).values({ messageId, userId: actor.id, reaction }).onConflictDoNothing();
+    // an agent's reaction to a customer's message reaches the customer on their channel
+    toChannel = await queueReaction(tx, ticket, message, reaction);
     return gone;
   });
+  if (toChannel) wakeJobs();
   toOpenPages(ticket, removed.length ? SERVER_EVENTS.removeReaction : SERVER_EVENTS.addReaction, { messageId, reaction, username: actor.username });
 }
 

@@ -127,6 +127,12 @@ export interface ChannelAdapter {
    * to be tried again later; the error's message is shown to the agent.
    */
   send(message: OutboundMessage, account: ChannelAccount): Promise<SendResult>;
+  /**
+   * Tells the customer's channel of an agent's reaction to one of their messages (the reaction job):
+   * `emoji` is the message's reaction now, null when none is left (taken back). Channels without
+   * reactions leave it out. Throws as send does.
+   */
+  react?(account: ChannelAccount, ticketId: number, providerMessageId: string, emoji: string | null): Promise<void>;
   /** Webhook-driven channels: how the layer's webhook route verifies and splits the provider's calls. */
   webhook?: WebhookAdapter;
   /** A rule of the provider the agent should know before writing, shown above the reply box (WhatsApp's closed window). */

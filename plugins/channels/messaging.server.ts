@@ -86,6 +86,8 @@ export interface MessagingParts {
   checkFile?(file: StoredFile, to: Recipient): string | null;
   /** A text longer than one of the provider's messages takes, as the messages it is sent as, in order. */
   textPieces?(text: string, to: Recipient): string[];
+  /** Puts the business's reaction on a customer's message (emoji null: takes it back). */
+  react?(account: ChannelAccount, to: Recipient, providerMessageId: string, emoji: string | null): Promise<void>;
 }
 
 /** How long a receipt waits for the send it names to be recorded before it is set aside. */
@@ -399,6 +401,24 @@ export function messagingSend(parts: MessagingParts): ChannelAdapter["send"] {
     }
     return { providerRef: sent.map((s) => s.providerMessageId).join(" "), sent };
   };
+}
+
+/** The adapter's react for a messaging channel whose provider takes reactions. */
+export function messagingReact(parts: MessagingParts): ChannelAdapter["react"] {
+  const react = parts.react;
+  if (!react) return undefined;
+  return async (account, ticketId, providerMessageId, emoji) => react(account, await recipientOf(ticketId), providerMessageId, emoji);
+}
+
+/** The provider's id of a customer's message (null: it did not come from a provider, or not yet). */
+export async function customerMessageProviderId(messageId: number) {
+  const { db, schema } = getDb();
+  const c = schema.channelMessages;
+  const [row] = await db
+    .select({ id: c.providerMessageId })
+    .from(c)
+    .where(and(eq(c.messageId, messageId), eq(c.direction, "in")));
+  return row?.id ?? null;
 }
 
 /**

@@ -4,7 +4,20 @@
 // account) is configured, without using up attempts; "queued" with the last error while retries
 // remain; "failed" with the provider's reason once trying again cannot help.
 import { defineJobKind, isPermanentFailure, isWaitAndRetry, WaitAndRetry } from "~/jobs/queue.server";
-import { NOT_CONFIGURED, SEND_JOB, deliveryMessages, deliveryTicket, setDeliveryState, type SendPayload } from "~/conversation/delivery.server";
+import {
+  NOT_CONFIGURED,
+  REACT_JOB,
+  SEND_JOB,
+  deliveryMessages,
+  deliveryTicket,
+  setDeliveryState,
+  type ReactPayload,
+  type SendPayload,
+} from "~/conversation/delivery.server";
+import { eq } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { REACTIONS } from "~/conversation/constants";
+import { customerMessageProviderId } from "./messaging.server";
 import type { Channel } from "~/conversation/channels";
 import { enabledAccounts, loadAccount } from "./accounts.server";
 import { adapterFor as pluginAdapterFor } from "./adapters.server";
@@ -69,4 +82,30 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
       await setDeliveryState(payload.ticketId, ids, "failed", error);
     },
   });
+  defineJobKind(REACT_JOB, {
+    maxAttempts: SEND_MAX_ATTEMPTS,
+    async run(raw) {
+      const payload = raw as ReactPayload;
+      const ticket = await deliveryTicket(payload.ticketId);
+      const account = ticket ? await answeringAccount(ticket) : null;
+      const adapter = account ? await adapterFor(account.kind) : undefined;
+      // a channel without reactions, or an account switched off since: nothing to tell
+      if (!ticket || !account || !adapter?.react) return;
+      const providerMessageId = await customerMessageProviderId(payload.messageId);
+      if (!providerMessageId) return;
+      await adapter.react(account, ticket.id, providerMessageId, await reactionNow(payload));
+    },
+  });
+}
+
+/**
+ * The agents' reaction on a message as it stands: the one just toggled while it is there, else
+ * another agent's that is still there, else none. Providers keep one reaction of the business per message.
+ */
+async function reactionNow(payload: ReactPayload) {
+  const { db, schema } = getDb();
+  const r = schema.messageReactions;
+  const there = new Set((await db.select({ reaction: r.reaction }).from(r).where(eq(r.messageId, payload.messageId))).map((x) => x.reaction));
+  if (there.has(payload.reaction)) return payload.reaction;
+  return REACTIONS.find((x) => there.has(x)) ?? null;
 }

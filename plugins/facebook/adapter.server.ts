@@ -5,7 +5,7 @@
 // (files uploaded with it as multipart filedata), within Messenger's windows; a comment thread is
 // answered with a reply comment, POST /{top-level-comment-id}/comments.
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
+import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { META_FILE_HOSTS, graphCall, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
 import { fetchProviderFile } from "@plugins/channels/media.server";
 import { metaAccountFor } from "@plugins/meta/accounts.server";
@@ -85,6 +85,20 @@ async function sendMessenger(account: ChannelAccount, to: Recipient, part: Outgo
   return first;
 }
 
+/** The Page's reaction on a customer's Messenger message (sender action react, or unreact to take it back); comments have none. */
+async function react(account: ChannelAccount, to: Recipient, providerMessageId: string, emoji: string | null) {
+  if (to.channel !== "FB_PM") return;
+  await graphCall<SendAnswer>(account, `${encodeURIComponent(account.config.pageId)}/messages`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      recipient: { id: to.customerId },
+      sender_action: emoji ? "react" : "unreact",
+      payload: emoji ? { message_id: providerMessageId, reaction: emoji } : { message_id: providerMessageId },
+    }),
+  });
+}
+
 async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart) {
   if (to.channel !== "FB_PAGE_POST") return sendMessenger(account, to, part);
   if (!("text" in part)) throw new PermanentFailure(fileProblem(part.file, to.channel)!);
@@ -113,6 +127,7 @@ const parts: MessagingParts = {
   // a comment is answered by one reply comment; Messenger takes TEXT_MAX characters a message
   textPieces: (text, to) => (to.channel === "FB_PAGE_POST" ? [text] : textChunks(text)),
   checkFile: (file, to) => fileProblem(file, to.channel),
+  react,
 };
 
 const receiveMessage = messagingReceive(parts);
@@ -168,4 +183,5 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, owner);
   },
   send: messagingSend(parts),
+  react: messagingReact(parts),
 };

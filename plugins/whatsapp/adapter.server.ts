@@ -5,6 +5,7 @@
 import type { ChannelAdapter } from "@plugins/channels/adapter";
 import {
   lastCustomerMessageAt,
+  messagingReact,
   messagingReceive,
   messagingSend,
   type MessagingParts,
@@ -60,6 +61,22 @@ async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPa
   return id;
 }
 
+/** The business's reaction on a customer's message; an empty emoji takes it back (WhatsApp's reaction message). */
+async function react(account: ChannelAccount, to: Recipient, providerMessageId: string, emoji: string | null) {
+  if (!windowOpen(to.lastCustomerMessageAt)) throw new PermanentFailure(WINDOW_CLOSED);
+  await graphCall<SendAnswer>(account, `${encodeURIComponent(account.config.phoneNumberId)}/messages`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: to.customerId,
+      type: "reaction",
+      reaction: { message_id: providerMessageId, emoji: emoji ?? "" },
+    }),
+  });
+}
+
 const parts: MessagingParts = {
   parse: (payload, account) => parseWhatsappEvent(payload, account.config.phoneNumberId ?? ""),
   downloadMedia: async (account, media) => {
@@ -68,6 +85,7 @@ const parts: MessagingParts = {
   },
   sendPart,
   checkFile: fileProblem,
+  react,
 };
 
 const receiveMessage = messagingReceive(parts);
@@ -116,4 +134,5 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, owner);
   },
   send: messagingSend(parts),
+  react: messagingReact(parts),
 };

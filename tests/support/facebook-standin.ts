@@ -75,6 +75,8 @@ export async function startFacebookStandin() {
   const files = new Map<string, { bytes: Buffer; mime: string }>();
   const sent: FbSent[] = [];
   const replies: FbReply[] = [];
+  /** The Page's reactions and take-backs (sender actions react and unreact), in order. */
+  const reactions: { pageId: string; recipient: string; action: string; messageId: string; reaction?: string }[] = [];
   const profileLookups: string[] = [];
   let humanAgentAllowed = true;
   let fileFailures = 0;
@@ -123,6 +125,14 @@ export async function startFacebookStandin() {
     if (!recipient) return graphError(res, 400, 100, "(#100) The parameter recipient is required");
     const user = users.get(recipient);
     if (!user) return graphError(res, 400, 100, "(#100) No matching user found", { subcode: 2018001 });
+    const action = fields.sender_action;
+    if (action === "react" || action === "unreact") {
+      const payload = (fields.payload ?? {}) as { message_id?: string; reaction?: string };
+      if (!payload.message_id) return graphError(res, 400, 100, "(#100) The parameter payload[message_id] is required");
+      if (action === "react" && !payload.reaction) return graphError(res, 400, 100, "(#100) The parameter payload[reaction] is required");
+      reactions.push({ pageId: page.id, recipient, action, messageId: payload.message_id, reaction: payload.reaction });
+      return json(res, { recipient_id: recipient });
+    }
     const messagingType = String(fields.messaging_type ?? "");
     if (!["RESPONSE", "UPDATE", "MESSAGE_TAG"].includes(messagingType))
       return graphError(res, 400, 100, "(#100) Param messaging_type must be one of {RESPONSE, UPDATE, MESSAGE_TAG}");
@@ -229,6 +239,7 @@ export async function startFacebookStandin() {
     page: firstPage,
     addPage,
     sent,
+    reactions,
     replies,
     /** Customers whose profile was asked for, in order. */
     profileLookups,

@@ -162,6 +162,11 @@ export async function startMetaStandin(options: { phoneNumberId?: string } = {})
       }
       if (body.messaging_product !== "whatsapp" || typeof body.to !== "string")
         return graphError(res, 400, 100, "(#100) The parameter messaging_product is required.");
+      if (body.type === "reaction") {
+        const reaction = body.reaction as { message_id?: unknown; emoji?: unknown } | undefined;
+        if (typeof reaction?.message_id !== "string" || typeof reaction.emoji !== "string")
+          return graphError(res, 400, 100, "(#100) Invalid parameter: reaction needs message_id and emoji");
+      }
       if (body.type === "template") {
         const problem = templateProblem(body.template as Record<string, unknown> | undefined);
         if (problem) return graphError(res, 400, problem[0], problem[1]);

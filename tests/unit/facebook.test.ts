@@ -15,7 +15,7 @@ import { and, eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { sendReply } from "~/conversation/reply.server";
-import { reply } from "~/conversation/model.server";
+import { reply, toggleReaction } from "~/conversation/model.server";
 import { createJobWorker } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
@@ -343,6 +343,36 @@ describe.each(DIALECTS)("Facebook Page: Messenger and comments (%s)", (dialect) 
     // the message stands for its first piece, so the customer's receipts find it
     const [row] = await db.select().from(schema.channelMessages).where(eq(schema.channelMessages.messageId, id));
     expect(row.providerMessageId).toBe(fb.sent.find((s) => s.text === "a".repeat(2000))!.id);
+  });
+
+  it("an agent's reaction to the customer's message reaches Messenger; changing it sends the new one, taking it back unreacts", async () => {
+    const { psid, ticket } = await customerWithTicket("Rina");
+    const [customerMessage] = await messagesOf(ticket.id);
+    const { db, schema } = t.handle;
+    const [mid] = await db.select().from(schema.channelMessages).where(eq(schema.channelMessages.messageId, customerMessage.id));
+    const mine = () => fb.reactions.filter((r) => r.recipient === psid).map((r) => [r.action, r.messageId, r.reaction]);
+    await toggleReaction(agent, ticket, customerMessage.id, "👍");
+    await runJobs();
+    expect(mine()).toEqual([["react", mid.providerMessageId, "👍"]]);
+    // a second agent's heart, then the first takes the thumbs back: the heart stays
+    const admin = (await findUserByUsername("admin"))!;
+    await toggleReaction(admin, ticket, customerMessage.id, "❤️");
+    await toggleReaction(agent, ticket, customerMessage.id, "👍");
+    await runJobs();
+    expect(mine().slice(1)).toEqual([
+      ["react", mid.providerMessageId, "❤️"],
+      ["react", mid.providerMessageId, "❤️"],
+    ]);
+    await toggleReaction(admin, ticket, customerMessage.id, "❤️");
+    await runJobs();
+    expect(mine().at(-1)).toEqual(["unreact", mid.providerMessageId, undefined]);
+    // a reaction to the agent's own answer stays in the desk
+    const answer = await say(ticket, "Done");
+    await runJobs();
+    const before = fb.reactions.length;
+    await toggleReaction(admin, ticket, answer, "👍");
+    await runJobs();
+    expect(fb.reactions.length).toBe(before);
   });
 
   it("a post's comment thread is one FB_PAGE_POST ticket; the Page's own comments are not messages", async () => {

@@ -11,7 +11,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { sendReply } from "~/conversation/reply.server";
-import { reply } from "~/conversation/model.server";
+import { reply, toggleReaction } from "~/conversation/model.server";
 import { createJobWorker } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
@@ -187,6 +187,24 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     await runJobs();
     expect(await ticketsOf(from)).toHaveLength(1);
     expect((await messagesOf(ticket.id)).map((m) => m.body)).toEqual(["Is my order shipped?", "Order 5521"]);
+  });
+
+  it("an agent's reaction to the customer's message goes out as WhatsApp's reaction message; taking it back sends an empty emoji", async () => {
+    const from = nextCustomer();
+    const incoming = waText(from, "Thank you!");
+    await call(whatsappBody(meta.phoneNumberId, { messages: [incoming] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const [message] = await messagesOf(ticket.id);
+    await toggleReaction(agent, ticket, message.id, "🙏");
+    await runJobs();
+    await toggleReaction(agent, ticket, message.id, "🙏");
+    await runJobs();
+    const reactions = meta.sent.filter((s) => s.to === from && s.type === "reaction").map((s) => s.body.reaction);
+    expect(reactions).toEqual([
+      { message_id: incoming.id, emoji: "🙏" },
+      { message_id: incoming.id, emoji: "" },
+    ]);
   });
 
   it("processes every message of a batch, and a redelivery (whole or re-batched) adds nothing", async () => {
