@@ -155,8 +155,8 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     const log = detached ? fs.openSync(path.join(runDir, logName), "a") : "pipe";
     const child = spawn(bin, args, { detached, stdio: ["ignore", log, log] });
     if (!detached) {
-      child.stdout?.on("data", (d) => (output = (output + d).slice(-20000)));
-      child.stderr?.on("data", (d) => (output = (output + d).slice(-20000)));
+      child.stdout?.on("data", (d) => (output = (output + d).slice(-400000)));
+      child.stderr?.on("data", (d) => (output = (output + d).slice(-400000)));
     } else child.unref();
     children.push(child);
     return child;
@@ -185,7 +185,7 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
         `--port-max=${rtpMax}`,
         "--foreground",
         "--log-stderr",
-        "--log-level=5",
+        `--log-level=${process.env.RTPENGINE_LOG_LEVEL || 5}`,
         `--pidfile=${rtpPid}`,
         "--delete-delay=0",
       ],
