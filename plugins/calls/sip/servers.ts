@@ -39,6 +39,8 @@ export interface SipOptions {
   domain?: string;
   /** the product's auth hook, e.g. http://127.0.0.1:3000/hooks/sip/auth */
   authUrl: string;
+  /** the product's call event hook; by default the auth hook's sibling /hooks/sip/event */
+  eventUrl?: string;
   hookSecret: string;
   /** requests per address per 2 s before pike blocks it */
   pikeDensity?: number;
@@ -142,6 +144,7 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     NONCE_SECRET: randomBytes(16).toString("hex"),
     RTPENGINE_NG: `${listen}:${ngPort}`,
     AUTH_URL: options.authUrl,
+    EVENT_URL: options.eventUrl ?? options.authUrl.replace(/\/auth$/, "/event"),
     HOOK_SECRET: options.hookSecret,
     PIKE_DENSITY: options.pikeDensity ?? 30,
   });
