@@ -28,6 +28,8 @@ const number = z
 
 /** What Kamailio posts: one event of one call (the SIP Call-ID). */
 export const callEventSchema = z.discriminatedUnion("event", [
+  /** Kamailio (re)started: the dialogs it held are gone, so are their calls */
+  z.object({ event: z.literal("restart") }),
   z.object({ event: z.literal("invite"), call_id: z.string().min(1).max(255), from: number, to: number }),
   z.object({ event: z.literal("answer"), call_id: z.string().min(1).max(255) }),
   z.object({ event: z.literal("hold"), call_id: z.string().min(1).max(255) }),
@@ -41,7 +43,7 @@ export const callEventSchema = z.discriminatedUnion("event", [
     by: z.string().trim().max(32).optional().default(""),
   }),
 ]);
-export type CallEvent = z.infer<typeof callEventSchema>;
+export type CallEvent = z.input<typeof callEventSchema>;
 
 /** The hang-up cause of a call that ended with this SIP status. */
 export function causeOf(code: number, answered: boolean) {
@@ -85,6 +87,10 @@ export async function sipEventHook(secret: string, form: URLSearchParams, at = D
 
 /** Stores one event of a call (see the file's head); the call's row after it, or null for an unknown call. */
 export async function recordCallEvent(event: CallEvent, at = Date.now()): Promise<CallRow | null> {
+  if (event.event === "restart") {
+    await closeOrphanedCalls("server_restart", at);
+    return null;
+  }
   if (event.event === "invite") return startCall(event, at);
   const handle = getDb();
   const { schema } = handle;
@@ -105,7 +111,7 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
         heldAt: null,
         holdMs: call.holdMs + (call.state === "held" ? Math.max(0, at - (call.heldAt ?? at)) : 0),
         hangupCause: causeOf(event.code, answered),
-        hangupBy: answered ? event.by : "",
+        hangupBy: answered ? (event.by ?? "") : "",
       };
     }
     if (!set) return call;
