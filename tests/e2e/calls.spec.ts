@@ -25,6 +25,11 @@ const agents = [
   { username: `sipa-${stamp}`, number: `7${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}1` },
   { username: `sipb-${stamp}`, number: `7${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}2` },
 ];
+// the blind transfer's three agents: X calls Y, Y transfers X to Z
+const transferAgents = ["x", "y", "z"].map((k, i) => ({
+  username: `sip${k}-${stamp}`,
+  number: `8${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}${i + 1}`,
+}));
 
 async function newPage(browser: Browser, baseURL: string, js: boolean) {
   const context = await browser.newContext({ javaScriptEnabled: js, permissions: ["microphone"] });
@@ -128,6 +133,11 @@ test.describe("calls between two agents' softphones", () => {
     await expect(admin.getByRole("row", { name: new RegExp(`${agents[0].number}.*${agents[1].number}`) })).toContainText("Talking");
 
     // both hear the other: the inbound audio's bytes grow on each side (rtpengine relays DTLS-SRTP)
+    // the softphone on a call passes axe (its controls, keypad and transfer form)
+    await a.getByText("Keypad", { exact: true }).click();
+    const onCall = await new AxeBuilder({ page: a }).include(".softphone").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    expect(onCall.violations.map((v) => v.id)).toEqual([]);
+    await a.getByText("Keypad", { exact: true }).click();
     const heard = (page: Page) =>
       page.evaluate(() => (window as unknown as { __softphone: { inbound(): Promise<{ bytes: number }> } }).__softphone.inbound().then((r) => r.bytes));
     for (const page of [a, b]) {
@@ -182,6 +192,10 @@ test.describe("calls between two agents' softphones", () => {
     await expect.poll(async () => (await row.getByTestId("acw").innerText()).trim()).toMatch(/^\d+ s$/);
     await admin.goto("/call/ongoing");
     await expect(admin.getByText("No calls right now.")).toBeVisible();
+    // the list and the call's page pass axe (JavaScript on, as axe needs)
+    await setup.goto(`/call?number=${agents[1].number}`);
+    await hydrated(setup);
+    expect((await new AxeBuilder({ page: setup }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => v.id)).toEqual([]);
     await admin.goto(`/call?number=${agents[1].number}`);
     await admin
       .getByRole("link", { name: /^#\d+$/ })
@@ -190,8 +204,63 @@ test.describe("calls between two agents' softphones", () => {
     await expect(admin.getByText("Direction: Internal")).toBeVisible();
     await expect(admin.getByText(`From ${agents[0].number} to ${agents[1].number}`)).toBeVisible();
     await expect(admin.getByText("Hang-up cause: Hung up")).toBeVisible();
+    await setup.goto(new URL(admin.url()).pathname);
+    await hydrated(setup);
+    expect((await new AxeBuilder({ page: setup }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => v.id)).toEqual([]);
     // B, the agent on the call, reads it too (a participant, whatever its department)
     await b.goto(`/call?number=${agents[1].number}`);
     await expect(b.getByRole("row", { name: new RegExp(`${agents[0].number}.*${agents[1].number}`) })).toContainText("Ended");
+  });
+
+  test("blind transfer: X calls Y, Y transfers X to Z, X and Z talk", async ({ browser, baseURL }) => {
+    test.setTimeout(120_000);
+    const setup = await newPage(browser, baseURL!, true);
+    await login(setup, "admin", "admin");
+    const [x, y, z] = [
+      await newAgent(setup, browser, baseURL!, transferAgents[0].username),
+      await newAgent(setup, browser, baseURL!, transferAgents[1].username),
+      await newAgent(setup, browser, baseURL!, transferAgents[2].username),
+    ];
+    await setup.goto("/call_config");
+    const form = setup.locator("#sip-form");
+    for (const agent of transferAgents) {
+      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `Caller ${agent.username} (${agent.username})` });
+      await form.getByLabel("Extension").fill(agent.number);
+      await form.getByLabel("SIP password").fill(`sip-${agent.username}`);
+      await form.getByRole("button", { name: "Save" }).click();
+      await expect(setup.getByTestId(`sip-account-${agent.number}`)).toContainText(agent.username);
+    }
+    for (const page of [x, y, z]) {
+      await page.goto("/");
+      await hydrated(page);
+      await expect(page.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+    }
+    const [X, Y, Z] = transferAgents.map((a) => a.number);
+    await x.getByLabel("Number or extension").fill(Y);
+    await x.getByRole("button", { name: "Call", exact: true }).click();
+    await y.getByRole("alertdialog").getByRole("button", { name: "Accept" }).click({ timeout: 15_000 });
+    await expect(x.getByTestId("call-status")).toHaveText(`On a call with ${Y}`, { timeout: 15_000 });
+
+    await y.getByLabel("Transfer to").fill(Z);
+    await y.getByRole("button", { name: "Transfer", exact: true }).click();
+    // X's phone calls Z by itself (REFER); Y is done with the call
+    const incoming = z.getByRole("alertdialog");
+    await expect(incoming).toContainText(`Incoming call from ${X}`, { timeout: 15_000 });
+    await expect(y.locator(".softphone")).toHaveAttribute("data-call-state", "acw", { timeout: 10_000 });
+    await incoming.getByRole("button", { name: "Accept" }).click();
+    await expect(x.getByTestId("call-status")).toHaveText(`On a call with ${Z}`, { timeout: 15_000 });
+    const heard = (page: Page) =>
+      page.evaluate(() => (window as unknown as { __softphone: { inbound(): Promise<{ bytes: number }> } }).__softphone.inbound().then((r) => r.bytes));
+    for (const page of [x, z]) {
+      const before = await heard(page);
+      await expect.poll(() => heard(page), { timeout: 10_000 }).toBeGreaterThan(before + 1000);
+    }
+    await z.getByRole("button", { name: "Hang up" }).click();
+    await expect(x.locator(".softphone")).toHaveAttribute("data-call-state", "acw", { timeout: 10_000 });
+
+    // two CALL tickets: X to Y (hung up by Y after the transfer) and X to Z (hung up by Z)
+    await setup.goto(`/call?number=${X}`);
+    await expect(setup.getByRole("row", { name: new RegExp(`${X}.*${Y}`) })).toContainText(`Hung up (by ${Y})`);
+    await expect(setup.getByRole("row", { name: new RegExp(`${X}.*${Z}`) })).toContainText(`Hung up (by ${Z})`);
   });
 });

@@ -267,13 +267,12 @@ export class Phone {
     });
   }
 
-  /** Asked to call someone else by the other party (its blind transfer): this call ends, the new one starts. */
+  /** Asked to call someone else by the other party (its blind transfer): the new call starts, the transferor ends the old one. */
   private async referred(referral: Referral) {
     await referral.accept();
     const target = referral.referTo.uri.user ?? "";
-    const old = this.session;
+    // the old call is ended by the transferor (its BYE once we accepted); this phone moves on
     this.session = null;
-    await old?.bye().catch(() => undefined);
     const inviter = referral.makeInviter({ sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } } });
     this.watch(inviter, target);
     this.show({ kind: "calling", to: target });
