@@ -135,7 +135,7 @@ try {
   if (!sipp) console.log("calls: sipp is not installed (apt-get install sip-tester); skipped");
   else {
     const uasPort = await freePort("udp");
-    const uas = spawn(sipp, ["-sf", path.join(here, "uas.xml"), "-i", "127.0.0.1", "-p", String(uasPort), "-bg", "-nostdin"], { stdio: "ignore" });
+    const uas = spawn(sipp, ["-sf", path.join(here, "uas.xml"), "-i", "127.0.0.1", "-p", String(uasPort), "-nostdin"], { stdio: "ignore" });
     const callees = Array.from({ length: CALLS }, (_, i) => String(6000 + i));
     await Promise.all(
       callees.map((user) => register({ host: servers.listen, port: servers.sipPort, domain: DOMAIN, user, password: PASSWORD, contactPort: uasPort })),
