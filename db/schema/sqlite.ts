@@ -1463,6 +1463,43 @@ export const sipAccounts = sqliteTable(
   (t) => [uniqueIndex("sip_accounts_number_idx").on(t.sipNumber), uniqueIndex("sip_accounts_user_idx").on(t.userId)],
 );
 
+/**
+ * One phone call (plugins/calls), as the SIP server reported it: the CALL ticket it made or
+ * updated in the conversation home, and what spec section 3 asks of a call ticket (call_direction,
+ * did, phone) with its durations and hang-up cause. Kamailio's events are keyed by the SIP
+ * Call-integer("id").primaryKey({ autoIncrement: true }), so a repeated event changes nothing.
+ */
+export const calls = sqliteTable(
+  "calls",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    sipCallId: text("sip_call_id").notNull(),
+    /** inbound (from a trunk to a DID), outbound (to a trunk) or internal (agent to agent) */
+    direction: text("direction").notNull(),
+    did: text("did").notNull().default(""),
+    /** the caller's number (E.164 for outside numbers, else the extension) and the number called */
+    fromNumber: text("from_number").notNull(),
+    toNumber: text("to_number").notNull(),
+    /** the agent on the call: the callee of an inbound or internal call, the caller of an outbound one */
+    agentUserId: integer("agent_user_id").references(() => users.id, { onDelete: "set null" }),
+    /** ringing, talking, held, ended */
+    state: text("state").notNull().default("ringing"),
+    startedAt: time("started_at").notNull(),
+    answeredAt: time("answered_at"),
+    heldAt: time("held_at"),
+    holdMs: integer("hold_ms").notNull().default(0),
+    endedAt: time("ended_at"),
+    acwMs: integer("acw_ms"),
+    /** normal (a party hung up: caller or callee), busy, no_answer, declined, cancelled, failed, server_restart */
+    hangupCause: text("hangup_cause").notNull().default(""),
+    hangupBy: text("hangup_by").notNull().default(""),
+  },
+  (t) => [uniqueIndex("calls_sip_call_id_idx").on(t.sipCallId), index("calls_ticket_idx").on(t.ticketId), index("calls_state_idx").on(t.state)],
+);
+
 // ---- SLA engine (plugins/sla) ----
 
 /** An SLA policy: per label and priority ("" any), minutes of business time for each target. */

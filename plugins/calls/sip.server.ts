@@ -146,7 +146,7 @@ export async function deleteSipAccount(id: number, by: { actor: { id: number; na
 /** Digest HA1 of RFC 2617: md5(user:realm:password). */
 export const ha1 = (user: string, realm: string, password: string) => createHash("md5").update(`${user}:${realm}:${password}`).digest("hex");
 
-function sameSecret(given: string, expected: string) {
+export function sameSecret(given: string, expected: string) {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);

@@ -34,6 +34,8 @@ export interface RegisterOptions {
   password: string;
   expires?: number;
   timeoutMs?: number;
+  /** the Contact's port (another UA that answers the calls: the bench's sipp UAS); this socket's by default */
+  contactPort?: number;
 }
 
 /** REGISTERs user@domain; answers the final response (after one digest round), or status 0 on timeout. */
@@ -54,7 +56,7 @@ export async function register(o: RegisterOptions): Promise<SipResponse> {
       `To: <sip:${o.user}@${o.domain}>`,
       `Call-ID: ${callId}`,
       `CSeq: ${cseq++} REGISTER`,
-      `Contact: <sip:${o.user}@127.0.0.1:${localPort}>`,
+      `Contact: <sip:${o.user}@127.0.0.1:${o.contactPort ?? localPort}>`,
       `Expires: ${o.expires ?? 60}`,
       ...(authorization ? [`Authorization: ${authorization}`] : []),
       `User-Agent: omnidesk-test`,

@@ -2,10 +2,18 @@
 // registered, call an extension, take or refuse an incoming call. Loaded only in the browser and
 // only for an agent with an active SIP account (softphone.layer.tsx). It re-registers by itself
 // within 5 s after the socket or the network drops; a wrong password stops it (no retry storm).
-import { Inviter, Registerer, RegistererState, Session, SessionState, UserAgent, type Invitation } from "sip.js";
+// On a call: hold and resume (a re-INVITE, sendonly), mute (the microphone's track off), DTMF
+// tones (RFC 4733 through rtpengine) and blind transfer (REFER: the other party calls the target).
+import { Inviter, Registerer, RegistererState, Session, SessionState, UserAgent, type Invitation, type Referral } from "sip.js";
 
 export type PhoneState = "connecting" | "connected" | "failed" | "unauthorized";
-export type CallState = { kind: "idle" } | { kind: "incoming"; from: string } | { kind: "calling"; to: string } | { kind: "active"; peer: string };
+export type CallState =
+  | { kind: "idle" }
+  | { kind: "incoming"; from: string }
+  | { kind: "calling"; to: string }
+  | { kind: "active"; peer: string; held: boolean; muted: boolean; since: number; callId: string }
+  /** the call ended: after-call work until `until` (acw_seconds), then Ready */
+  | { kind: "acw"; callId: string; until: number; startedAt: number };
 
 export interface PhoneConfig {
   number: string;
@@ -13,6 +21,8 @@ export interface PhoneConfig {
   wsUrl: string;
   domain: string;
   turn: { urls: string; username?: string; credential?: string }[];
+  /** after-call work after each answered call, in seconds (spec: acw_seconds, default 30) */
+  acwSeconds?: number;
 }
 
 export interface PhoneEvents {
@@ -31,6 +41,11 @@ export class Phone {
   private stopped = false;
   private refused = false;
   private attempts = 0;
+  private acwSeconds: number;
+  private current: Extract<CallState, { kind: "active" }> | null = null;
+  private acwTimer: ReturnType<typeof setTimeout> | null = null;
+  /** the call's ACW is over: (callId, seconds spent) */
+  onAfterCallWork: ((callId: string, seconds: number) => void) | null = null;
   constructor(
     private config: PhoneConfig,
     private events: PhoneEvents,
@@ -52,6 +67,7 @@ export class Phone {
       },
     });
     this.registerer = new Registerer(this.ua, { expires: 300 });
+    this.acwSeconds = config.acwSeconds ?? 30;
     this.registerer.stateChange.addListener((state) => {
       if (state === RegistererState.Registered) {
         this.attempts = 0;
@@ -109,11 +125,19 @@ export class Phone {
     void this.start();
   }
 
+  private show(call: CallState) {
+    this.current = call.kind === "active" ? call : null;
+    this.events.call(call);
+  }
+
   private watch(session: Session, peer: string) {
     this.session = session;
+    let answered = false;
+    session.delegate = { onRefer: (referral) => void this.referred(referral) };
     session.stateChange.addListener((state) => {
       if (state === SessionState.Established) {
-        this.events.call({ kind: "active", peer });
+        answered = true;
+        this.show({ kind: "active", peer, held: false, muted: false, since: Date.now(), callId: this.callIdOf(session) });
         const pc = (session.sessionDescriptionHandler as unknown as { peerConnection?: RTCPeerConnection } | undefined)?.peerConnection;
         if (pc) {
           const stream = new MediaStream();
@@ -123,22 +147,49 @@ export class Phone {
         }
       }
       if (state === SessionState.Terminated) {
-        if (this.session === session) this.session = null;
+        if (this.session !== session) return;
+        this.session = null;
         this.audio.srcObject = null;
-        this.events.call({ kind: "idle" });
+        if (answered && this.acwSeconds > 0) this.startAcw(this.callIdOf(session));
+        else this.show({ kind: "idle" });
       }
     });
   }
 
+  private callIdOf(session: Session) {
+    return session instanceof Inviter ? session.request.callId : (session as Invitation).request.callId;
+  }
+
+  /** After-call work: the agent is not offered calls until it ends (by itself or with Ready). */
+  private startAcw(callId: string) {
+    const startedAt = Date.now();
+    const until = startedAt + this.acwSeconds * 1000;
+    this.show({ kind: "acw", callId, until, startedAt });
+    if (this.acwTimer) clearTimeout(this.acwTimer);
+    this.acwTimer = setTimeout(() => this.ready(), this.acwSeconds * 1000);
+    this.acwState = { callId, startedAt };
+  }
+  private acwState: { callId: string; startedAt: number } | null = null;
+
+  /** Ends after-call work now (or when its time is up): the agent takes calls again. */
+  ready() {
+    if (this.acwTimer) clearTimeout(this.acwTimer);
+    this.acwTimer = null;
+    const acw = this.acwState;
+    this.acwState = null;
+    if (acw) this.onAfterCallWork?.(acw.callId, Math.round((Date.now() - acw.startedAt) / 1000));
+    this.show({ kind: "idle" });
+  }
+
   private incoming(invitation: Invitation) {
-    // one call at a time: a second caller hears busy
-    if (this.session) {
+    // one call at a time, none during after-call work: a second caller hears busy
+    if (this.session || this.acwState) {
       void invitation.reject({ statusCode: 486 });
       return;
     }
     const from = invitation.remoteIdentity.uri.user ?? invitation.remoteIdentity.displayName;
     this.watch(invitation, from);
-    this.events.call({ kind: "incoming", from });
+    this.show({ kind: "incoming", from });
   }
 
   async accept() {
@@ -157,7 +208,7 @@ export class Phone {
     if (!uri) return;
     const inviter = new Inviter(this.ua, uri, { sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } } });
     this.watch(inviter, target);
-    this.events.call({ kind: "calling", to: target });
+    this.show({ kind: "calling", to: target });
     await inviter.invite({
       requestDelegate: {
         onReject: () => {
@@ -165,6 +216,71 @@ export class Phone {
         },
       },
     });
+  }
+
+  /** Hold (a re-INVITE with sendonly; the other side hears nothing) or take the call off hold. */
+  async hold(on: boolean) {
+    const s = this.session;
+    if (!s || s.state !== SessionState.Established || !this.current) return;
+    s.sessionDescriptionHandlerOptionsReInvite = { hold: on } as typeof s.sessionDescriptionHandlerOptionsReInvite;
+    await s.invite({
+      requestDelegate: {
+        onAccept: () => this.current && this.show({ ...this.current, held: on }),
+      },
+    });
+  }
+
+  /** Mute: the microphone's track sends silence; the call goes on. */
+  mute(on: boolean) {
+    const pc = this.peerConnection();
+    if (!pc || !this.current) return;
+    pc.getSenders().forEach((sender) => {
+      if (sender.track && sender.track.kind === "audio") sender.track.enabled = !on;
+    });
+    this.show({ ...this.current, muted: on });
+  }
+
+  /** DTMF tones (0-9, *, #) in the media (RFC 4733 telephone-event); false when they cannot be sent. */
+  dtmf(tones: string) {
+    const handler = this.session?.sessionDescriptionHandler as unknown as { sendDtmf?: (t: string, o?: object) => boolean } | undefined;
+    if (!handler?.sendDtmf || !/^[\d*#]+$/.test(tones)) return false;
+    return handler.sendDtmf(tones, { duration: 100, interToneGap: 70 });
+  }
+
+  /** Blind transfer: the other party is asked (REFER) to call `target`; this side then hangs up. */
+  async transfer(target: string) {
+    const s = this.session;
+    const uri = UserAgent.makeURI(`sip:${target}@${this.config.domain}`);
+    if (!s || s.state !== SessionState.Established || !uri) return false;
+    return new Promise<boolean>((resolve) => {
+      void s
+        .refer(uri, {
+          requestDelegate: {
+            onAccept: () => {
+              resolve(true);
+              void s.bye().catch(() => undefined);
+            },
+            onReject: () => resolve(false),
+          },
+        })
+        .catch(() => resolve(false));
+    });
+  }
+
+  /** Asked to call someone else by the other party (its blind transfer): the new call starts, the transferor ends the old one. */
+  private async referred(referral: Referral) {
+    await referral.accept();
+    const target = referral.referTo.uri.user ?? "";
+    // the old call is ended by the transferor (its BYE once we accepted); this phone moves on
+    this.session = null;
+    const inviter = referral.makeInviter({ sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } } });
+    this.watch(inviter, target);
+    this.show({ kind: "calling", to: target });
+    await inviter.invite();
+  }
+
+  private peerConnection() {
+    return (this.session?.sessionDescriptionHandler as unknown as { peerConnection?: RTCPeerConnection } | undefined)?.peerConnection;
   }
 
   async hangUp() {
@@ -175,21 +291,28 @@ export class Phone {
     else await (s as Invitation).reject();
   }
 
-  /** The inbound audio's RTP packets so far (the e2e test proves media flows). */
+  /** The inbound audio's RTP packets and bytes so far (the e2e test proves media flows). */
   async inboundPackets() {
-    const pc = (this.session?.sessionDescriptionHandler as unknown as { peerConnection?: RTCPeerConnection } | undefined)?.peerConnection;
-    if (!pc) return 0;
-    let packets = 0;
+    return (await this.inbound()).packets;
+  }
+  async inbound() {
+    const pc = this.peerConnection();
+    const total = { packets: 0, bytes: 0 };
+    if (!pc) return total;
     (await pc.getStats()).forEach((r) => {
-      if (r.type === "inbound-rtp" && r.kind === "audio") packets += r.packetsReceived ?? 0;
+      if (r.type === "inbound-rtp" && r.kind === "audio") {
+        total.packets += r.packetsReceived ?? 0;
+        total.bytes += r.bytesReceived ?? 0;
+      }
     });
-    return packets;
+    return total;
   }
 
   async stop() {
     this.stopped = true;
     window.removeEventListener("online", this.onOnline);
     if (this.retry) clearTimeout(this.retry);
+    if (this.acwTimer) clearTimeout(this.acwTimer);
     try {
       await this.hangUp();
       if (this.registerer.state === RegistererState.Registered) await this.registerer.unregister();

@@ -2,7 +2,8 @@
 // as the shell is, so a call goes on from page to page. Loaded only for an agent with an active SIP
 // account (spec section 2); sip.js is fetched by the browser only then. Shows the SIP banner
 // (connecting orange, 'Connected to call server.' green, 'fail_to_connect' with retry; spec 4 and
-// 8), a dialer, and the incoming call's accept / decline prompt.
+// 8), a dialer, the incoming call's accept / decline prompt and, on a call, the timer, hold, mute,
+// the DTMF keypad and blind transfer; after the call, after-call work for acw_seconds (Ready ends it).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Outlet, useLoaderData, type ShouldRevalidateFunction } from "@remix-run/react";
@@ -10,6 +11,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { requestContext } from "~/context.server";
 import { pluginForPath } from "~/plugins/registry.server";
+import { getSettings } from "~/models/settings.server";
 import { activeSipAccountOf, sipServer } from "../sip.server";
 import type { CallState, Phone, PhoneState } from "./phone.client";
 
@@ -20,6 +22,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const account = await activeSipAccountOf(ctx.user.id);
   if (!account) return json({ sip: null }, { headers: { "Cache-Control": "private, no-store" } });
   const server = sipServer();
+  const settings = await getSettings();
   return json(
     {
       sip: {
@@ -28,6 +31,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
         wsUrl: `${server.wsScheme}://${server.host}:${server.wsPort}`,
         domain: server.domain,
         turn: server.turn,
+        acwSeconds: Number(settings.acw_seconds) || 0,
       },
     },
     { headers: { "Cache-Control": "private, no-store" } },
@@ -77,6 +81,12 @@ function Softphone({ config }: { config: Config }) {
         },
         audio.current,
       );
+      made.onAfterCallWork = (callId, seconds) => {
+        const body = new FormData();
+        body.set("callId", callId);
+        body.set("seconds", String(seconds));
+        void fetch("/call/acw", { method: "POST", body }).catch(() => undefined);
+      };
       phone.current = made;
       (window as unknown as { __softphone?: Phone }).__softphone = made;
       void made.start();
@@ -89,6 +99,22 @@ function Softphone({ config }: { config: Config }) {
   }, [config]);
 
   const retry = useCallback(() => void phone.current?.start(), []);
+  const [now, setNow] = useState(() => Date.now());
+  const ticking = call.kind === "active" || call.kind === "acw";
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  const [tones, setTones] = useState("");
+  const [transferTo, setTransferTo] = useState("");
+  useEffect(() => {
+    if (call.kind !== "active") setTones("");
+  }, [call.kind]);
+  const clock = (ms: number) => {
+    const s = Math.max(0, Math.floor(ms / 1000));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  };
 
   const banner =
     state === "connecting"
@@ -149,13 +175,84 @@ function Softphone({ config }: { config: Config }) {
               {t("plugin_calls.call.dial")}
             </button>
           </form>
-        ) : call.kind === "calling" || call.kind === "active" ? (
-          <div className="inline-form" role="status">
-            <span data-testid="call-status">
-              {call.kind === "calling" ? t("plugin_calls.call.calling", { to: call.to }) : t("plugin_calls.call.active", { peer: call.peer })}
+        ) : call.kind === "calling" ? (
+          <div className="inline-form">
+            <span data-testid="call-status" role="status">
+              {t("plugin_calls.call.calling", { to: call.to })}
             </span>
             <button type="button" className="button danger" onClick={() => void phone.current?.hangUp()}>
               {t("plugin_calls.call.hangUp")}
+            </button>
+          </div>
+        ) : call.kind === "active" ? (
+          <div className="stack">
+            <div className="inline-form">
+              <span data-testid="call-status" role="status">
+                {call.held ? t("plugin_calls.call.held", { peer: call.peer }) : t("plugin_calls.call.active", { peer: call.peer })}
+              </span>
+              <span data-testid="call-timer">{t("plugin_calls.call.timer", { time: clock(now - call.since) })}</span>
+              {call.muted ? <span role="status">{t("plugin_calls.call.muted")}</span> : null}
+            </div>
+            <div className="inline-form">
+              <button type="button" className="button" aria-pressed={call.held} onClick={() => void phone.current?.hold(!call.held)}>
+                {call.held ? t("plugin_calls.call.resume") : t("plugin_calls.call.hold")}
+              </button>
+              <button type="button" className="button" aria-pressed={call.muted} onClick={() => phone.current?.mute(!call.muted)}>
+                {call.muted ? t("plugin_calls.call.unmute") : t("plugin_calls.call.mute")}
+              </button>
+              <button type="button" className="button danger" onClick={() => void phone.current?.hangUp()}>
+                {t("plugin_calls.call.hangUp")}
+              </button>
+            </div>
+            <details>
+              <summary>{t("plugin_calls.call.keypad")}</summary>
+              <div className="softphone-keypad" role="group" aria-label={t("plugin_calls.call.keypad")}>
+                {["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"].map((d) => (
+                  <button
+                    key={d}
+                    type="button"
+                    className="button"
+                    aria-label={t("plugin_calls.call.digit", { digit: d })}
+                    onClick={() => {
+                      if (phone.current?.dtmf(d)) setTones((v) => (v + d).slice(-32));
+                    }}
+                  >
+                    {d}
+                  </button>
+                ))}
+              </div>
+              {tones ? (
+                <p role="status" data-testid="dtmf-sent">
+                  {t("plugin_calls.call.dtmfSent", { digits: tones })}
+                </p>
+              ) : null}
+            </details>
+            <form
+              className="inline-form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (transferTo.trim()) void phone.current?.transfer(transferTo.trim());
+              }}
+            >
+              <label htmlFor="softphone-transfer">{t("plugin_calls.call.transferTo")}</label>
+              <input
+                id="softphone-transfer"
+                value={transferTo}
+                onChange={(e) => setTransferTo(e.target.value.replace(/[^\d*#+]/g, ""))}
+                inputMode="tel"
+                autoComplete="off"
+                size={10}
+              />
+              <button type="submit" className="button">
+                {t("plugin_calls.call.transfer")}
+              </button>
+            </form>
+          </div>
+        ) : call.kind === "acw" ? (
+          <div className="inline-form">
+            <span data-testid="call-status">{t("plugin_calls.call.acw", { seconds: Math.max(0, Math.ceil((call.until - now) / 1000)) })}</span>
+            <button type="button" className="button primary" onClick={() => phone.current?.ready()}>
+              {t("plugin_calls.call.ready")}
             </button>
           </div>
         ) : null}

@@ -39,6 +39,8 @@ export interface SipOptions {
   domain?: string;
   /** the product's auth hook, e.g. http://127.0.0.1:3000/hooks/sip/auth */
   authUrl: string;
+  /** the product's call event hook; by default the auth hook's sibling /hooks/sip/event */
+  eventUrl?: string;
   hookSecret: string;
   /** requests per address per 2 s before pike blocks it */
   pikeDensity?: number;
@@ -142,6 +144,7 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     NONCE_SECRET: randomBytes(16).toString("hex"),
     RTPENGINE_NG: `${listen}:${ngPort}`,
     AUTH_URL: options.authUrl,
+    EVENT_URL: options.eventUrl ?? options.authUrl.replace(/\/auth$/, "/event"),
     HOOK_SECRET: options.hookSecret,
     PIKE_DENSITY: options.pikeDensity ?? 30,
   });
@@ -155,8 +158,8 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     const log = detached ? fs.openSync(path.join(runDir, logName), "a") : "pipe";
     const child = spawn(bin, args, { detached, stdio: ["ignore", log, log] });
     if (!detached) {
-      child.stdout?.on("data", (d) => (output = (output + d).slice(-20000)));
-      child.stderr?.on("data", (d) => (output = (output + d).slice(-20000)));
+      child.stdout?.on("data", (d) => (output = (output + d).slice(-400000)));
+      child.stderr?.on("data", (d) => (output = (output + d).slice(-400000)));
     } else child.unref();
     children.push(child);
     return child;
@@ -185,7 +188,7 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
         `--port-max=${rtpMax}`,
         "--foreground",
         "--log-stderr",
-        "--log-level=5",
+        `--log-level=${process.env.RTPENGINE_LOG_LEVEL || 5}`,
         `--pidfile=${rtpPid}`,
         "--delete-delay=0",
       ],
