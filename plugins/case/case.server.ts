@@ -10,6 +10,7 @@ import { canRead, readableBy, type Reader } from "~/conversation/access.server";
 import { newMessages } from "~/conversation/events.server";
 import { staffList, systemMessage, withUniqueNumber } from "~/conversation/model.server";
 import { formError, formResult } from "~/forms";
+import { containsText } from "~/sql-contains.server";
 import { rememberRequest, type FormOutcome } from "~/request-keys.server";
 import { formatter } from "~/time";
 import { CASE_FIELDS, CASE_STATUSES, CASES_PAGE_SIZE, NOTE_MAX, OPEN_STATUSES, TITLE_MAX, TYPE_NAME_MAX, type CaseStatus } from "./limits";
@@ -388,6 +389,22 @@ export async function listCases(q: ListQuery, timeZone: string) {
     page: q.page,
     pages: Math.max(1, Math.ceil(Number(total) / CASES_PAGE_SIZE)),
   };
+}
+
+/** Cases whose title contains `text` (any case), or whose number it is ("1001" or "#1001"); the latest changed first. */
+export async function searchCases(text: string, limit: number) {
+  const { db, schema } = getDb();
+  const c = schema.cases;
+  const q = text.trim().slice(0, TITLE_MAX);
+  if (!q) return [];
+  const number = /^#?\d{1,9}$/.test(q) ? Number(q.replace("#", "")) : null;
+  const like = containsText(c.title, q);
+  return db
+    .select({ number: c.number, title: c.title, status: c.status })
+    .from(c)
+    .where(number === null ? like : sql`(${like} OR ${eq(c.number, number)})`)
+    .orderBy(desc(c.updatedAt), desc(c.id))
+    .limit(limit);
 }
 
 /** One case as the reader sees it: the tickets they may read (the others only counted), notes and history. */

@@ -5,6 +5,7 @@ import { and, desc, eq, exists, inArray, isNull, or, sql, type AnyColumn, type S
 import { getDb } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { conversationPath } from "~/conversation/channels";
+import { containsText } from "~/sql-contains.server";
 import { checkIdNumber, ID_TYPES } from "./identity";
 import { nameKeyOf, normaliseEmail, normalisePhone, type IdentityKind } from "./identities";
 
@@ -17,11 +18,7 @@ export const NAME_MAX = 200;
 export const SALUTATION_MAX = 30;
 export const NOTES_MAX = 5_000;
 
-/** Case-insensitive "column contains value"; % _ and \ are matched as typed. */
-function contains(column: AnyColumn | SQL, value: string): SQL {
-  const op = getDb().dialect === "pg" ? sql.raw("ILIKE") : sql.raw("LIKE");
-  return sql`${column} ${op} ${`%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`;
-}
+const contains = containsText;
 
 /** The search's condition: a name or email containing the words, or the phone they make (whole, or digits within). */
 function searchCondition(q: string): SQL | undefined {

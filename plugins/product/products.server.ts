@@ -214,6 +214,21 @@ export async function listProducts(query: ListQuery) {
   return { rows, total: Number(total), page, pages };
 }
 
+/** Products whose name or SKU contains `text`, by name; `more` when others match too. Inactive ones only with `withInactive` (admins). */
+export async function searchProducts(text: string, limit: number, withInactive = false) {
+  const { db, schema } = getDb();
+  const p = schema.products;
+  const q = text.trim().slice(0, LIMITS.name);
+  if (!q) return { rows: [], more: false };
+  const rows = await db
+    .select({ id: p.id, name: p.name, sku: p.sku })
+    .from(p)
+    .where(and(withInactive ? undefined : eq(p.active, true), sql`(${contains(p.name, q)} OR ${contains(p.sku, q)})`))
+    .orderBy(asc(p.name), asc(p.id))
+    .limit(limit + 1);
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
 /** The categories in use, by name (the list's filter). */
 export async function categories(withInactive = false): Promise<string[]> {
   const { db, schema } = getDb();
