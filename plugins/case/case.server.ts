@@ -61,26 +61,43 @@ export async function saveCaseType(actor: Reader, values: { id: string; name: st
   if (actor.type !== "admin") return { ok: false, result: formResult({ intent, message: "plugin_case.errors.adminOnly", values }), status: 403 };
   const parsed = typeSchema.safeParse(values);
   if (!parsed.success) return { ok: false, result: formError(parsed.error, values, intent), status: 400 };
-  const { db, schema } = getDb();
-  const t = schema.caseTypes;
+  const handle = getDb();
+  const t = handle.schema.caseTypes;
+  const nameKey = typeNameKey(parsed.data.name);
+  const id = values.id ? Number(values.id) : null;
+  const taken = {
+    ok: false as const,
+    result: formResult({ intent, errors: { name: "plugin_case.errors.typeTaken" }, values, messageValues: { name: parsed.data.name } }),
+    status: 409,
+  };
   try {
-    if (values.id) {
-      const id = Number(values.id);
-      const done = await db.update(t).set(parsed.data).where(eq(t.id, id)).returning({ id: t.id });
-      if (!done.length) return { ok: false, result: formResult({ intent, message: "plugin_case.errors.typeGone", values }), status: 404 };
-      return { ok: true, id };
-    }
-    const [row] = await db.insert(t).values(parsed.data).returning({ id: t.id });
-    return { ok: true, id: row.id };
+    return await handle.transaction(async (tx): Promise<Outcome<{ id: number }>> => {
+      // compared here as well as by the index: keys written before the index compared them (SQLite's lower() is ASCII only) are recomputed
+      const others = await tx.select({ id: t.id, name: t.name }).from(t);
+      if (others.some((o) => o.id !== id && typeNameKey(o.name) === nameKey)) return taken;
+      if (id !== null) {
+        const done = await tx
+          .update(t)
+          .set({ ...parsed.data, nameKey })
+          .where(eq(t.id, id))
+          .returning({ id: t.id });
+        if (!done.length) return { ok: false, result: formResult({ intent, message: "plugin_case.errors.typeGone", values }), status: 404 };
+        return { ok: true, id };
+      }
+      const [row] = await tx
+        .insert(t)
+        .values({ ...parsed.data, nameKey })
+        .returning({ id: t.id });
+      return { ok: true, id: row.id };
+    });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return {
-      ok: false,
-      result: formResult({ intent, errors: { name: "plugin_case.errors.typeTaken" }, values, messageValues: { name: parsed.data.name } }),
-      status: 409,
-    };
+    return taken;
   }
 }
+
+/** A case type's name as uniqueness compares it, the same on both dialects: Unicode NFKC, lower case in every script, spaces collapsed. */
+export const typeNameKey = (name: string) => name.normalize("NFKC").toLowerCase().normalize("NFKC").trim().replace(/\s+/g, " ");
 
 // ---------- cases ----------
 
