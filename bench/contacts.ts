@@ -1,9 +1,10 @@
 // Contacts at scale: the contacts list (/contacts: newest first, a later page, searches by name,
 // email and phone), a contact's page data (/contacts/{uid}) and the contact match (the identity
 // lookup that links a conversation to its contact, and that /contacts/{email} resolves by), as
-// p50/p95 of the plugin's own models, on SQLite and on PostgreSQL.
+// p50/p95 of the plugin's own models, on SQLite and on PostgreSQL; and the global search's contact
+// hits (quickFindContacts: indexes only).
 //   npm run bench:contacts
-//   BENCH_CONTACTS=1000000 (default), BENCH_RUNS=20, BENCH_WARM=3, BENCH_DIALECTS=sqlite,pg,
+//   BENCH_CONTACTS=1000000 (default), BENCH_RUNS=20, BENCH_WARM=3, BENCH_DIALECTS=sqlite,pg, BENCH_ONLY (a label's part),
 //   BENCH_DATA_DIR (SQLite file), BENCH_PG_URL (else postgres://postgres@127.0.0.1:5432/omnidesk_bench_contacts)
 // The contacts (each with an email and a phone) are bulk-loaded once per size and reused by later runs.
 import fs from "node:fs";
@@ -22,6 +23,8 @@ const WARM = Number(process.env.BENCH_WARM || 3);
 const DIALECTS = (process.env.BENCH_DIALECTS || "sqlite,pg").split(",");
 const PG_URL = process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/omnidesk_bench_contacts";
 const NOW = Date.UTC(2026, 0, 1);
+/** Only the measurements whose label contains this (BENCH_ONLY="global search"). */
+const ONLY = process.env.BENCH_ONLY || "";
 const BATCH = 10_000;
 
 const FIRST = ["Aisha", "Ben", "Chen", "Dewi", "Eko", "Farah", "Gopal", "Hana", "Ivan", "Jia", "Kavitha", "Lina", "Musa", "Nurul", "Omar", "Priya"];
@@ -152,7 +155,7 @@ async function main() {
     if (load !== undefined)
       console.log(`\n${dialect}: bulk load ${(load / 1000).toFixed(0)} s (${Math.round(CONTACTS / (load / 1000)).toLocaleString()} contacts/s)`);
     else console.log(`\n${dialect}: data reused`);
-    const { listContacts, contactByUid, uidByIdentity } = await import("../plugins/contacts/contacts.server");
+    const { listContacts, contactByUid, uidByIdentity, quickFindContacts } = await import("../plugins/contacts/contacts.server");
     const mid = Math.floor(CONTACTS / 2);
     const x = contact(mid);
     const cases: [string, () => Promise<unknown>][] = [
@@ -163,16 +166,21 @@ async function main() {
       ["search: no match (Qwxzvy)", () => listContacts({ q: "qwxzvy" })],
       ["search: whole email", () => listContacts({ q: x.email })],
       ["search: local phone (012...)", () => listContacts({ q: `012${x.phone.slice(5)}` })],
+      ["global search: name start (Tan)", () => quickFindContacts("tan", 6)],
+      ["global search: name start (Zubaidah)", () => quickFindContacts("zubaidah", 6)],
+      ["global search: no match (Qwxzvy)", () => quickFindContacts("qwxzvy", 6)],
+      ["global search: email start", () => quickFindContacts(x.email.slice(0, 12), 6)],
+      ["global search: local phone", () => quickFindContacts(`012${x.phone.slice(5)}`, 6)],
       ["match: email -> contact", () => uidByIdentity(x.email)],
       ["match: phone -> contact", () => uidByIdentity(x.phone)],
       ["/contacts/{uid} data", () => contactByUid(x.uid)],
     ];
-    for (const [label, fn] of cases) {
+    for (const [label, fn] of cases.filter(([label]) => !ONLY || label.includes(ONLY))) {
       const check = await fn();
       const hits = (check as { contacts?: unknown[] } | undefined)?.contacts?.length;
       const s = await time(fn, WARM, RUNS);
       console.log(
-        `  ${label.padEnd(34)} p50 ${s.median.toFixed(1).padStart(8)} ms   p95 ${s.p95.toFixed(1).padStart(8)} ms${hits !== undefined ? `   (${hits} shown)` : check ? "   (found)" : "   (none)"}`,
+        `  ${label.padEnd(38)} p50 ${s.median.toFixed(1).padStart(8)} ms   p95 ${s.p95.toFixed(1).padStart(8)} ms${hits !== undefined ? `   (${hits} shown)` : check ? "   (found)" : "   (none)"}`,
       );
     }
     await handle.close();

@@ -63,6 +63,60 @@ export async function listContacts(input: { q?: string; page?: number; size?: nu
   return { contacts, page, size, q, more: rows.length > size };
 }
 
+/**
+ * A quick find for the global search, on indexes only (whatever the number of contacts): a whole
+ * email or phone, an email's beginning, or the beginning of a name (any case). The contacts list's
+ * own search also finds words inside names and emails, which reads every contact.
+ */
+export async function quickFindContacts(text: string, limit: number): Promise<{ contacts: ContactRow[]; more: boolean }> {
+  const { db, schema } = getDb();
+  const c = schema.contacts;
+  const ci = schema.contactIdentities;
+  const q = text.trim().slice(0, SEARCH_MAX);
+  if (!q) return { contacts: [], more: false };
+  // "starts with" as an index range (the indexes' own order: byte order on SQLite and on a C-collated PostgreSQL; rechecked below)
+  const startsWith = (column: AnyColumn, prefix: string) => and(sql`${column} >= ${prefix}`, sql`${column} < ${`${prefix}\u{10FFFF}`}`);
+  const key = nameKeyOf(q);
+  const phone = normalisePhone(q);
+  // emails are kept lower-cased: a whole one is its own beginning
+  const lower = q.toLowerCase();
+  const byIdentity = (kind: IdentityKind, match: SQL | undefined) =>
+    db
+      .select({ id: ci.contactId, value: ci.value })
+      .from(ci)
+      .where(and(eq(ci.kind, kind), match))
+      .limit(limit + 1);
+  const [byName, byEmail, byPhone] = await Promise.all([
+    db
+      .select({ id: c.id, value: c.nameKey })
+      .from(c)
+      .where(and(startsWith(c.nameKey, key), isNull(c.mergedInto)))
+      .limit(limit + 1),
+    /\s/.test(lower) ? [] : byIdentity("email", startsWith(ci.value, lower)),
+    phone ? byIdentity("phone", eq(ci.value, phone)) : [],
+  ]);
+  const ids = [
+    ...new Set([
+      ...byName.filter((r) => r.value.startsWith(key)).map((r) => r.id),
+      ...byEmail.filter((r) => r.value.startsWith(lower)).map((r) => r.id),
+      ...byPhone.map((r) => r.id),
+    ]),
+  ];
+  if (!ids.length) return { contacts: [], more: false };
+  const rows = await db
+    .select({ id: c.id, uid: c.uid, name: c.name, salutation: c.salutation, createdAt: c.createdAt })
+    .from(c)
+    .where(and(inArray(c.id, ids), isNull(c.mergedInto)))
+    .orderBy(desc(c.createdAt), desc(c.id));
+  const shown = rows.slice(0, limit);
+  const identities = await identitiesOf(shown.map((r) => r.id));
+  const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
+  return {
+    contacts: shown.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") })),
+    more: rows.length > limit || byName.length > limit || byEmail.length > limit,
+  };
+}
+
 async function identitiesOf(contactIds: number[]) {
   if (!contactIds.length) return [];
   const { db, schema } = getDb();
