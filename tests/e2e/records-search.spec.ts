@@ -3,8 +3,15 @@
 // typed kept); a customer writes in; the search finds the contact (linked to /contacts/{uid}) and a
 // demo product by its SKU (linked to /product/{id}); on the contact's page a wrong number is
 // refused with its message and the typed values kept, then saved.
-import { test, expect } from "@playwright/test";
+import { test, expect, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
 import { chooseLanguage, login } from "./helpers";
+
+/** WCAG 2.1 AA on the pages with their refusals shown (axe runs in the page: with JavaScript on). */
+async function expectAccessible(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(result.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`records in search, custom fields, JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
@@ -39,6 +46,7 @@ for (const javaScriptEnabled of [true, false]) {
       await add.getByRole("button", { name: "Add field" }).click();
       await expect(page.getByText("Please give at least one choice, one per line.")).toBeVisible();
       await expect(add.getByLabel("Label")).toHaveValue(tier);
+      if (javaScriptEnabled) await expectAccessible(page);
       await add.getByLabel("Choices").fill("Gold\nSilver");
       await add.getByRole("button", { name: "Add field" }).click();
       await expect(add.getByRole("status").filter({ hasText: "Field added." })).toBeVisible();
@@ -55,6 +63,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto("/search?q=TV-55-4K");
       const product = page.locator('[data-records="product"]').getByRole("link", { name: /Smart TV 55" 4K UHD/ });
       await expect(product).toHaveAttribute("href", /^\/product\/\d+$/);
+      if (javaScriptEnabled) await expectAccessible(page);
       await page.goto(`/search?q=${encodeURIComponent(name)}`);
       const hit = page.locator('[data-records="contacts"]').getByRole("link", { name });
       await expect(hit).toHaveAttribute("href", /^\/contacts\/[A-Za-z0-9_-]+$/);
@@ -70,6 +79,7 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(custom.getByLabel(units)).toHaveAttribute("aria-invalid", "true");
       await expect(custom.getByLabel(units)).toHaveValue("a dozen");
       await expect(custom.getByLabel(tier)).toHaveValue("Silver");
+      if (javaScriptEnabled) await expectAccessible(page);
       await custom.getByLabel(units).fill("12");
       await custom.getByRole("button", { name: "Save fields" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
