@@ -22,7 +22,8 @@ import { defineLinkJob, firstUnlinked, linkPending, linkTicket, queueLinking } f
 import { contactActivity, contactByUid } from "@plugins/contacts/contacts.server";
 import { action as contactAction, loader as contactLoader } from "@plugins/contacts/routes/contact";
 import { action as fieldsAction } from "@plugins/contacts/routes/fields";
-import { customFields, customValues, inputName } from "@plugins/contacts/custom-fields.server";
+import { customFields, customValues, inputName, saveCustomValues } from "@plugins/contacts/custom-fields.server";
+import { mergeContacts, undoMerge } from "@plugins/contacts/merge.server";
 import { loader as listLoader } from "@plugins/contacts/routes/contacts";
 import { loader as apiLoader } from "@plugins/contacts/routes/api.contacts.list";
 
@@ -420,6 +421,21 @@ describe.each(DIALECTS)("Contacts (%s)", (dialect) => {
     expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778" });
     await fieldsPost(adminCookie, { intent: "restore", field: String(fields[0].id) });
     expect((await customFields()).map((f) => f.label)).toContain("Loyalty no.");
+
+    // a merge copies the other contact's values of fields this one has none of (its own win); the undo takes exactly those back
+    const other = await writesIn({ name: "Farid R", email: "farid.r@example.com" });
+    await linkPending();
+    const [otherRow] = await t.handle.db
+      .select()
+      .from(t.handle.schema.contacts)
+      .where(eq(t.handle.schema.contacts.id, (await contactOf(other.id))!));
+    expect((await saveCustomValues(otherRow.id, { [loyalty]: "L-999", [units]: "7" })).ok).toBe(true);
+    const merged = await mergeContacts(row.uid, otherRow.uid, admin);
+    expect(merged.ok).toBe(true);
+    expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778", [fields[1].id]: "7" });
+    expect((await undoMerge((merged as { mergeId: number }).mergeId, admin)).ok).toBe(true);
+    expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778" });
+    expect(await customValues(otherRow.id)).toEqual({ [fields[0].id]: "L-999", [fields[1].id]: "7" });
   });
 
   it("finds contacts by name, email or phone on /contacts and GET /api/contacts/list; an agent with hide_contacts is kept out", async () => {
