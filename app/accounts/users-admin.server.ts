@@ -4,6 +4,7 @@
 // posting at once cannot both pass.
 import { and, asc, eq, inArray, isNull, ne, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { containsText } from "~/sql-contains.server";
 import { getDb, type Tx } from "@db/client";
 import { formResult } from "~/forms";
 import { refuse } from "~/forms.server";
@@ -124,11 +125,7 @@ async function usersWithIdentity(ids: number[], tx?: Tx) {
   return new Set(rows.map((r) => r.userId));
 }
 
-/** Case-insensitive "column contains value"; the value is always a bound parameter. */
-function contains(column: AnyColumn, value: string): SQL {
-  const op = getDb().dialect === "pg" ? sql.raw("ILIKE") : sql.raw("LIKE");
-  return sql`${column} ${op} ${`%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`;
-}
+const contains = containsText;
 
 export const SEARCH_MAX_LENGTH = 100;
 

@@ -134,6 +134,15 @@ export const pluginManifest = z.object({
     .string()
     .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
     .optional(),
+  /**
+   * Records the global search finds (contacts, cases, products): "file#export" of an async function
+   * of app/search-hits.server.ts's SearchHitInput answering a SearchHitSection or null. Data only:
+   * the search page draws it, with and without JS. The loader checks access itself.
+   */
+  searchHits: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
   /** Static files under public/ that other websites load (served with CORP cross-origin). */
   sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**

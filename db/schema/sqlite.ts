@@ -996,8 +996,10 @@ export const caseTypes = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     name: text("name").notNull(),
     active: bool("active").notNull().default(true),
+    /** The name as uniqueness compares it: Unicode NFKC, lower case in every script (plugins/case). */
+    nameKey: text("name_key").notNull().default(""),
   },
-  (t) => [uniqueIndex("case_types_name_idx").on(sql`lower(${t.name})`)],
+  (t) => [uniqueIndex("case_types_name_key_idx").on(t.nameKey)],
 );
 
 /** A case: tickets about one problem across channels and time, with an owner and a due date. */
@@ -1156,6 +1158,35 @@ export const contactIdentities = sqliteTable(
     value: text("value").notNull(),
   },
   (t) => [primaryKey({ columns: [t.kind, t.value] }), index("contact_identities_contact_idx").on(t.contactId)],
+);
+
+/** A field admins add to every contact (plugins/contacts/custom-fields.server.ts): text, number, date or select. */
+export const contactFields = sqliteTable("contact_fields", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  label: text("label").notNull(),
+  /** text | number | date | select */
+  kind: text("kind").notNull(),
+  /** A select's choices, one per line. */
+  options: text("options").notNull().default(""),
+  required: bool("required").notNull().default(false),
+  active: bool("active").notNull().default(true),
+  position: integer("position").notNull().default(0),
+  createdAt: time("created_at").notNull(),
+});
+
+/** A contact's value of a custom field, as typed (a number as written, a date as YYYY-MM-DD). */
+export const contactFieldValues = sqliteTable(
+  "contact_field_values",
+  {
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    fieldId: integer("field_id")
+      .notNull()
+      .references(() => contactFields.id, { onDelete: "cascade" }),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contactId, t.fieldId] })],
 );
 
 /** Which contact each conversation belongs to (written by the contacts plugin's linking job). */

@@ -3,7 +3,7 @@
 // Who sees what: admins see every appointment; an agent sees the ones they own or made, and those
 // of a contact or ticket they work with (a conversation of the contact, or the ticket, they may
 // read under the host's access rules). Only admins, the owner and the maker change or delete one.
-import { and, asc, eq, gt, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { formResult } from "~/forms";
@@ -172,8 +172,52 @@ async function syncTicketAppointment(tx: Tx, ticketId: number | null, timeZone: 
   const rows = await tx.select({ startsAt: a.startsAt, endsAt: a.endsAt, rrule: a.rrule }).from(a).where(eq(a.ticketId, ticketId));
   const items = rows.map((r) => ({ startsAt: Number(r.startsAt), endsAt: Number(r.endsAt), rrule: r.rrule }));
   const next = items.flatMap((i) => nextOccurrences(i, now, 1, timeZone)).map((o) => o.startsAt);
-  const at = next.length ? Math.min(...next) : items.length ? Math.max(...items.map((i) => i.startsAt)) : null;
+  // none to come: a series' last occurrence (every series here has ended, so it is finite)
+  const lastStart = (i: (typeof items)[number]) => (i.rrule ? nextOccurrences(i, -Infinity, 10_000, timeZone).at(-1)?.startsAt : undefined) ?? i.startsAt;
+  const at = next.length ? Math.min(...next) : items.length ? Math.max(...items.map(lastStart)) : null;
   await tx.update(schema.tickets).set({ appointmentAt: at }).where(eq(schema.tickets.id, ticketId));
+}
+
+/** Tickets whose appointment_at moves on per pass of the job (the rest wait for the next minute). */
+const ADVANCE_BATCH = 500;
+
+/**
+ * Moves each ticket whose appointment_at has passed, and that has a repeating appointment whose
+ * series goes on after it, to its next occurrence (the calendar's job, every minute). One
+ * transaction per ticket; a ticket already moved (another node, a second run) is left as it is.
+ * Answers the ids of the tickets moved.
+ */
+export async function advanceTicketAppointments(timeZone: string, now = Date.now()): Promise<number[]> {
+  const handle = getDb();
+  const { db, schema } = handle;
+  const a = schema.appointments;
+  const t = schema.tickets;
+  const due = await db
+    .selectDistinct({ id: t.id, at: t.appointmentAt })
+    .from(t)
+    .innerJoin(a, eq(a.ticketId, t.id))
+    .where(
+      and(
+        lt(t.appointmentAt, now),
+        ne(a.rrule, ""),
+        // the series goes on after the ticket's time (its last occurrence ends later than one starting then would)
+        or(isNull(a.seriesEndsAt), gt(a.seriesEndsAt, sql`${t.appointmentAt} + (${a.endsAt} - ${a.startsAt})`)),
+      ),
+    )
+    .orderBy(asc(t.id))
+    .limit(ADVANCE_BATCH);
+  const moved: number[] = [];
+  for (const row of due) {
+    const changed = await handle.transaction(async (tx) => {
+      const [current] = await tx.select({ at: t.appointmentAt }).from(t).where(eq(t.id, row.id));
+      if (!current || current.at === null || Number(current.at) !== Number(row.at)) return false;
+      await syncTicketAppointment(tx, row.id, timeZone, now);
+      const [after] = await tx.select({ at: t.appointmentAt }).from(t).where(eq(t.id, row.id));
+      return Number(after?.at) !== Number(row.at);
+    });
+    if (changed) moved.push(row.id);
+  }
+  return moved;
 }
 
 const mayChange = (actor: Actor, row: { ownerId: number; createdBy: number | null }) =>

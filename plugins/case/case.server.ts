@@ -10,6 +10,7 @@ import { canRead, readableBy, type Reader } from "~/conversation/access.server";
 import { newMessages } from "~/conversation/events.server";
 import { staffList, systemMessage, withUniqueNumber } from "~/conversation/model.server";
 import { formError, formResult } from "~/forms";
+import { containsText } from "~/sql-contains.server";
 import { rememberRequest, type FormOutcome } from "~/request-keys.server";
 import { formatter } from "~/time";
 import { CASE_FIELDS, CASE_STATUSES, CASES_PAGE_SIZE, NOTE_MAX, OPEN_STATUSES, TITLE_MAX, TYPE_NAME_MAX, type CaseStatus } from "./limits";
@@ -60,26 +61,43 @@ export async function saveCaseType(actor: Reader, values: { id: string; name: st
   if (actor.type !== "admin") return { ok: false, result: formResult({ intent, message: "plugin_case.errors.adminOnly", values }), status: 403 };
   const parsed = typeSchema.safeParse(values);
   if (!parsed.success) return { ok: false, result: formError(parsed.error, values, intent), status: 400 };
-  const { db, schema } = getDb();
-  const t = schema.caseTypes;
+  const handle = getDb();
+  const t = handle.schema.caseTypes;
+  const nameKey = typeNameKey(parsed.data.name);
+  const id = values.id ? Number(values.id) : null;
+  const taken = {
+    ok: false as const,
+    result: formResult({ intent, errors: { name: "plugin_case.errors.typeTaken" }, values, messageValues: { name: parsed.data.name } }),
+    status: 409,
+  };
   try {
-    if (values.id) {
-      const id = Number(values.id);
-      const done = await db.update(t).set(parsed.data).where(eq(t.id, id)).returning({ id: t.id });
-      if (!done.length) return { ok: false, result: formResult({ intent, message: "plugin_case.errors.typeGone", values }), status: 404 };
-      return { ok: true, id };
-    }
-    const [row] = await db.insert(t).values(parsed.data).returning({ id: t.id });
-    return { ok: true, id: row.id };
+    return await handle.transaction(async (tx): Promise<Outcome<{ id: number }>> => {
+      // compared here as well as by the index: keys written before the index compared them (SQLite's lower() is ASCII only) are recomputed
+      const others = await tx.select({ id: t.id, name: t.name }).from(t);
+      if (others.some((o) => o.id !== id && typeNameKey(o.name) === nameKey)) return taken;
+      if (id !== null) {
+        const done = await tx
+          .update(t)
+          .set({ ...parsed.data, nameKey })
+          .where(eq(t.id, id))
+          .returning({ id: t.id });
+        if (!done.length) return { ok: false, result: formResult({ intent, message: "plugin_case.errors.typeGone", values }), status: 404 };
+        return { ok: true, id };
+      }
+      const [row] = await tx
+        .insert(t)
+        .values({ ...parsed.data, nameKey })
+        .returning({ id: t.id });
+      return { ok: true, id: row.id };
+    });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return {
-      ok: false,
-      result: formResult({ intent, errors: { name: "plugin_case.errors.typeTaken" }, values, messageValues: { name: parsed.data.name } }),
-      status: 409,
-    };
+    return taken;
   }
 }
+
+/** A case type's name as uniqueness compares it, the same on both dialects: Unicode NFKC, lower case in every script, spaces collapsed. */
+export const typeNameKey = (name: string) => name.normalize("NFKC").toLowerCase().normalize("NFKC").trim().replace(/\s+/g, " ");
 
 // ---------- cases ----------
 
@@ -388,6 +406,22 @@ export async function listCases(q: ListQuery, timeZone: string) {
     page: q.page,
     pages: Math.max(1, Math.ceil(Number(total) / CASES_PAGE_SIZE)),
   };
+}
+
+/** Cases whose title contains `text` (any case), or whose number it is ("1001" or "#1001"); the latest changed first. */
+export async function searchCases(text: string, limit: number) {
+  const { db, schema } = getDb();
+  const c = schema.cases;
+  const q = text.trim().slice(0, TITLE_MAX);
+  if (!q) return [];
+  const number = /^#?\d{1,9}$/.test(q) ? Number(q.replace("#", "")) : null;
+  const like = containsText(c.title, q);
+  return db
+    .select({ number: c.number, title: c.title, status: c.status })
+    .from(c)
+    .where(number === null ? like : sql`(${like} OR ${eq(c.number, number)})`)
+    .orderBy(desc(c.updatedAt), desc(c.id))
+    .limit(limit);
 }
 
 /** One case as the reader sees it: the tickets they may read (the others only counted), notes and history. */

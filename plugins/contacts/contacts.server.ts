@@ -5,6 +5,7 @@ import { and, desc, eq, exists, inArray, isNull, or, sql, type AnyColumn, type S
 import { getDb } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { conversationPath } from "~/conversation/channels";
+import { containsText } from "~/sql-contains.server";
 import { checkIdNumber, ID_TYPES } from "./identity";
 import { nameKeyOf, normaliseEmail, normalisePhone, type IdentityKind } from "./identities";
 
@@ -17,11 +18,7 @@ export const NAME_MAX = 200;
 export const SALUTATION_MAX = 30;
 export const NOTES_MAX = 5_000;
 
-/** Case-insensitive "column contains value"; % _ and \ are matched as typed. */
-function contains(column: AnyColumn | SQL, value: string): SQL {
-  const op = getDb().dialect === "pg" ? sql.raw("ILIKE") : sql.raw("LIKE");
-  return sql`${column} ${op} ${`%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`;
-}
+const contains = containsText;
 
 /** The search's condition: a name or email containing the words, or the phone they make (whole, or digits within). */
 function searchCondition(q: string): SQL | undefined {
@@ -64,6 +61,60 @@ export async function listContacts(input: { q?: string; page?: number; size?: nu
   const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
   const contacts: ContactRow[] = shown.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") }));
   return { contacts, page, size, q, more: rows.length > size };
+}
+
+/**
+ * A quick find for the global search, on indexes only (whatever the number of contacts): a whole
+ * email or phone, an email's beginning, or the beginning of a name (any case). The contacts list's
+ * own search also finds words inside names and emails, which reads every contact.
+ */
+export async function quickFindContacts(text: string, limit: number): Promise<{ contacts: ContactRow[]; more: boolean }> {
+  const { db, schema } = getDb();
+  const c = schema.contacts;
+  const ci = schema.contactIdentities;
+  const q = text.trim().slice(0, SEARCH_MAX);
+  if (!q) return { contacts: [], more: false };
+  // "starts with" as an index range (the indexes' own order: byte order on SQLite and on a C-collated PostgreSQL; rechecked below)
+  const startsWith = (column: AnyColumn, prefix: string) => and(sql`${column} >= ${prefix}`, sql`${column} < ${`${prefix}\u{10FFFF}`}`);
+  const key = nameKeyOf(q);
+  const phone = normalisePhone(q);
+  // emails are kept lower-cased: a whole one is its own beginning
+  const lower = q.toLowerCase();
+  const byIdentity = (kind: IdentityKind, match: SQL | undefined) =>
+    db
+      .select({ id: ci.contactId, value: ci.value })
+      .from(ci)
+      .where(and(eq(ci.kind, kind), match))
+      .limit(limit + 1);
+  const [byName, byEmail, byPhone] = await Promise.all([
+    db
+      .select({ id: c.id, value: c.nameKey })
+      .from(c)
+      .where(and(startsWith(c.nameKey, key), isNull(c.mergedInto)))
+      .limit(limit + 1),
+    /\s/.test(lower) ? [] : byIdentity("email", startsWith(ci.value, lower)),
+    phone ? byIdentity("phone", eq(ci.value, phone)) : [],
+  ]);
+  const ids = [
+    ...new Set([
+      ...byName.filter((r) => r.value.startsWith(key)).map((r) => r.id),
+      ...byEmail.filter((r) => r.value.startsWith(lower)).map((r) => r.id),
+      ...byPhone.map((r) => r.id),
+    ]),
+  ];
+  if (!ids.length) return { contacts: [], more: false };
+  const rows = await db
+    .select({ id: c.id, uid: c.uid, name: c.name, salutation: c.salutation, createdAt: c.createdAt })
+    .from(c)
+    .where(and(inArray(c.id, ids), isNull(c.mergedInto)))
+    .orderBy(desc(c.createdAt), desc(c.id));
+  const shown = rows.slice(0, limit);
+  const identities = await identitiesOf(shown.map((r) => r.id));
+  const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
+  return {
+    contacts: shown.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") })),
+    more: rows.length > limit || byName.length > limit || byEmail.length > limit,
+  };
 }
 
 async function identitiesOf(contactIds: number[]) {

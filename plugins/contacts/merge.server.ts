@@ -1,6 +1,7 @@
 // Merging two contacts that are one person: the other contact's identities (emails, phones,
 // channel ids) and conversations move to this one, in one transaction, and the other is marked
-// merged_into this one (its page redirects here). What moved is kept in contact_merges, so an undo
+// merged_into this one (its page redirects here); custom field values this one has none of are
+// copied from the other. What moved is kept in contact_merges, so an undo
 // within a day puts exactly that back: identities or conversations that came to this contact
 // later stay where they are. The merge record says who merged and when (the undo, when).
 import { and, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
@@ -14,7 +15,8 @@ export const UNDO_MS = 24 * 60 * 60_000;
 /** Rows changed per statement (well under both databases' parameter limits). */
 const CHUNK = 1_000;
 
-type Moved = { identities: [IdentityKind, string][]; tickets: number[] };
+/** `fields`: the other contact's custom field values copied here (fields this contact had no value of); absent in merges made before custom fields. */
+type Moved = { identities: [IdentityKind, string][]; tickets: number[]; fields?: [number, string][] };
 export type MergeRefusal = "self" | "notFound" | "fromMerged" | "intoMerged";
 type Actor = Pick<UserRow, "id" | "username">;
 
@@ -78,7 +80,16 @@ export async function mergeContacts(intoUid: string, fromUid: string, by: Actor,
       const tickets = (await tx.select({ id: ct.ticketId }).from(ct).where(eq(ct.contactId, from.id))).map((r) => r.id);
       await tx.update(ci).set({ contactId: into.id }).where(eq(ci.contactId, from.id));
       await tx.update(ct).set({ contactId: into.id }).where(eq(ct.contactId, from.id));
-      const moved: Moved = { identities: identities.map((i) => [i.kind as IdentityKind, i.value]), tickets };
+      // custom field values: this contact's own win; those it has none of are copied from the other (which keeps its own)
+      const fv = schema.contactFieldValues;
+      const values = await tx
+        .select({ contactId: fv.contactId, fieldId: fv.fieldId, value: fv.value })
+        .from(fv)
+        .where(inArray(fv.contactId, [into.id, from.id]));
+      const own = new Set(values.filter((v) => v.contactId === into.id).map((v) => v.fieldId));
+      const fields = values.filter((v) => v.contactId === from.id && !own.has(v.fieldId)).map((v) => [v.fieldId, v.value] as [number, string]);
+      if (fields.length) await tx.insert(fv).values(fields.map(([fieldId, value]) => ({ contactId: into.id, fieldId, value })));
+      const moved: Moved = { identities: identities.map((i) => [i.kind as IdentityKind, i.value]), tickets, fields };
       const [merge] = await tx
         .insert(schema.contactMerges)
         .values({ intoId: into.id, fromId: from.id, moved: JSON.stringify(moved), byUser: by.id, mergedAt: now })
@@ -151,6 +162,10 @@ export async function undoMerge(mergeId: number, by: Actor, now = Date.now()) {
           .update(ct)
           .set({ contactId: from.id })
           .where(and(eq(ct.contactId, into.id), inArray(ct.ticketId, part)));
+      // the copied custom field values go, unless changed here since (the other contact kept its own)
+      const fv = schema.contactFieldValues;
+      for (const [fieldId, value] of moved.fields ?? [])
+        await tx.delete(fv).where(and(eq(fv.contactId, into.id), eq(fv.fieldId, fieldId), eq(fv.value, value)));
       await tx.update(c).set({ mergedInto: null, mergedAt: null, updatedAt: now }).where(eq(c.id, from.id));
       await audit(
         { action: "contact.merge_undone", actor: { id: by.id, name: by.username }, target: { type: "contact", id: into.uid }, detail: { from: from.uid } },

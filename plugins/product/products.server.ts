@@ -2,6 +2,7 @@
 // case, category, price, description, image); anyone with the menu finds them and links one to a
 // ticket they may read. Linked tickets are shown only to those who may read them (access.server).
 import { and, asc, count, desc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { getDb, type Tx } from "@db/client";
 import { audit } from "~/accounts/audit.server";
@@ -84,6 +85,35 @@ export interface ProductInput {
   image: { bytes: Uint8Array | null; tooLarge?: boolean };
   /** Edit only: drop the current image (a new one wins). */
   removeImage?: boolean;
+  /** The image of a refused form, sent again without its bytes (pendingImageToken's answer). */
+  pendingImage?: string;
+  /** Edit only: the product's updated_at as the form read it; a save over a later change is refused (409). */
+  version?: number;
+}
+
+// ---- an image kept across a refused form ----
+// The refusal stores the chosen image and gives the form a token for it (the file's key, signed for
+// this admin), so sending the form again without choosing the image again keeps it. Only a token
+// this server signed names a file: no other stored file (a ticket's attachment) can become an image.
+const pendingSecret = () => process.env.SESSION_SECRET || "dev-only-secret";
+const pendingSignature = (key: string, userId: number) => createHmac("sha256", pendingSecret()).update(`product-image:${userId}:${key}`).digest("base64url");
+
+export function pendingImageToken(key: string, userId: number) {
+  return `${key}.${pendingSignature(key, userId)}`;
+}
+
+/** The stored key a pending-image token names, when this server signed it for this user. */
+export function pendingImageKey(token: string | undefined, userId: number): string | null {
+  const [key, signature, extra] = (token ?? "").split(".");
+  if (extra !== undefined || !key || !signature || !KEY.test(key)) return null;
+  const expected = Buffer.from(pendingSignature(key, userId));
+  const given = Buffer.from(signature);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? key : null;
+}
+
+async function storedBytes(key: string): Promise<Uint8Array | null> {
+  const stream = await fileStorage().get(key);
+  return stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : null;
 }
 
 /**
@@ -91,32 +121,54 @@ export interface ProductInput {
  * image is stored before the row and removed again when the row is not written.
  */
 export async function saveProduct(input: ProductInput, by: By, id?: number): Promise<{ ok: true; id: number } | Refused> {
-  const refused = (errors: Record<string, string>, status = 400): Refused => ({
-    ok: false,
-    result: formResult({ intent: "save", errors, values: input.values }),
-    status,
-  });
+  const storage = fileStorage();
+  // an image sent with an earlier, refused form: the token's file, checked again like a new one
+  const pendingKey = input.image.bytes || input.image.tooLarge ? null : pendingImageKey(input.pendingImage, by.actor.id);
+  const pendingBytes = pendingKey ? await storedBytes(pendingKey) : null;
+  const image = pendingBytes ? { bytes: pendingBytes } : input.image;
+  const values = { ...input.values, version: input.version === undefined ? "" : String(input.version) };
+  /** A refusal; a good image chosen with it is kept (stored, its token in the form) so that it need not be chosen again. */
+  const refused = async (parts: { errors?: Record<string, string>; message?: string }, status = 400): Promise<Refused> => {
+    let pending = "";
+    if (!parts.errors?.image && image.bytes && !imageProblem(image.bytes))
+      pending = pendingImageToken(pendingBytes ? pendingKey! : await storage.put(image.bytes), by.actor.id);
+    return { ok: false, result: formResult({ intent: "save", ...parts, values: { ...values, pending_image: pending } }), status };
+  };
   const before = id ? await getProduct(id) : null;
   if (id && !before) return { ok: false, result: formResult({ intent: "save", message: "plugin_product.error.notFound", values: input.values }), status: 404 };
-  const checked = checkFields(input.values, input.image);
+  // the form then carries the version now stored: saving it again (after a look) is a deliberate overwrite
+  const changedMeanwhile = async () => {
+    const [now] = await getDb()
+      .db.select({ updatedAt: getDb().schema.products.updatedAt })
+      .from(getDb().schema.products)
+      .where(eq(getDb().schema.products.id, id!));
+    values.version = now ? String(Number(now.updatedAt)) : values.version;
+    return refused({ message: "plugin_product.error.changedMeanwhile" }, 409);
+  };
+  // the form carries the product as it was read: saving over someone's later change (its image above all) would undo it unseen
+  if (before && input.version !== undefined && input.version !== Number(before.updatedAt)) return changedMeanwhile();
+  const checked = checkFields(input.values, image);
   // every problem at once: a taken SKU too, beside the other fields' errors
   const errors = checked.ok ? {} : { ...checked.errors };
   if (!errors.sku && (await skuTaken(input.values.sku.trim(), id))) errors.sku = "plugin_product.error.skuTaken";
-  if (!checked.ok || errors.sku) return refused(errors, Object.keys(errors).length === 1 && errors.sku ? 409 : 400);
-  const storage = fileStorage();
-  const newKey = input.image.bytes ? await storage.put(input.image.bytes) : null;
+  if (!checked.ok || errors.sku) return refused({ errors }, Object.keys(errors).length === 1 && errors.sku ? 409 : 400);
+  const newKey = pendingBytes ? pendingKey : image.bytes ? await storage.put(image.bytes) : null;
   const imageKey = newKey ?? (input.removeImage ? null : (before?.imageKey ?? null));
   const { schema } = getDb();
   const now = Date.now();
-  let savedId: number;
+  let savedId: number | null;
   try {
     savedId = await getDb().transaction(async (tx: Tx) => {
       let rowId: number;
-      if (id) {
-        await tx
+      if (id && before) {
+        // written only over the row that was read: of two saves at once the later is refused, so
+        // nobody's image is removed while the row still points at it; the version moves on even within one millisecond
+        const claimed = await tx
           .update(schema.products)
-          .set({ ...checked.row, imageKey, updatedAt: now })
-          .where(eq(schema.products.id, id));
+          .set({ ...checked.row, imageKey, updatedAt: Math.max(now, Number(before.updatedAt) + 1) })
+          .where(and(eq(schema.products.id, id), eq(schema.products.updatedAt, before.updatedAt)))
+          .returning({ id: schema.products.id });
+        if (!claimed.length) return null;
         rowId = id;
       } else {
         const [row] = await tx
@@ -139,9 +191,15 @@ export async function saveProduct(input: ProductInput, by: By, id?: number): Pro
       return rowId;
     });
   } catch (error) {
-    if (newKey) await storage.remove(newKey);
-    if (isUniqueViolation(error)) return refused({ sku: "plugin_product.error.skuTaken" }, 409);
+    // the refusal keeps the image pending (a pending file is kept as it is, a new one stored again by refused)
+    if (newKey && newKey !== pendingKey) await storage.remove(newKey);
+    if (isUniqueViolation(error)) return refused({ errors: { sku: "plugin_product.error.skuTaken" } }, 409);
     throw error;
+  }
+  // another save came first: the row stays as the other left it, the chosen image pending with the refusal
+  if (savedId === null) {
+    if (newKey && newKey !== pendingKey) await storage.remove(newKey);
+    return changedMeanwhile();
   }
   // the replaced image is no longer anyone's: its file goes
   if (before?.imageKey && before.imageKey !== imageKey) await storage.remove(before.imageKey);
@@ -212,6 +270,21 @@ export async function listProducts(query: ListQuery) {
     .limit(PAGE_SIZE)
     .offset((page - 1) * PAGE_SIZE);
   return { rows, total: Number(total), page, pages };
+}
+
+/** Products whose name or SKU contains `text`, by name; `more` when others match too. Inactive ones only with `withInactive` (admins). */
+export async function searchProducts(text: string, limit: number, withInactive = false) {
+  const { db, schema } = getDb();
+  const p = schema.products;
+  const q = text.trim().slice(0, LIMITS.name);
+  if (!q) return { rows: [], more: false };
+  const rows = await db
+    .select({ id: p.id, name: p.name, sku: p.sku })
+    .from(p)
+    .where(and(withInactive ? undefined : eq(p.active, true), sql`(${contains(p.name, q)} OR ${contains(p.sku, q)})`))
+    .orderBy(asc(p.name), asc(p.id))
+    .limit(limit + 1);
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
 /** The categories in use, by name (the list's filter). */

@@ -40,6 +40,8 @@ import { conversationPath } from "~/conversation/channels";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { ENCRYPTED_MESSAGE_TYPE } from "~/conversation/constants";
 import { highlightHtml } from "./highlight";
+import { searchHits, type SearchHitSection } from "~/search-hits.server";
+import type { Viewer } from "~/permissions";
 
 export const SEARCH_KEYS = ["contact", "from", "label", "number", "message"] as const;
 export type SearchKey = (typeof SEARCH_KEYS)[number];
@@ -864,6 +866,23 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
     messageMore: messageRanked.length > (messageIndex + 1) * SEARCH_PAGE_SIZE,
     terms: p.terms,
   };
+}
+
+export type RecordSection = SearchHitSection & { plugin: string };
+
+/**
+ * The records other plugins find for these tokens (contacts, cases, products; the manifest's
+ * `searchHits`): by the free text, and contacts by `contact:` values too. Each plugin checks the
+ * reader's access itself.
+ */
+export function recordHits(tokens: SearchToken[], reader: Reader, viewer: Viewer, enabled: readonly string[], trial = false): Promise<RecordSection[]> {
+  const text = tokens
+    .filter((t) => t.key === "text")
+    .map((t) => t.value)
+    .join(" ")
+    .trim();
+  const contact = tokens.filter((t) => t.key === "contact" && t.value).map((t) => t.value);
+  return searchHits({ reader, viewer, text, contact }, enabled, trial);
 }
 
 /**

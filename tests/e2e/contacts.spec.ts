@@ -60,7 +60,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.getByLabel("ID type").selectOption({ label: "MyKad ID" });
       await page.getByLabel("ID number").fill("901301-14-5678");
       await page.getByLabel("Notes").fill("Call after 6 pm");
-      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect(page.getByText("The first six digits are the birth date (YYMMDD): 901301 is not a real date.")).toBeVisible();
       await expect(page.getByLabel("ID number")).toHaveAttribute("aria-invalid", "true");
       await expect(page.getByLabel("ID number")).toHaveValue("901301-14-5678");
@@ -70,10 +70,10 @@ for (const javaScriptEnabled of [true, false]) {
 
       // a place code no state has, then the right number
       await page.getByLabel("ID number").fill("900101-17-5678");
-      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect(page.getByText("Digits 7 and 8 are the place of birth: 17 is not a state or country code.")).toBeVisible();
       await page.getByLabel("ID number").fill("900101145678");
-      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
       await expect(page.getByRole("heading", { level: 1, name: "Puan Nora Aziz" })).toBeVisible();
       await expect(page.getByLabel("ID number")).toHaveValue("900101-14-5678");
@@ -82,7 +82,7 @@ for (const javaScriptEnabled of [true, false]) {
       // Refuses to provide: no number kept; with JavaScript its field hides
       await page.getByLabel("ID type").selectOption({ label: "Refuses to provide" });
       if (javaScriptEnabled) await expect(page.getByLabel("ID number")).toBeHidden();
-      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
       await expect(page.getByText("MyKad ID: 900101-14-5678")).toHaveCount(0);
       if (javaScriptEnabled) await expect(page.getByLabel("ID number")).toBeHidden();

@@ -17,7 +17,14 @@ import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { insertTicket } from "~/conversation/model.server";
 import { createJobWorker, enqueue } from "~/jobs/queue.server";
 import { setSetting } from "~/models/settings.server";
-import { appointmentDetail, createAppointment, occurrencesBetween, updateAppointment, type AppointmentValues } from "@plugins/calendar/calendar.server";
+import {
+  advanceTicketAppointments,
+  appointmentDetail,
+  createAppointment,
+  occurrencesBetween,
+  updateAppointment,
+  type AppointmentValues,
+} from "@plugins/calendar/calendar.server";
 import { dayStart, occurrences } from "@plugins/calendar/recurrence";
 import { regenerateFeed } from "@plugins/calendar/feed.server";
 import { REMINDER_JOB, sendDueReminders } from "@plugins/calendar/reminders.server";
@@ -300,6 +307,55 @@ describe.each(DIALECTS)("calendar (%s)", (dialect) => {
     expect(await sendDueReminders(now + 86_400_000)).toContain(made.id);
     expect(await sendDueReminders(now + 86_400_000 + 60_000)).not.toContain(made.id);
     expect((await reminders()).filter((n) => n.title.includes("Daily stand-up"))).toHaveLength(2);
+  });
+
+  it("moves a ticket's appointment on to a repeating appointment's next occurrence as time passes (the job, on a clock)", async () => {
+    const { db, schema } = t.handle;
+    const ticket = await t.handle.transaction((tx) =>
+      insertTicket(
+        tx,
+        { title: "Weekly physio", channel: "EMAIL", departmentId: agent.departmentId, contactName: "Mei", contactEmail: "mei@example.com", contactPhone: "" },
+        "x",
+        Date.now(),
+      ),
+    );
+    const at = async () => Number((await db.select({ at: schema.tickets.appointmentAt }).from(schema.tickets).where(eq(schema.tickets.id, ticket.id)))[0].at);
+    // booked on Monday 2032-03-01 for 10:00 on Tuesdays, three times (2, 9 and 16 March)
+    const clock = dayStart("2032-03-01", KL) + 9 * 3_600_000;
+    const made = await createAppointment(
+      agent,
+      {
+        ...blank,
+        title: "Physio",
+        ticket: String(ticket.ticketNumber),
+        start_date: "2032-03-02",
+        start_time: "10:00",
+        end_time: "11:00",
+        repeat: "weekly",
+        count: "3",
+      },
+      KL,
+      clock,
+    );
+    expect(made.ok).toBe(true);
+    const tuesday = (day: string) => dayStart(day, KL) + 10 * 3_600_000;
+    expect(await at()).toBe(tuesday("2032-03-02"));
+    // before the first one has passed nothing moves
+    expect(await advanceTicketAppointments(KL, tuesday("2032-03-02") - 60_000)).not.toContain(ticket.id);
+    // the day after: the next Tuesday, and a second run (another node) changes nothing
+    expect(await advanceTicketAppointments(KL, tuesday("2032-03-03"))).toContain(ticket.id);
+    expect(await at()).toBe(tuesday("2032-03-09"));
+    expect(await advanceTicketAppointments(KL, tuesday("2032-03-03"))).not.toContain(ticket.id);
+    // the list's "within two days" finds it on the Sunday before, not on the Friday
+    const listed = async (now: number) =>
+      (await listTickets(agent, "ticket", parseListQuery(new URLSearchParams({ status: "4", appt: "soon" }))!, { now, timeZone: KL })).items.map((i) => i.id);
+    expect(await listed(tuesday("2032-03-09") - 2 * 86_400_000 + 3_600_000)).toContain(ticket.id);
+    expect(await listed(tuesday("2032-03-05"))).not.toContain(ticket.id);
+    // after the series' last occurrence it stays on that one
+    expect(await advanceTicketAppointments(KL, tuesday("2032-03-12"))).toContain(ticket.id);
+    expect(await at()).toBe(tuesday("2032-03-16"));
+    expect(await advanceTicketAppointments(KL, tuesday("2032-04-01"))).not.toContain(ticket.id);
+    expect(await at()).toBe(tuesday("2032-03-16"));
   });
 
   it("lets an agent see their own and their contacts' appointments, admins all; only owner, maker or admin change one", async () => {

@@ -216,6 +216,18 @@ describe.each(DIALECTS)("cases (%s)", (dialect) => {
     expect(made.ok).toBe(true);
     const twin = await saveCaseType(admin, { id: "", name: "delivery", active: "1" });
     expect(!twin.ok && twin.result.errors.name).toBe("plugin_case.errors.typeTaken");
+    // non-ASCII names compare the same on both dialects: case in every script, and Unicode forms (NFKC)
+    const accented = await saveCaseType(admin, { id: "", name: "Éléctricité", active: "1" });
+    expect(accented.ok).toBe(true);
+    for (const name of ["éLÉCTRICITÉ", "E\u0301le\u0301ctricite\u0301", "  ÉLÉCTRICITÉ "]) {
+      const clash = await saveCaseType(admin, { id: "", name, active: "1" });
+      expect(!clash.ok && clash.result.errors.name, name).toBe("plugin_case.errors.typeTaken");
+    }
+    expect((await saveCaseType(admin, { id: "", name: "ＤＥＬＩＶＥＲＹ", active: "1" })).ok).toBe(false);
+    expect((await saveCaseType(admin, { id: "", name: "Ремонт", active: "1" })).ok).toBe(true);
+    expect((await saveCaseType(admin, { id: "", name: "РЕМОНТ", active: "1" })).ok).toBe(false);
+    // renaming a type to its own name in another case is no clash
+    expect((await saveCaseType(admin, { id: String(accented.ok ? accented.id : 0), name: "ÉLÉCTRICITÉ", active: "1" })).ok).toBe(true);
     const typeId = made.ok ? made.id : 0;
     const retired = await saveCaseType(admin, { id: "", name: "Old", active: "" });
     const set = await updateCase(actorOf(agent), 1002, { ...blank, title: "Another", case_type: String(typeId), status: "open" });

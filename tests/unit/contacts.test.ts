@@ -21,6 +21,9 @@ import { normalisePhone } from "@plugins/contacts/identities";
 import { defineLinkJob, firstUnlinked, linkPending, linkTicket, queueLinking } from "@plugins/contacts/link.server";
 import { contactActivity, contactByUid } from "@plugins/contacts/contacts.server";
 import { action as contactAction, loader as contactLoader } from "@plugins/contacts/routes/contact";
+import { action as fieldsAction } from "@plugins/contacts/routes/fields";
+import { customFields, customValues, inputName, saveCustomValues } from "@plugins/contacts/custom-fields.server";
+import { mergeContacts, undoMerge } from "@plugins/contacts/merge.server";
 import { loader as listLoader } from "@plugins/contacts/routes/contacts";
 import { loader as apiLoader } from "@plugins/contacts/routes/api.contacts.list";
 
@@ -335,6 +338,104 @@ describe.each(DIALECTS)("Contacts (%s)", (dialect) => {
     // refusing to provide keeps no number
     await post({ ...fields, idType: "refused", idNumber: "900101145678" });
     expect(await contactByUid(row.uid)).toMatchObject({ idType: "refused", idNumber: "" });
+  });
+
+  it("custom fields: admins add text, number, date and select fields; a contact's values are checked per kind, refused with the typed values kept", async () => {
+    const fieldsPost = (cookie: string, fields: Record<string, string>) =>
+      settle(() =>
+        fieldsAction({
+          request: new Request("http://localhost/contacts/fields", { method: "POST", headers: { Cookie: cookie }, body: new URLSearchParams(fields) }),
+          params: {},
+          context,
+        }),
+      );
+    // agents are sent back to the list; a select without choices is refused
+    expect((await fieldsPost(agentCookie, { label: "Tier", kind: "text", options: "", required: "" })).headers.get("Location")).toBe("/contacts");
+    const noChoices = await fieldsPost(adminCookie, { label: "Tier", kind: "select", options: " \n ", required: "" });
+    expect(noChoices.status).toBe(400);
+    expect(await noChoices.json()).toMatchObject({
+      errors: { options: "plugin_contacts.customFields.error.optionsRequired" },
+      values: { label: "Tier", kind: "select" },
+    });
+    for (const f of [
+      { label: "Loyalty no.", kind: "text", options: "", required: "1" },
+      { label: "Units owned", kind: "number", options: "", required: "" },
+      { label: "Warranty ends", kind: "date", options: "", required: "" },
+      { label: "Tier", kind: "select", options: "Gold\nSilver\nGold\nBronze", required: "" },
+    ])
+      expect((await fieldsPost(adminCookie, f)).headers.get("Location")).toBe("/contacts/fields?added=1");
+    const fields = await customFields();
+    expect(fields.map((f) => [f.label, f.kind, f.options, f.required])).toEqual([
+      ["Loyalty no.", "text", [], true],
+      ["Units owned", "number", [], false],
+      ["Warranty ends", "date", [], false],
+      ["Tier", "select", ["Gold", "Silver", "Bronze"], false],
+    ]);
+    const [loyalty, units, warranty, tier] = fields.map((f) => inputName(f.id));
+
+    const ticket = await writesIn({ name: "Farid", email: "farid@example.com" });
+    await linkPending();
+    const [row] = await t.handle.db
+      .select()
+      .from(t.handle.schema.contacts)
+      .where(eq(t.handle.schema.contacts.id, (await contactOf(ticket.id))!));
+    const post = (values: Record<string, string>) =>
+      settle(() =>
+        contactAction({
+          request: new Request(`http://localhost/contacts/${row.uid}`, {
+            method: "POST",
+            headers: { Cookie: agentCookie },
+            body: new URLSearchParams({ intent: "customFields", ...values }),
+          }),
+          params: { "*": row.uid },
+          context,
+        }),
+      );
+    const typed = { [loyalty]: "", [units]: "three", [warranty]: "2027-02-30", [tier]: "Platinum" };
+    const refused = await post(typed);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      intent: "customFields",
+      message: "plugin_contacts.error.check",
+      errors: {
+        [loyalty]: "plugin_contacts.customFields.error.required",
+        [units]: "plugin_contacts.customFields.error.number",
+        [warranty]: "plugin_contacts.customFields.error.date",
+        [tier]: "plugin_contacts.customFields.error.select",
+      },
+      values: typed,
+    });
+    expect(await customValues(row.id)).toEqual({});
+
+    const saved = await post({ [loyalty]: " L-778 ", [units]: "1,204.5", [warranty]: "2027-02-28", [tier]: "Silver" });
+    expect(saved.headers.get("Location")).toBe(`/contacts/${row.uid}?fieldsSaved=1#contact-custom`);
+    const page = await settle(() => contactLoader({ request: get(`/contacts/${row.uid}`, agentCookie), params: { "*": row.uid }, context: { ...context } }));
+    const shown = await page.json();
+    expect(shown.fields.map((f: { label: string }) => f.label)).toEqual(["Loyalty no.", "Units owned", "Warranty ends", "Tier"]);
+    expect(Object.values(shown.fieldValues)).toEqual(["L-778", "1204.5", "2027-02-28", "Silver"]);
+
+    // a retired field is neither shown nor required, and its value comes back with it
+    const retire = await fieldsPost(adminCookie, { intent: "retire", field: String(fields[0].id) });
+    expect(retire.headers.get("Location")).toBe("/contacts/fields");
+    expect((await post({ [units]: "", [warranty]: "", [tier]: "" })).status).toBe(302);
+    expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778" });
+    await fieldsPost(adminCookie, { intent: "restore", field: String(fields[0].id) });
+    expect((await customFields()).map((f) => f.label)).toContain("Loyalty no.");
+
+    // a merge copies the other contact's values of fields this one has none of (its own win); the undo takes exactly those back
+    const other = await writesIn({ name: "Farid R", email: "farid.r@example.com" });
+    await linkPending();
+    const [otherRow] = await t.handle.db
+      .select()
+      .from(t.handle.schema.contacts)
+      .where(eq(t.handle.schema.contacts.id, (await contactOf(other.id))!));
+    expect((await saveCustomValues(otherRow.id, { [loyalty]: "L-999", [units]: "7" })).ok).toBe(true);
+    const merged = await mergeContacts(row.uid, otherRow.uid, admin);
+    expect(merged.ok).toBe(true);
+    expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778", [fields[1].id]: "7" });
+    expect((await undoMerge((merged as { mergeId: number }).mergeId, admin)).ok).toBe(true);
+    expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778" });
+    expect(await customValues(otherRow.id)).toEqual({ [fields[0].id]: "L-999", [fields[1].id]: "7" });
   });
 
   it("finds contacts by name, email or phone on /contacts and GET /api/contacts/list; an agent with hide_contacts is kept out", async () => {

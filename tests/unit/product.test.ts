@@ -26,6 +26,7 @@ import {
   linkTicket,
   listProducts,
   PAGE_SIZE,
+  pendingImageToken,
   saveProduct,
   setActive,
   unlinkTicket,
@@ -229,6 +230,88 @@ describe.each(DIALECTS)("the product catalogue (%s)", (dialect) => {
 
     expect((await call(formRoute.loader as Fn, get("/product/new", agentCookie))).status).toBe(403);
     expect((await call(formRoute.action as Fn, multipart("/product/new", agentCookie, fields({ sku: "AGENT-1" })))).status).toBe(403);
+  });
+
+  it("keeps the chosen image after a refused form: sent again without choosing it, the product has it; a forged token names no file", async () => {
+    const refused = await call(
+      formRoute.action as Fn,
+      multipart("/product/new", adminCookie, fields({ sku: "KEEP-1", price: "lots" }), { bytes: PNG, name: "k.png", type: "image/png" }),
+    );
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.errors).toEqual({ price: "plugin_product.error.priceNotNumber" });
+    expect(body.values.pending_image).toMatch(/^[a-f0-9]{32}\.[\w-]+$/);
+    // the form again, the price mended, no file chosen: the kept image is the product's
+    const saved = await call(
+      formRoute.action as Fn,
+      multipart("/product/new", adminCookie, { ...fields({ sku: "KEEP-1" }), pending_image: body.values.pending_image }),
+    );
+    expect(saved.status).toBe(302);
+    const id = Number(saved.headers.get("Location")!.match(/\/product\/(\d+)/)![1]);
+    const row = (await getProduct(id))!;
+    expect(row.imageKey).toBe(body.values.pending_image.split(".")[0]);
+    const image = await call(imageRoute.loader as Fn, get(`/product/${id}/image?k=${row.imageKey}`, agentCookie), { id: String(id) });
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+
+    // another stored file (an attachment) cannot be named: a made-up signature, or another admin's token
+    const attachment = await fileStorage().put(new Uint8Array(PNG));
+    for (const token of [`${attachment}.forged`, `${attachment}`, pendingImageToken(attachment, admin.id + 999)]) {
+      const sku = `FORGE-${token.length}`;
+      const r = await call(formRoute.action as Fn, multipart("/product/new", adminCookie, { ...fields({ sku }), pending_image: token }));
+      expect(r.status).toBe(302);
+      expect((await listProducts({ q: sku, withInactive: true })).rows[0].imageKey).toBeNull();
+    }
+  });
+
+  it("refuses a save over another admin's later change (the image above all), keeping what was typed; saved again it goes through", async () => {
+    const made = (await saveProduct({ values: fields({ sku: "LOCK-1" }), image: { bytes: new Uint8Array(PNG) } }, by())) as { id: number };
+    const read = await call(formRoute.loader as Fn, get(`/product/${made.id}/edit`, adminCookie), { id: String(made.id) });
+    const version = String((await read.json()).product.version);
+    const firstKey = (await getProduct(made.id))!.imageKey!;
+    // admin A removes the image; admin B, who opened the form before, saves a new name without touching the image
+    const a = await call(
+      formRoute.action as Fn,
+      multipart(`/product/${made.id}/edit`, adminCookie, { ...fields({ sku: "LOCK-1" }), remove_image: "1", version }),
+      { id: String(made.id) },
+    );
+    expect(a.status).toBe(302);
+    expect(await fileStorage().get(firstKey)).toBeUndefined();
+    const b = await call(
+      formRoute.action as Fn,
+      multipart(`/product/${made.id}/edit`, adminCookie, { ...fields({ sku: "LOCK-1", name: "Kettle B" }), version }),
+      { id: String(made.id) },
+    );
+    expect(b.status).toBe(409);
+    const refusedB = await b.json();
+    expect(refusedB).toMatchObject({ message: "plugin_product.error.changedMeanwhile", values: { name: "Kettle B" } });
+    // the product does not point at the deleted file, and B's name did not land
+    expect(await getProduct(made.id)).toMatchObject({ imageKey: null, name: "Kettle" });
+    // B chose a new image at the same time as a stale save: refused too, the image kept pending
+    const withImage = await call(
+      formRoute.action as Fn,
+      multipart(
+        `/product/${made.id}/edit`,
+        adminCookie,
+        { ...fields({ sku: "LOCK-1", name: "Kettle B" }), version },
+        { bytes: PNG, name: "b.png", type: "image/png" },
+      ),
+      { id: String(made.id) },
+    );
+    expect(withImage.status).toBe(409);
+    const pending = (await withImage.json()).values.pending_image;
+    expect(pending).toMatch(/^[a-f0-9]{32}\./);
+    // saved again from the refused form (its version is now the stored one): B's name and image land
+    const again = await call(
+      formRoute.action as Fn,
+      multipart(`/product/${made.id}/edit`, adminCookie, {
+        ...fields({ sku: "LOCK-1", name: "Kettle B" }),
+        version: refusedB.values.version,
+        pending_image: pending,
+      }),
+      { id: String(made.id) },
+    );
+    expect(again.status).toBe(302);
+    expect(await getProduct(made.id)).toMatchObject({ name: "Kettle B", imageKey: pending.split(".")[0] });
   });
 
   it("searches by name or SKU whatever the case, filters by category, pages, and hides inactive products from agents", async () => {

@@ -20,6 +20,7 @@ import { duplicatesOf } from "../duplicates.server";
 import { mergedTarget, undoableMerges, undoMerge } from "../merge.server";
 import { staffProfile, visitorProfile } from "../people.server";
 import { StaffPage, VisitorPage } from "../components/People";
+import { customFields, customValues, inputName, saveCustomValues, VALUE_MAX } from "../custom-fields.server";
 
 const uidOf = (params: Record<string, string | undefined>) => {
   const uid = params["*"] ?? "";
@@ -51,10 +52,12 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   }
   const url = new URL(request.url);
   const page = Number(url.searchParams.get("page") ?? 1);
-  const [activity, duplicates, merges] = [
+  const [activity, duplicates, merges, fields, fieldValues] = [
     await contactActivity(user, contact.id, Number.isSafeInteger(page) ? page : 1),
     await duplicatesOf(contact),
     await undoableMerges(contact.id),
+    await customFields(),
+    await customValues(contact.id),
   ];
   return json(
     {
@@ -63,7 +66,11 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       activity,
       duplicates,
       merges,
+      fields,
+      fieldValues,
+      isAdmin: user.type === "admin",
       saved: url.searchParams.has("saved"),
+      fieldsSaved: url.searchParams.has("fieldsSaved"),
       merged: url.searchParams.has("merged"),
       undone: url.searchParams.has("undone"),
       timeZone,
@@ -81,6 +88,13 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     const undone = Number.isSafeInteger(mergeId) ? await undoMerge(mergeId, user) : { ok: false as const, refusal: "notFound" as const };
     if (!undone.ok) return refuse(formResult({ intent: "undo", message: `plugin_contacts.merge.undoRefused.${undone.refusal}` }), 409);
     return redirect(`/contacts/${undone.intoUid}?undone=1#contact-merges`);
+  }
+  if (form.get("intent") === "customFields") {
+    const contact = await contactByUid(uid);
+    if (!contact || contact.mergedInto !== null) throw new Response("Not Found", { status: 404 });
+    const saved = await saveCustomValues(contact.id, formValues(form));
+    if (!saved.ok) return refuse(saved.result);
+    return redirect(`/contacts/${uid}?fieldsSaved=1#contact-custom`);
   }
   const values = formValues(form, IDENTITY_FIELDS);
   const saved = await updateIdentity(uid, values);
@@ -173,6 +187,75 @@ function IdentityForm({ contact }: { contact: ContactData["contact"] }) {
   );
 }
 
+/** The admins' custom fields, each by its kind (a number is typed as text, so what was typed comes back as typed when refused). */
+function CustomFieldsForm({ data }: { data: ContactData }) {
+  const { t } = useTranslation();
+  const failed = useFormResult("customFields");
+  const navigation = useNavigation();
+  const location = useLocation();
+  if (!data.fields.length) return <p className="muted">{t("plugin_contacts.customFields.none")}</p>;
+  const errors = failed?.errors ?? {};
+  return (
+    <Form method="post" noValidate className="stack narrow contact-custom" aria-labelledby="contact-custom" key={refusalKey(failed, location.key)}>
+      <input type="hidden" name="intent" value="customFields" />
+      <FormMessage result={failed} />
+      {data.fields.map((field) => {
+        const name = inputName(field.id);
+        const id = `contact-${name}`;
+        const error = errors[name];
+        const a = {
+          id,
+          name,
+          defaultValue: failed?.values[name] ?? data.fieldValues[field.id] ?? "",
+          "aria-invalid": !!error,
+          "aria-required": field.required || undefined,
+          "aria-describedby":
+            [field.kind === "number" || field.kind === "date" ? `${id}-help` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined,
+        };
+        return (
+          <div className="stack" key={field.id} data-field-kind={field.kind}>
+            <label htmlFor={id}>
+              {field.label}
+              {field.required ? ` (${t("plugin_contacts.customFields.required")})` : ""}
+            </label>
+            {field.kind === "select" ? (
+              <select {...a}>
+                <option value="">{t("plugin_contacts.customFields.choose")}</option>
+                {field.options.map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
+              </select>
+            ) : field.kind === "date" ? (
+              <input {...a} type="date" />
+            ) : field.kind === "number" ? (
+              <input {...a} type="text" inputMode="decimal" maxLength={40} autoComplete="off" />
+            ) : (
+              <input {...a} type="text" maxLength={VALUE_MAX} autoComplete="off" />
+            )}
+            {field.kind === "number" || field.kind === "date" ? (
+              <p id={`${id}-help`} className="muted">
+                {t(`plugin_contacts.customFields.help.${field.kind}`)}
+              </p>
+            ) : null}
+            {error ? (
+              <p id={`${id}-error`} className="field-error">
+                {t(error, failed?.messageValues)}
+              </p>
+            ) : null}
+          </div>
+        );
+      })}
+      <div>
+        <button type="submit" className="button primary" disabled={navigation.state === "submitting"}>
+          {t("plugin_contacts.customFields.save")}
+        </button>
+      </div>
+    </Form>
+  );
+}
+
 function Values({ id, title, values }: { id: string; title: string; values: string[] }) {
   const { t } = useTranslation();
   return (
@@ -220,6 +303,20 @@ function ContactPage({ data }: { data: ContactData }) {
           </p>
         ) : null}
         <IdentityForm contact={contact} />
+      </section>
+      <section className="card stack" aria-labelledby="contact-custom">
+        <h2 id="contact-custom">{t("plugin_contacts.customFields.title")}</h2>
+        {data.fieldsSaved ? (
+          <p className="notice" role="status">
+            {t("plugin_contacts.contact.saved")}
+          </p>
+        ) : null}
+        <CustomFieldsForm data={data} />
+        {data.isAdmin ? (
+          <p>
+            <Link to="/contacts/fields">{t("plugin_contacts.customFields.manage")}</Link>
+          </p>
+        ) : null}
       </section>
       <section className="stack" aria-labelledby="contact-reach">
         <h2 id="contact-reach">{t("plugin_contacts.contact.reach")}</h2>

@@ -1,7 +1,9 @@
 // /product/new and /product/{id}/edit (admins): a product's name, SKU, category, price, description
 // and image. A plain multipart <form>: works without JavaScript; a refusal (SKU taken, a price that
 // is not a number, an image that is not one or too large) shows every field's error and keeps what
-// was typed; its request key makes a double submit add one product.
+// was typed, the chosen image too (kept on the server: it need not be chosen again); the edit form
+// carries the product's version, so a save over another admin's later change is refused (409);
+// its request key makes a double submit add one product.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
@@ -32,7 +34,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const row = id ? await getProduct(id) : null;
   if (id && !row) throw new Response("Not Found", { status: 404 });
   return json(
-    { product: row ? { ...productView(row), price: priceInput(row.priceMinor, row.currency) } : null },
+    { product: row ? { ...productView(row), price: priceInput(row.priceMinor, row.currency), version: Number(row.updatedAt) } : null },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }
@@ -44,7 +46,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const read = await readProductForm(request);
   const values = Object.fromEntries(FIELDS.map((f) => [f, read.fields[f] ?? ""])) as Record<(typeof FIELDS)[number], string>;
   const by = { actor: user, ip: String(context.clientIp ?? "") };
-  const input = { values, image: { bytes: read.image, tooLarge: read.tooLarge }, removeImage: read.fields.remove_image === "1" };
+  const version = Number(read.fields.version);
+  const input = {
+    values,
+    image: { bytes: read.image, tooLarge: read.tooLarge },
+    removeImage: read.fields.remove_image === "1",
+    pendingImage: read.fields.pending_image,
+    version: id && read.fields.version && Number.isSafeInteger(version) ? version : undefined,
+  };
   const key = id ? null : requestKeyOfRequest(request, `user:${user.id}`, "product.create", { ...read.fields, image: read.image?.length ?? 0 });
   const saved = await once(
     key,
@@ -113,6 +122,8 @@ export default function ProductFormPage() {
         data-testid="product-form"
       >
         {product ? null : <RequestKeyInput />}
+        {product ? <input type="hidden" name="version" value={value("version") || String(product.version)} /> : null}
+        {value("pending_image") ? <input type="hidden" name="pending_image" value={value("pending_image")} /> : null}
         <FormMessage result={failed} />
         {Object.keys(errors).length ? (
           <p className="form-error" role="alert">
@@ -165,6 +176,11 @@ export default function ProductFormPage() {
               <input type="checkbox" name="remove_image" value="1" /> {t("plugin_product.form.removeImage")}
             </label>
           </div>
+        ) : null}
+        {value("pending_image") ? (
+          <p className="notice" role="status" id="product-pending-image">
+            {t("plugin_product.form.imageKept")}
+          </p>
         ) : null}
         {row(
           "image",

@@ -9,13 +9,16 @@ import { Icon } from "~/components/Icon";
 import { LabelChip } from "~/components/LabelChip";
 import { shortcutTarget } from "~/shortcuts";
 import { useDialogFocus } from "~/components/dialog-focus";
-import type { SearchResult } from "../search.server";
+import type { RecordSection, SearchResult } from "../search.server";
+import type { PanelText } from "~/conversation/panels.server";
 import { highlightSegments } from "../highlight";
 
 /** What the /search loader answers (result is null until there is a query). */
 export interface SearchPageData {
   q: string;
   result: SearchResult | null;
+  /** Contacts, cases and products the query finds (other plugins' `searchHits`). */
+  records: RecordSection[];
 }
 
 /** The /search URL of a query and its two page indexes (0-based, omitted when 0). */
@@ -89,7 +92,7 @@ function SearchDialog({ onClose }: { onClose: () => void }) {
         </header>
         <SearchForm q={data?.q ?? ""} loading={loading} autoFocus onSearch={(q) => fetcher.load(searchHref(q))} />
         <div aria-busy={loading} className="search-modal-body">
-          {data?.result ? <SearchResults q={data.q} result={data.result} onSearchLink={(href) => fetcher.load(href)} /> : null}
+          {data?.result ? <SearchResults q={data.q} result={data.result} records={data.records} onSearchLink={(href) => fetcher.load(href)} /> : null}
         </div>
       </section>
     </div>
@@ -157,8 +160,22 @@ function Highlight({ text, terms }: { text: string; terms: string[] }) {
  * Hit lists for a query. Links that run another search (pagers, label suggestions) are real links
  * to /search; `onSearchLink` handles them in place instead (the dialog's fetcher).
  */
-export function SearchResults({ q, result, onSearchLink }: { q: string; result: SearchResult; onSearchLink?: (href: string) => void }) {
+export function SearchResults({
+  q,
+  result,
+  records = [],
+  onSearchLink,
+}: {
+  q: string;
+  result: SearchResult;
+  records?: RecordSection[];
+  onSearchLink?: (href: string) => void;
+}) {
   const { t } = useTranslation();
+  const text = (label: PanelText) =>
+    "text" in label
+      ? label.text
+      : t(label.key, Object.fromEntries(Object.entries(label.values ?? {}).map(([k, v]) => [k, v.startsWith("t:") ? t(v.slice(2)) : v])));
   const searchLink = (href: string, children: ReactNode, extra: { rel?: string; className?: string } = {}) => (
     <Link
       to={href}
@@ -176,7 +193,7 @@ export function SearchResults({ q, result, onSearchLink }: { q: string; result: 
       {children}
     </Link>
   );
-  const nothing = result.postCount === 0 && result.messageCount === 0 && result.contact.length === 0;
+  const nothing = result.postCount === 0 && result.messageCount === 0 && result.contact.length === 0 && records.length === 0;
   return (
     <div className="search-results">
       {result.labels.length ? (
@@ -194,6 +211,22 @@ export function SearchResults({ q, result, onSearchLink }: { q: string; result: 
           {t("search.noResults", { q })}
         </p>
       ) : null}
+      {records.map((section) => (
+        <section key={section.id ?? section.plugin} className="search-section" aria-label={t(section.title)} data-records={section.id ?? section.plugin}>
+          <h3>{t(section.title)}</h3>
+          <ul className="search-hits">
+            {section.hits.map((hit) => (
+              <li key={hit.href}>
+                <Link to={hit.href} className="search-hit">
+                  <span className="title">{text(hit.title)}</span>
+                  {hit.detail ? <span className="muted">{text(hit.detail)}</span> : null}
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {section.more ? <Link to={section.more}>{t("search.moreRecords", { what: t(section.title) })}</Link> : null}
+        </section>
+      ))}
       {result.contact.length ? (
         <section className="search-section" aria-label={t("search.contacts")}>
           <h3>{t("search.contacts")}</h3>

@@ -14,20 +14,33 @@
 // token's user may read appear.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiAuth } from "~/api.server";
+import { apiAuth, englishText } from "~/api.server";
+import type { PanelText } from "~/conversation/panels.server";
 import { editionForHost } from "~/models/editions.server";
-import { pageIndex, search, tokensFromApi } from "../search.server";
+import { guardPluginRoute, isTrial, viewerOf } from "~/context.server";
+import { pageIndex, recordHits, search, tokensFromApi } from "../search.server";
 
-export async function loader({ request }: LoaderFunctionArgs) {
+const plain = (label: PanelText) =>
+  "text" in label
+    ? label.text
+    : englishText(label.key, Object.fromEntries(Object.entries(label.values ?? {}).map(([k, v]) => [k, v.startsWith("t:") ? englishText(v.slice(2)) : v])));
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await apiAuth(request);
   if (!auth) return json({ result: "failed", description: "Session expired. Please log in again." }, { status: 403 });
   const edition = await editionForHost(request.headers.get("Host"));
   if (!edition.enabled.includes("tickets")) return json({ result: "failed", description: "Not found" }, { status: 404 });
   const params = new URL(request.url).searchParams;
-  const r = await search(auth.user, tokensFromApi(params), {
-    postIndex: pageIndex(params.get("search_index")),
-    messageIndex: pageIndex(params.get("search_message_index")),
-  });
+  const tokens = tokensFromApi(params);
+  const { ctx } = await guardPluginRoute(request, context);
+  const viewer = viewerOf({ ...ctx, user: auth.user });
+  const [r, records] = await Promise.all([
+    search(auth.user, tokens, {
+      postIndex: pageIndex(params.get("search_index")),
+      messageIndex: pageIndex(params.get("search_message_index")),
+    }),
+    viewer ? recordHits(tokens, auth.user, viewer, edition.enabled, isTrial(ctx)) : [],
+  ]);
   return json(
     {
       result: "success",
@@ -35,6 +48,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       message: r.message,
       contact: r.contact,
       labels: r.labels,
+      // contacts, cases and products found, in English like the twins' other texts
+      records: records.map((s) => ({
+        plugin: s.plugin,
+        title: englishText(s.title),
+        hits: s.hits.map((h) => ({ title: plain(h.title), detail: h.detail ? plain(h.detail) : "", link: h.href })),
+      })),
       postCount: r.postCount,
       messageCount: r.messageCount,
       postCountCapped: r.postCountCapped,

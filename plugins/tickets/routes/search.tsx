@@ -4,8 +4,8 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { guardPluginRoute } from "~/context.server";
-import { MAX_QUERY_LENGTH, pageIndex, parseSearch, search } from "../search.server";
+import { guardPluginRoute, isTrial, viewerOf } from "~/context.server";
+import { MAX_QUERY_LENGTH, pageIndex, parseSearch, recordHits, search } from "../search.server";
 import { SearchForm, SearchResults, type SearchPageData } from "../components/SearchLauncher";
 import { pageMeta } from "~/meta";
 
@@ -15,12 +15,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   const q = (params.get("q") ?? "").slice(0, MAX_QUERY_LENGTH);
   const tokens = parseSearch(q);
-  const data: SearchPageData = {
-    q,
-    result: tokens.length
-      ? await search(ctx.user!, tokens, { postIndex: pageIndex(params.get("search_index")), messageIndex: pageIndex(params.get("search_message_index")) })
-      : null,
-  };
+  const viewer = viewerOf(ctx);
+  const [result, records] = tokens.length
+    ? await Promise.all([
+        search(ctx.user!, tokens, { postIndex: pageIndex(params.get("search_index")), messageIndex: pageIndex(params.get("search_message_index")) }),
+        viewer ? recordHits(tokens, ctx.user!, viewer, ctx.edition.enabled, isTrial(ctx)) : [],
+      ])
+    : [null, []];
+  // the contacts plugin lists the contacts themselves (/contacts/{uid}); the conversations' contact emails are then not listed twice
+  if (result && ctx.edition.enabled.includes("contacts")) result.contact = [];
+  const data: SearchPageData = { q, result, records };
   return json(data, { headers: { "Cache-Control": "private, no-store" } });
 }
 
@@ -35,7 +39,7 @@ export default function SearchPage() {
     <section className="search-page stack">
       <h1>{t("search.title")}</h1>
       <SearchForm q={data.q} loading={loading} />
-      <div aria-busy={loading}>{data.result ? <SearchResults q={data.q} result={data.result} /> : null}</div>
+      <div aria-busy={loading}>{data.result ? <SearchResults q={data.q} result={data.result} records={data.records} /> : null}</div>
     </section>
   );
 }

@@ -1,0 +1,169 @@
+// Custom contact fields: admins add fields to every contact (text, number, date or a select of
+// choices), mark them required, and retire them (their values are kept, and shown again when the
+// field returns). Agents fill them in on the contact's page; each kind is checked on the server
+// with a message tied to the field, and a refused form keeps everything typed.
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { getDb } from "@db/client";
+import { formError, formResult, type FormResult } from "~/forms";
+
+export const FIELD_KINDS = ["text", "number", "date", "select"] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
+export const LABEL_MAX = 80;
+export const VALUE_MAX = 500;
+export const OPTIONS_MAX = 50;
+export const FIELDS_MAX = 50;
+
+export type CustomField = { id: number; label: string; kind: FieldKind; options: string[]; required: boolean; active: boolean };
+
+/** The form field name of a custom field on the contact page. */
+export const inputName = (id: number) => `field_${id}`;
+
+const optionsOf = (text: string) => [
+  ...new Set(
+    text
+      .split(/\r?\n/)
+      .map((o) => o.trim())
+      .filter(Boolean),
+  ),
+];
+
+/** The fields, in the order admins added them; the retired ones too with `all`. */
+export async function customFields(opts: { all?: boolean } = {}): Promise<CustomField[]> {
+  const { db, schema } = getDb();
+  const f = schema.contactFields;
+  const rows = await db
+    .select()
+    .from(f)
+    .where(opts.all ? undefined : eq(f.active, true))
+    .orderBy(asc(f.position), asc(f.id));
+  return rows.map((r) => ({ id: r.id, label: r.label, kind: r.kind as FieldKind, options: optionsOf(r.options), required: r.required, active: r.active }));
+}
+
+const fieldSchema = z
+  .object({
+    label: z.string().trim().min(1, "plugin_contacts.customFields.error.labelRequired").max(LABEL_MAX, "plugin_contacts.customFields.error.labelTooLong"),
+    kind: z.enum(FIELD_KINDS, { errorMap: () => ({ message: "plugin_contacts.customFields.error.kind" }) }),
+    options: z.string().transform(optionsOf),
+    required: z.string().transform((v) => v === "1" || v === "on"),
+  })
+  .superRefine((v, ctx) => {
+    if (v.kind === "select" && v.options.length === 0)
+      ctx.addIssue({ code: "custom", path: ["options"], message: "plugin_contacts.customFields.error.optionsRequired" });
+    if (v.options.length > OPTIONS_MAX || v.options.some((o) => o.length > LABEL_MAX))
+      ctx.addIssue({ code: "custom", path: ["options"], message: "plugin_contacts.customFields.error.optionsTooMany", params: { max: OPTIONS_MAX } });
+  });
+
+export const FIELD_FORM = ["label", "kind", "options", "required"] as const;
+
+/** Adds a field (admins). */
+export async function addCustomField(
+  values: Record<(typeof FIELD_FORM)[number], string>,
+  now = Date.now(),
+): Promise<{ ok: true; id: number } | { ok: false; result: FormResult }> {
+  const intent = "addField";
+  const parsed = fieldSchema.safeParse(values);
+  if (!parsed.success) return { ok: false, result: formError(parsed.error, values, intent) };
+  const handle = getDb();
+  const f = handle.schema.contactFields;
+  return handle.transaction(async (tx) => {
+    const existing = await tx.select({ id: f.id, position: f.position }).from(f);
+    if (existing.length >= FIELDS_MAX)
+      return {
+        ok: false as const,
+        result: formResult({ intent, values, message: "plugin_contacts.customFields.error.tooMany", messageValues: { max: String(FIELDS_MAX) } }),
+      };
+    const { label, kind, options, required } = parsed.data;
+    const [row] = await tx
+      .insert(f)
+      .values({
+        label,
+        kind,
+        options: kind === "select" ? options.join("\n") : "",
+        required,
+        position: Math.max(0, ...existing.map((e) => e.position)) + 1,
+        createdAt: now,
+      })
+      .returning({ id: f.id });
+    return { ok: true as const, id: row.id };
+  });
+}
+
+/** Retires or brings back a field (admins); false when there is no such field. */
+export async function setCustomFieldActive(id: number, active: boolean): Promise<boolean> {
+  const { db, schema } = getDb();
+  const f = schema.contactFields;
+  const done = await db.update(f).set({ active }).where(eq(f.id, id)).returning({ id: f.id });
+  return done.length > 0;
+}
+
+/** A contact's values of the active fields, by field id. */
+export async function customValues(contactId: number): Promise<Record<number, string>> {
+  const { db, schema } = getDb();
+  const v = schema.contactFieldValues;
+  const rows = await db.select({ fieldId: v.fieldId, value: v.value }).from(v).where(eq(v.contactId, contactId));
+  return Object.fromEntries(rows.map((r) => [r.fieldId, r.value]));
+}
+
+const validDay = (v: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+
+/** The message key of what is wrong with a value of this field, or null (the value as it will be kept otherwise). */
+export function checkValue(field: CustomField, raw: string): { error: string; values?: Record<string, string> } | { value: string } {
+  const value = raw.trim();
+  if (!value) return field.required ? { error: "plugin_contacts.customFields.error.required" } : { value: "" };
+  if (value.length > VALUE_MAX) return { error: "plugin_contacts.customFields.error.tooLong", values: { max: String(VALUE_MAX) } };
+  switch (field.kind) {
+    case "number": {
+      // as people type them: 42, -3.5, 1,234.50 (the separators dropped)
+      const plain = value.replace(/[\s,]/g, "");
+      return /^-?\d+(\.\d+)?$/.test(plain) && plain.length <= 30 ? { value: plain } : { error: "plugin_contacts.customFields.error.number" };
+    }
+    case "date":
+      return validDay(value) ? { value } : { error: "plugin_contacts.customFields.error.date" };
+    case "select":
+      return field.options.includes(value) ? { value } : { error: "plugin_contacts.customFields.error.select" };
+    default:
+      return { value };
+  }
+}
+
+/**
+ * Saves a contact's values of the active fields from its form (field_<id> per field), in one
+ * transaction; an empty value removes it. Refused as a whole, each wrong field with its message.
+ */
+export async function saveCustomValues(contactId: number, form: Record<string, string>): Promise<{ ok: true } | { ok: false; result: FormResult }> {
+  const intent = "customFields";
+  const fields = await customFields();
+  const errors: Record<string, string> = {};
+  let messageValues: Record<string, string> | undefined;
+  const values: Record<string, string> = {};
+  const kept: { fieldId: number; value: string }[] = [];
+  for (const field of fields) {
+    const name = inputName(field.id);
+    values[name] = form[name] ?? "";
+    const checked = checkValue(field, values[name]);
+    if ("error" in checked) {
+      errors[name] = checked.error;
+      if (checked.values) messageValues = { ...messageValues, ...checked.values };
+    } else kept.push({ fieldId: field.id, value: checked.value });
+  }
+  if (Object.keys(errors).length) return { ok: false, result: formResult({ intent, errors, values, message: "plugin_contacts.error.check", messageValues }) };
+  const handle = getDb();
+  const v = handle.schema.contactFieldValues;
+  await handle.transaction(async (tx) => {
+    if (fields.length)
+      await tx.delete(v).where(
+        and(
+          eq(v.contactId, contactId),
+          inArray(
+            v.fieldId,
+            fields.map((f) => f.id),
+          ),
+        ),
+      );
+    const rows = kept.filter((k) => k.value !== "").map((k) => ({ contactId, ...k }));
+    if (rows.length) await tx.insert(v).values(rows);
+  });
+  return { ok: true };
+}
