@@ -79,6 +79,8 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
       contactEmail: ticket.contactEmail,
       departmentId: ticket.departmentId,
       createdAt: ticket.createdAt,
+      /** End-to-end encryption (plugins/e2ee): off, or its method, key version and whether a new version is due. */
+      encryption: ticket.encryption ? { method: ticket.encryptionMethod, version: ticket.encryptionVersion, rekey: ticket.encryptionRekey } : null,
     },
     me: { id: user.id, type: user.type },
     messages: shownMessages(page.messages, timeZone, previews),

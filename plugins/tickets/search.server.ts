@@ -40,6 +40,7 @@ import { conversationPath } from "~/conversation/channels";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { ENCRYPTED_MESSAGE_TYPE } from "~/conversation/constants";
 import { highlightHtml } from "./highlight";
+import { englishText } from "~/api.server";
 
 export const SEARCH_KEYS = ["contact", "from", "label", "number", "message"] as const;
 export type SearchKey = (typeof SEARCH_KEYS)[number];
@@ -777,6 +778,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
             ticketNumber: t.ticketNumber,
             title: t.title,
             lastMessage: t.lastMessage,
+            encryption: t.encryption,
             contactName: t.contactName,
             contactEmail: t.contactEmail,
             status: t.status,
@@ -833,7 +835,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       channel: r.channel,
       ticket_number: r.ticketNumber,
       title: r.title,
-      message: r.lastMessage,
+      message: r.encryption ? englishText("conversation.encryption.message") : r.lastMessage,
       contact_name: r.contactName,
       contact_email: r.contactEmail,
       status: r.status,
