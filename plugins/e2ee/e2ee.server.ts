@@ -117,8 +117,11 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
       .where(and(eq(w.ticketId, ticket.id), eq(w.userId, reader.id)))
       .orderBy(asc(w.version)),
   ]);
+  const mine = await currentKey(reader.id);
   return {
     ticketId: ticket.id,
+    /** The reader's own current key (a browser holding another one, replaced elsewhere, opens nothing). */
+    fingerprint: mine?.fingerprint ?? null,
     encryption: ticket.encryption,
     method: ticket.encryptionMethod,
     version: ticket.encryptionVersion,

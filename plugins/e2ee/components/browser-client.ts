@@ -36,6 +36,7 @@ interface Participant {
 
 interface ConversationKeys {
   ticketId: number;
+  fingerprint: string | null;
   encryption: boolean;
   method: string;
   version: number;
@@ -101,7 +102,7 @@ export class E2eeClient {
       s = (async () => {
         const [keys, identity] = await Promise.all([api<ConversationKeys>(`/api/e2ee/conversation/${ticketId}`), loadIdentity(this.userId)]);
         // a key here that is not the published one (replaced on another browser) opens nothing
-        const usable = identity && keys.participants.find((p) => p.userId === this.userId)?.fingerprint === identity.fingerprint ? identity : null;
+        const usable = identity && keys.fingerprint === identity.fingerprint ? identity : null;
         return { keys, identity: usable, unwrapped: new Map() };
       })();
       this.states.set(ticketId, s);
