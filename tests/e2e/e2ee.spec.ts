@@ -5,6 +5,7 @@
 // browser profile from its passphrase, and the honest text without JavaScript.
 import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
 import { chooseLanguage, hydrated, login } from "./helpers";
 
 const PASSPHRASE = "tangerine submarine 1987";
@@ -161,4 +162,62 @@ test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, r
   await expect(plain.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("typed without JavaScript");
 
   await Promise.all([...contexts, fresh, nojs].map((c) => c.close()));
+});
+
+test("a participant's changed key is warned of before sending; the pages pass axe", async ({ browser, baseURL }) => {
+  test.setTimeout(150_000);
+  const contexts = await Promise.all([0, 1].map(() => browser.newContext()));
+  const [alya, brian] = await Promise.all(contexts.map((c) => c.newPage()));
+  for (const [i, [page, user]] of (
+    [
+      [alya, "agent"],
+      [brian, "agent2"],
+    ] as const
+  ).entries()) {
+    await chooseLanguage(contexts[i], baseURL!);
+    await login(page, user, "agent");
+    await setUpKey(page);
+  }
+  const subject = `Key check ${Date.now()}`;
+  await alya.goto("/?list=chat");
+  await alya.getByRole("link", { name: "New chat" }).click();
+  await alya.getByLabel("Subject").fill(subject);
+  await alya.getByRole("checkbox", { name: "Brian Agent" }).check();
+  await alya.getByLabel("Message", { exact: true }).fill("Let us check our keys");
+  await alya.getByRole("button", { name: "Start chat" }).click();
+  await expect(alya).toHaveURL(/\/chat\/\d+$/);
+  const url = new URL(alya.url()).pathname;
+  await panel(alya).getByRole("link", { name: "Turn on encryption" }).click();
+  const enablePage = alya.url();
+  const axe = async (page: Page) =>
+    (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => `${page.url()}: ${v.id}`);
+  const found = await axe(alya);
+  await alya.getByRole("button", { name: "Turn on encryption" }).click();
+  await expect(alya).toHaveURL(new RegExp(`${url}$`));
+  await hydrated(alya);
+  await send(alya, "First, with the key I know");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "First, with the key I know" })).toBeVisible({ timeout: 20_000 });
+  found.push(...(await axe(alya)));
+
+  // Brian makes a new key (another browser, say): Alya is warned before her next message goes
+  await brian.goto("/e2ee/keys");
+  await expect(brian.getByText("Creating a new key replaces your current one")).toBeVisible();
+  await setUpKey(brian);
+  found.push(...(await axe(brian)));
+  await alya.reload();
+  await hydrated(alya);
+  await send(alya, "Is this still you?");
+  const warning = alya.locator('[data-e2ee-say="warning"]');
+  await expect(warning).toContainText("The encryption key of Brian Agent changed since you last saw it.");
+  await expect(alya.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("Is this still you?");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Is this still you?" })).toHaveCount(0);
+  await warning.getByRole("button", { name: "I checked: send" }).click();
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Is this still you?" })).toBeVisible({ timeout: 20_000 });
+  // sealed for Brian's new key: his browser reads it; what was sealed for his old key it cannot
+  await brian.goto(url);
+  await expect(brian.locator('[data-e2ee-state="decrypted"]', { hasText: "Is this still you?" })).toBeVisible({ timeout: 20_000 });
+  await expect(brian.locator('[data-e2ee-state="undecryptable"]')).toHaveText(UNDECRYPTABLE);
+  expect(enablePage).toContain("/e2ee/enable/");
+  expect(found).toEqual([]);
+  await Promise.all(contexts.map((c) => c.close()));
 });
