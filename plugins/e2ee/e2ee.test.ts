@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { createTestDb, type TestDb } from "../../tests/unit/harness";
+import pg from "pg";
+import { createTestDb, DIALECTS, type TestDb } from "../../tests/unit/harness";
 import { seedDemo } from "~/seed/seed";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername } from "~/accounts/users.server";
@@ -120,30 +121,31 @@ async function keyFor(who: string, version: number, privateKey = ids[who].privat
   return unwrapConversationKey(wrapped.wrappedKey, privateKey);
 }
 
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2ee-"));
-  process.env.DATA_DIR = dataDir;
-  t = await createTestDb("sqlite");
-  await seedDemo(t.handle, { tickets: 0, now: Date.now() });
-  for (const name of ["admin", "agent", "agent2"]) {
-    users[name] = (await findUserByUsername(name))!;
-    tokens[name] = (await createSession(users[name].id)).token;
-  }
-  const chat = await createConversation(users.admin, { channel: "chat", title: "Project room", body: "", usernames: ["agent", "agent2"] });
-  ticketId = chat.id;
-  // each browser makes its key pair and publishes the public key; the admin's backup is stored
-  for (const name of ["admin", "agent", "agent2"]) {
-    ids[name] = await createIdentity(PASSPHRASE);
-    const { body } = await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", name, { publicKey: ids[name].publicKey }), params: {}, context }));
-    expect(body.data).toEqual({ fingerprint: ids[name].fingerprint, changed: true });
-  }
-  expect((await call(() => backupAction({ request: jsonRequest("/api/e2ee/backup", "admin", ids.admin.backup), params: {}, context }))).body.result).toBe(
-    "success",
-  );
-}, 120_000);
-afterAll(async () => t?.cleanup());
+describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
+  beforeAll(async () => {
+    // one folder for the file: the file storage is made once per process
+    dataDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2ee-"));
+    process.env.DATA_DIR = dataDir;
+    t = await createTestDb(dialect);
+    await seedDemo(t.handle, { tickets: 0, now: Date.now() });
+    for (const name of ["admin", "agent", "agent2"]) {
+      users[name] = (await findUserByUsername(name))!;
+      tokens[name] = (await createSession(users[name].id)).token;
+    }
+    const chat = await createConversation(users.admin, { channel: "chat", title: "Project room", body: "", usernames: ["agent", "agent2"] });
+    ticketId = chat.id;
+    // each browser makes its key pair and publishes the public key; the admin's backup is stored
+    for (const name of ["admin", "agent", "agent2"]) {
+      ids[name] = await createIdentity(PASSPHRASE);
+      const { body } = await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", name, { publicKey: ids[name].publicKey }), params: {}, context }));
+      expect(body.data).toEqual({ fingerprint: ids[name].fingerprint, changed: true });
+    }
+    expect((await call(() => backupAction({ request: jsonRequest("/api/e2ee/backup", "admin", ids.admin.backup), params: {}, context }))).body.result).toBe(
+      "success",
+    );
+  }, 120_000);
+  afterAll(async () => t?.cleanup());
 
-describe("an encrypted workspace chat", () => {
   let v1: CryptoKey;
   let first: { clientId: string; form: FormData };
 
@@ -321,21 +323,34 @@ describe("an encrypted workspace chat", () => {
     expect(weak.status).toBe(400);
   });
 
-  it("leaves none of the plaintext in the database file or the stored files", async () => {
-    // everything written reaches the main file (WAL checkpoint); the WAL is read too, if any
-    const other = new Database(t.url);
-    other.pragma("wal_checkpoint(TRUNCATE)");
-    other.close();
-    const dbFiles = [t.url, `${t.url}-wal`, `${t.url}-journal`].filter((f) => fs.existsSync(f));
+  it("leaves none of the plaintext in the database (its file on SQLite, every table's rows on PostgreSQL) or the stored files", async () => {
+    const parts: Buffer[] = [];
+    if (dialect === "sqlite") {
+      // everything written reaches the main file (WAL checkpoint); the WAL is read too, if any
+      const other = new Database(t.url);
+      other.pragma("wal_checkpoint(TRUNCATE)");
+      other.close();
+      for (const f of [t.url, `${t.url}-wal`, `${t.url}-journal`]) if (fs.existsSync(f)) parts.push(fs.readFileSync(f));
+    } else {
+      const client = new pg.Client({ connectionString: t.url });
+      await client.connect();
+      const tables = await client.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public'");
+      for (const { name } of tables.rows) {
+        const rows = await client.query(`select t::text as row from "${name}" t`);
+        parts.push(Buffer.from(rows.rows.map((r) => r.row).join("\n")));
+      }
+      await client.end();
+    }
     const stored: string[] = [];
     const walk = (dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) e.isDirectory() ? walk(path.join(dir, e.name)) : stored.push(path.join(dir, e.name));
     };
     walk(dataDir);
     expect(stored.length).toBeGreaterThan(0);
-    const dump = Buffer.concat([...dbFiles, ...stored].map((f) => fs.readFileSync(f)));
-    // the dump is real: it holds what is stored in the clear (the chat's title, the wrapped keys)
+    const dump = Buffer.concat([...parts, ...stored.map((f) => fs.readFileSync(f))]);
+    // the dump is real: it holds what is stored in the clear (the chat's title, a plain chat's text)
     expect(dump.includes(Buffer.from("Project room"))).toBe(true);
+    expect(dump.includes(Buffer.from("a narwhal in plain text"))).toBe(true);
     for (const secret of [SECRET_TEXT, SECRET_REPLY, "zebra-lighthouse", SECRET_NAME, "PLAINTEXT", PASSPHRASE])
       for (const encoding of ["utf8", "utf16le"] as const) expect(dump.includes(Buffer.from(secret, encoding)), `${secret} (${encoding})`).toBe(false);
   });
