@@ -403,6 +403,8 @@ export async function messagesOfTicket(ticket: Pick<TicketRow, "id">, ids: numbe
 }
 
 export async function addNote(actor: Actor, ticket: TicketRow, messageId: number, body: string) {
+  // a note is stored as written: an end-to-end encrypted conversation takes none (they would be readable on the server)
+  if (ticket.encryption) throw new EncryptionRefused("conversation.encryption.noNotes");
   await messageOf(ticket, messageId);
   const handle = getDb();
   const now = Date.now();

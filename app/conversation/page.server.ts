@@ -138,6 +138,7 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
     if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
     if (error instanceof NotRetryable) return refuse(formResult({ intent, message: "conversation.delivery.notRetryable" }), 409);
+    if (error instanceof conversation.EncryptionRefused) return refuse(formResult({ intent, message: error.message }), 409);
     if (error instanceof KeyReused)
       return refuse(formResult({ intent, message: "conversation.sentBefore", values: formValues(form, ["message", "cc", "email2"]) }), 422);
     throw error;

@@ -13,7 +13,7 @@ import { createTestDb, DIALECTS, type TestDb } from "../../tests/unit/harness";
 import { seedDemo } from "~/seed/seed";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername } from "~/accounts/users.server";
-import { conversationById, createConversation, removeParticipant, addParticipant, loadMessages } from "~/conversation/model.server";
+import { addNote, addParticipant, conversationById, createConversation, EncryptionRefused, loadMessages, removeParticipant } from "~/conversation/model.server";
 import { sendReply } from "~/conversation/reply.server";
 import { apiMessage } from "~/conversation/api.server";
 import { action as replyAction } from "~/conversation/routes/api.reply";
@@ -160,6 +160,9 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     // plain text is refused, on the page's path and on the JSON twin
     const plain = await sendReply(users.admin, on, { fields: { message: SECRET_TEXT }, files: [], fileErrors: [] });
     expect(plain).toEqual({ ok: false, message: "conversation.encryption.plaintext" });
+    // a private note would be stored as written: refused
+    const { messages } = await loadMessages(on);
+    await expect(addNote(users.admin, on, messages[0].id, SECRET_TEXT)).rejects.toBeInstanceOf(EncryptionRefused);
     const twin = new FormData();
     twin.set("_token", tokens.admin);
     twin.set("ticket_id", String(ticketId));

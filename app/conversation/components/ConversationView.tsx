@@ -279,17 +279,20 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
           {mine || data.me.type === "admin" ? (
             <ActionButton intent="delete_message" fields={{ message_id: m.id }} label={t("conversation.delete")} danger />
           ) : null}
-          <Form method="post" className="note-form">
-            <Intent value="note" />
-            <input type="hidden" name="message_id" value={m.id} />
-            <label>
-              {t("conversation.addNote")}
-              <input name="note" maxLength={2000} />
-            </label>
-            <button type="submit" className="button">
-              {t("conversation.saveNote")}
-            </button>
-          </Form>
+          {/* an end-to-end encrypted conversation takes no notes: they are stored as written */}
+          {data.ticket.encryption ? null : (
+            <Form method="post" className="note-form">
+              <Intent value="note" />
+              <input type="hidden" name="message_id" value={m.id} />
+              <label>
+                {t("conversation.addNote")}
+                <input name="note" maxLength={2000} />
+              </label>
+              <button type="submit" className="button">
+                {t("conversation.saveNote")}
+              </button>
+            </Form>
+          )}
         </div>
       </details>
     </article>
