@@ -185,6 +185,30 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     const sent = await sealAndSend("admin", v1, 2, SECRET_TEXT, { name: SECRET_NAME, type: "text/plain", bytes: new TextEncoder().encode(SECRET_FILE) });
     expect(sent.status).toBe(200);
     first = sent;
+    // the spec's POST /api/upload takes the same, the key version in its field `encryption`
+    const c = { ticketId, version: 2, clientId: newClientId() };
+    const upload = new FormData();
+    upload.set("_token", tokens.agent);
+    upload.set("ticket_id", String(ticketId));
+    upload.set("encryption", "2");
+    upload.set("client_id", c.clientId);
+    upload.set("cipher", await encryptMessage(v1, c, { text: "", file: { name: SECRET_NAME, type: "text/plain", size: 5 } }));
+    upload.set(
+      "attachment",
+      new File([await encryptFile(v1, c, new TextEncoder().encode("zebra-lighthouse"))], ENCRYPTED_FILE_NAME, { type: ENCRYPTED_FILE_TYPE }),
+    );
+    const uploaded = await call(() =>
+      replyAction({ request: new Request("http://localhost/api/upload", { method: "POST", body: upload }), params: {}, context }),
+    );
+    expect(uploaded.body).toMatchObject({ result: "success", fileName: ENCRYPTED_FILE_NAME, fileType: ENCRYPTED_FILE_TYPE });
+    // an encrypted file's type is taken only inside an encrypted message
+    const sneaky = new FormData();
+    sneaky.set("_token", tokens.agent);
+    sneaky.set("ticket_id", String(ticketId));
+    sneaky.set("attachment", new File([new Uint8Array(40)], "x.bin", { type: ENCRYPTED_FILE_TYPE }));
+    expect(
+      (await call(() => replyAction({ request: new Request("http://localhost/api/upload", { method: "POST", body: sneaky }), params: {}, context }))).status,
+    ).toBe(400);
   });
 
   it("is read by the other participants' browsers: text and file", async () => {
