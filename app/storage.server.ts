@@ -83,22 +83,5 @@ export function fileStorage(): FileStorage {
   return (storage ??= new LocalDiskStorage(filesDir()));
 }
 
-/** Attachments: at most 10 MB each, 5 per message, of these types. */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-export const MAX_FILES = 5;
-export const ALLOWED_TYPES = [
-  "image/png",
-  "image/jpeg",
-  "image/gif",
-  "image/webp",
-  "application/pdf",
-  "text/plain",
-  "text/csv",
-  "application/msword",
-  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  "application/vnd.ms-excel",
-  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  "application/zip",
-  "audio/mpeg",
-  "audio/wav",
-];
+// the limits live in ./file-types.ts, which the browser reads too (an encrypted attachment is checked there before it is sealed)
+export { ALLOWED_TYPES, MAX_FILE_BYTES, MAX_FILES } from "./file-types";

@@ -32,6 +32,7 @@ export default defineEdition({
     "voice_analysis",
     "customer_analysis",
     "meeting",
+    "e2ee",
   ],
   hiddenByDefault: ["call_config", "call", "call_report", "voicemail"],
 });

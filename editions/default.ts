@@ -37,6 +37,7 @@ export default defineEdition({
     "product",
     "voice_analysis",
     "meeting",
+    "e2ee",
   ],
   hiddenByDefault: [],
 });

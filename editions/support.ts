@@ -33,6 +33,7 @@ export default defineEdition({
     "product",
     "sms",
     "meeting",
+    "e2ee",
   ],
   hiddenByDefault: [],
 });

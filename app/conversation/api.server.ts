@@ -3,6 +3,7 @@ import { json } from "@remix-run/node";
 import { AccessDenied } from "~/conversation/access.server";
 import { NotFound } from "~/conversation/model.server";
 import type { MessageView } from "~/conversation/message-view.server";
+import { englishText } from "~/api.server";
 
 /** Runs a JSON twin, answering 403 'Access denied' / 404 as the pages do. */
 export async function jsonErrors<T>(fn: () => Promise<T>): Promise<T | Response> {
@@ -15,15 +16,19 @@ export async function jsonErrors<T>(fn: () => Promise<T>): Promise<T | Response>
   }
 }
 
+const ENCRYPTED_TEXT = englishText("conversation.encryption.message");
+
 /** A message in the JSON twins' shape (GET /ticket/data, POST /api/ticket/data/check). */
 export const apiMessage = (m: MessageView) => ({
   id: m.id,
   type: m.type,
-  message: m.body,
+  // the server cannot read an encrypted message: the twins say so (the envelope is for the participants' clients)
+  message: m.encrypted ? ENCRYPTED_TEXT : m.body,
+  encrypted: m.encrypted,
   sender: m.sender,
   ts: Math.floor(m.createdAt / 1000),
   pinned: m.pinned,
-  reply: m.reply ? { sender: m.reply.sender, message: m.reply.body } : null,
+  reply: m.reply ? { sender: m.reply.sender, message: m.reply.encrypted ? ENCRYPTED_TEXT : m.reply.body } : null,
   reply_id: m.reply?.id ?? null,
   notes: m.notes.map((n) => ({ id: n.id, message_id: m.id, sender: n.author, text: n.body, updated_at: n.updatedAt })),
   reactions_2: Object.fromEntries(m.reactions.map((r) => [r.reaction, r.usernames])),

@@ -13,6 +13,8 @@ export function listColumns() {
     status: t.status,
     severity: t.severity,
     lastMessage: t.lastMessage,
+    /** End-to-end encrypted: the lists say 'Encrypted message' instead of the (empty) last message. */
+    encryption: t.encryption,
     updatedAt: t.updatedAt,
     responded: t.responded,
   };

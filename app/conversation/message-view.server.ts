@@ -9,6 +9,7 @@ import { formatDate, formatTime } from "~/time";
 import type { DeliveryState } from "./delivery";
 import { MESSAGE_HTML } from "./html.server";
 import { isBotUsername } from "~/accounts/bots";
+import { ENCRYPTED_MESSAGE_TYPE } from "./encrypted";
 
 type MessageRow = typeof import("@db/schema/sqlite").messages.$inferSelect;
 
@@ -23,7 +24,7 @@ export interface MessageView {
   createdAt: number;
   pinned: boolean;
   file: { name: string; type: string; size: number } | null;
-  reply: { id: number; sender: string; body: string } | null;
+  reply: { id: number; sender: string; body: string; encrypted: boolean } | null;
   /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
   email: EmailView | null;
   notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
@@ -32,6 +33,8 @@ export interface MessageView {
   /** Agent messages on a channel: how far it got ('' when it does not go out), and the provider's reason. */
   deliveryState: DeliveryState;
   deliveryError: string | null;
+  /** An end-to-end encrypted message: its envelope, key version and client id, for the participants' browsers to open (body is ''). */
+  encrypted: { cipher: string; version: number; clientId: string } | null;
 }
 
 export async function decorateMessages(ticket: { id: number }, rows: MessageRow[]): Promise<MessageView[]> {
@@ -82,7 +85,7 @@ export async function decorateMessages(ticket: { id: number }, rows: MessageRow[
       createdAt: r.createdAt,
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
-      reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200) } : null,
+      reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200), encrypted: reply.type === ENCRYPTED_MESSAGE_TYPE } : null,
       email: emailView(mailById.get(r.id), r),
       notes: notes
         .filter((n) => n.messageId === r.id)
@@ -91,6 +94,7 @@ export async function decorateMessages(ticket: { id: number }, rows: MessageRow[
       readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
       deliveryState: r.deliveryState as DeliveryState,
       deliveryError: r.deliveryError,
+      encrypted: r.type === ENCRYPTED_MESSAGE_TYPE ? { cipher: r.cipher ?? "", version: r.keyVersion ?? 0, clientId: r.clientId ?? "" } : null,
     };
   });
 }

@@ -14,8 +14,11 @@ import { decorateMessages, type SystemEvent } from "./message-view.server";
 import { queueLinkPreviews } from "~/conversation/link-preview.server";
 import { recordEvents } from "~/conversation/sync.server";
 import { rememberRequest } from "~/request-keys.server";
+import { ENCRYPTED_FILE_NAME, ENCRYPTED_FILE_TYPE, ENCRYPTED_MESSAGE_TYPE } from "~/conversation/encrypted";
 
 export class NotFound extends Error {}
+/** An encrypted message the conversation does not take (`message`: a translation key): not encrypted, an old key version, a replay. */
+export class EncryptionRefused extends Error {}
 
 type Actor = Reader & { name: string; username: string };
 
@@ -136,6 +139,8 @@ export async function reply(
     recipients?: { to: string[]; cc: string[] };
     /** Rows a channel keeps beside the reply (a WhatsApp template's name and values), written in the reply's own transaction. */
     attach?: (tx: Tx, messages: { id: number }[]) => Promise<void>;
+    /** An end-to-end encrypted message (the browser's envelope, its key version and client id): one message, with at most one (encrypted) file. */
+    encrypted?: { cipher: string; keyVersion: number; clientId: string };
   },
 ) {
   if (input.replyToId) await messageOf(ticket, input.replyToId);
@@ -145,7 +150,29 @@ export async function reply(
   let previews = 0;
   const created = await handle.transaction(async (tx) => {
     const rows: (typeof schema.messages.$inferInsert)[] = [];
-    if (input.body)
+    const sealed = input.encrypted;
+    if (sealed) {
+      // checked again in the write's transaction: a new key version or a participant change may have come in between
+      const [current] = await tx
+        .select({ encryption: schema.tickets.encryption, version: schema.tickets.encryptionVersion, rekey: schema.tickets.encryptionRekey })
+        .from(schema.tickets)
+        .where(eq(schema.tickets.id, ticket.id));
+      if (!current?.encryption) throw new EncryptionRefused("conversation.encryption.notEncrypted");
+      if (current.rekey || current.version !== sealed.keyVersion) throw new EncryptionRefused("conversation.encryption.oldKey");
+      const file = input.files[0];
+      rows.push({
+        ticketId: ticket.id,
+        type: ENCRYPTED_MESSAGE_TYPE,
+        body: "",
+        cipher: sealed.cipher,
+        keyVersion: sealed.keyVersion,
+        clientId: sealed.clientId,
+        senderUserId: actor.id,
+        replyToId: input.replyToId ?? null,
+        createdAt: now,
+        ...(file ? { fileKey: file.key, fileName: ENCRYPTED_FILE_NAME, fileType: ENCRYPTED_FILE_TYPE, fileSize: file.size } : {}),
+      });
+    } else if (input.body)
       rows.push({
         ticketId: ticket.id,
         type: input.html ? "text/html" : "text",
@@ -154,9 +181,17 @@ export async function reply(
         replyToId: input.replyToId ?? null,
         createdAt: now,
       });
-    for (const f of input.files) rows.push(fileMessage(ticket.id, f, { senderUserId: actor.id }, now));
-    const inserted = await tx.insert(schema.messages).values(rows).returning();
-    const last = input.body || input.files.at(-1)?.name || "";
+    if (!sealed) for (const f of input.files) rows.push(fileMessage(ticket.id, f, { senderUserId: actor.id }, now));
+    let inserted: (typeof schema.messages.$inferSelect)[];
+    try {
+      inserted = await tx.insert(schema.messages).values(rows).returning();
+    } catch (error) {
+      // the client id is unique per conversation: a replayed encrypted message is refused
+      if (sealed && isUniqueViolation(error)) throw new EncryptionRefused("conversation.encryption.replayed");
+      throw error;
+    }
+    // an encrypted message leaves no text for the lists (they say 'Encrypted message')
+    const last = sealed ? "" : input.body || input.files.at(-1)?.name || "";
     await touch(tx, ticket.id, actor.id, now, { lastMessage: last.slice(0, 300), responded: true });
     const ids = inserted.map((m) => m.id);
     await input.attach?.(tx, inserted);
@@ -274,10 +309,17 @@ export async function addParticipant(actor: Actor, ticket: TicketRow, username: 
   if (!user || user.disabledAt) return false;
   const now = Date.now();
   await handle.transaction(async (tx) => {
-    await tx
+    const added = await tx
       .insert(schema.participants)
       .values({ ticketId: ticket.id, userId: user.id, assignee, unread: user.id !== actor.id, kind: ticket.kind, addedAt: now })
-      .onConflictDoUpdate({ target: [schema.participants.ticketId, schema.participants.userId], set: { assignee } });
+      .onConflictDoNothing()
+      .returning({ userId: schema.participants.userId });
+    if (added.length) await needsNewKey(tx, ticket.id);
+    else
+      await tx
+        .update(schema.participants)
+        .set({ assignee })
+        .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, user.id)));
     if (assignee) {
       await systemMessage(tx, ticket.id, { event: "assigned", by: actor.name, who: user.name }, now);
       await touch(tx, ticket.id, actor.id, now);
@@ -312,6 +354,7 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
       .delete(schema.participants)
       .where(and(eq(schema.participants.ticketId, ticket.id), eq(schema.participants.userId, userId)))
       .returning();
+    if (removed.length) await needsNewKey(tx, ticket.id);
     if (removed[0]?.assignee) {
       await systemMessage(tx, ticket.id, { event: "unassigned", by: actor.name, who: user.name }, now);
       await touch(tx, ticket.id, actor.id, now);
@@ -322,6 +365,18 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
   if (!stillReads) await revokeRoom(ticket.id);
   participantChanged(userId, ticket, { added: false, canRead: stillReads });
   return true;
+}
+
+/**
+ * Participants changed: an encrypted conversation needs a new key version, which the next sender's
+ * browser makes (wrapped for the participants from now on only); until then ciphertext is refused.
+ */
+export async function needsNewKey(tx: Tx, ticketId: number) {
+  const t = getDb().schema.tickets;
+  await tx
+    .update(t)
+    .set({ encryptionRekey: true })
+    .where(and(eq(t.id, ticketId), eq(t.encryption, true)));
 }
 
 /** Only messages of this ticket can be touched through it. */
@@ -348,6 +403,8 @@ export async function messagesOfTicket(ticket: Pick<TicketRow, "id">, ids: numbe
 }
 
 export async function addNote(actor: Actor, ticket: TicketRow, messageId: number, body: string) {
+  // a note is stored as written: an end-to-end encrypted conversation takes none (they would be readable on the server)
+  if (ticket.encryption) throw new EncryptionRefused("conversation.encryption.noNotes");
   await messageOf(ticket, messageId);
   const handle = getDb();
   const now = Date.now();

@@ -79,6 +79,8 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
       contactEmail: ticket.contactEmail,
       departmentId: ticket.departmentId,
       createdAt: ticket.createdAt,
+      /** End-to-end encryption (plugins/e2ee): off, or its method, key version and whether a new version is due. */
+      encryption: ticket.encryption ? { method: ticket.encryptionMethod, version: ticket.encryptionVersion, rekey: ticket.encryptionRekey } : null,
     },
     me: { id: user.id, type: user.type },
     messages: shownMessages(page.messages, timeZone, previews),
@@ -136,6 +138,7 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
     if (error instanceof AccessDenied) throw json({ code: "denied" }, { status: 403 });
     if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
     if (error instanceof NotRetryable) return refuse(formResult({ intent, message: "conversation.delivery.notRetryable" }), 409);
+    if (error instanceof conversation.EncryptionRefused) return refuse(formResult({ intent, message: error.message }), 409);
     if (error instanceof KeyReused)
       return refuse(formResult({ intent, message: "conversation.sentBefore", values: formValues(form, ["message", "cc", "email2"]) }), 422);
     throw error;

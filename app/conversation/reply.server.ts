@@ -1,6 +1,7 @@
 // Sending a reply, shared by the conversation page and POST /api/ticket/message/reply:
 // validate, store the files, write the messages; nothing is half-written.
-import { reply, type TicketRow } from "~/conversation/model.server";
+import { EncryptionRefused, reply, type TicketRow } from "~/conversation/model.server";
+import { CLIENT_ID_PATTERN, ENCRYPTED_FILE_TYPE, isEnvelope } from "~/conversation/encrypted";
 import type { Reader } from "~/conversation/access.server";
 import { fileStorage } from "~/storage.server";
 import { storeFiles } from "~/conversation/upload.server";
@@ -23,15 +24,51 @@ export async function sendReply(
     if (bad) return { ok: false, message: "conversation.badEmail", messageValues: { address: bad } };
   }
   const body = parsed.data.message.trim();
-  if (!body && !input.files.length) return { ok: false, message: "conversation.empty" };
+  const sealed = encryptedInput(ticket, input.fields, body, input.files);
+  if (sealed && "refused" in sealed) return { ok: false, message: sealed.refused };
+  if (!body && !input.files.length && !sealed) return { ok: false, message: "conversation.empty" };
+  const encrypted = sealed && "cipher" in sealed ? sealed : undefined;
   const stored = await storeFiles(input.files);
   try {
     return {
       ok: true,
-      created: await reply(actor, ticket, { body, replyToId: parsed.data.reply_to, files: stored, recipients: replyRecipients(parsed.data) }),
+      created: await reply(actor, ticket, {
+        body,
+        replyToId: parsed.data.reply_to,
+        files: stored,
+        recipients: replyRecipients(parsed.data),
+        encrypted,
+      }),
     };
   } catch (error) {
     await Promise.all(stored.map((f) => fileStorage().remove(f.key)));
+    if (error instanceof EncryptionRefused) return { ok: false, message: error.message };
     throw error;
   }
+}
+
+/**
+ * An encrypted conversation takes only ciphertext (the browser's envelope, `cipher`), sealed with
+ * its current key version (`key_version`, or the spec's upload field `encryption`) under a fresh
+ * client id (`client_id`), with no text beside it and at most one attachment, itself encrypted;
+ * a conversation that is not encrypted takes no ciphertext. Null: a plain reply.
+ */
+function encryptedInput(
+  ticket: TicketRow,
+  fields: Record<string, unknown>,
+  body: string,
+  files: File[],
+): { refused: string } | { cipher: string; keyVersion: number; clientId: string } | null {
+  const cipher = typeof fields.cipher === "string" ? fields.cipher : "";
+  const sealedFiles = files.filter((f) => f.type === ENCRYPTED_FILE_TYPE).length;
+  if (!ticket.encryption) {
+    if (cipher || sealedFiles) return { refused: "conversation.encryption.notEncrypted" };
+    return null;
+  }
+  if (!cipher) return { refused: "conversation.encryption.plaintext" };
+  const version = Number(fields.key_version ?? fields.encryption);
+  const clientId = typeof fields.client_id === "string" ? fields.client_id : "";
+  if (body || !isEnvelope(cipher) || !CLIENT_ID_PATTERN.test(clientId) || !Number.isSafeInteger(version) || files.length > 1 || sealedFiles !== files.length)
+    return { refused: "conversation.encryption.malformed" };
+  return { cipher, keyVersion: version, clientId };
 }

@@ -7,7 +7,7 @@ import { CHANNELS } from "~/conversation/channels";
  * plugins/<id>/locales/<lang>.json (merged into the "common" namespace by loadMessages),
  * e.g. "plugin_calls.menu.voicemail".
  */
-const messageKey = z.string().regex(/^[A-Za-z_]+(\.[A-Za-z0-9_]+)+$/, "a dotted translation key such as plugin_calls.title");
+const messageKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$/, "a dotted translation key such as plugin_calls.title");
 
 /**
  * Who sees a menu item (spec section 6), written in the manifest itself. A rule is "always" or an
@@ -67,7 +67,8 @@ const route = z.object({
 const pluginFile = z.string().regex(/^(?!.*\.\.)[\w./-]+\.tsx?$/);
 
 export const pluginManifest = z.object({
-  id: z.string().regex(/^[a-z_]+$/),
+  // lower case, digits after the first letter (e2ee)
+  id: z.string().regex(/^[a-z][a-z0-9_]*$/),
   title: messageKey,
   status: z.enum(["planned", "available"]),
   /** Usable by trial accounts (account_type 0). */

@@ -113,6 +113,14 @@ export const tickets = pgTable(
     customerId: text("customer_id").notNull().default(""),
     /** Messaging channels: what the conversation hangs on besides the customer (spec ref: a page post's comment thread, a tweet). */
     ref: text("ref").notNull().default(""),
+    /** End-to-end encryption (spec section 3 `encryption`, plugins/e2ee): on, messages are ciphertext only the participants' browsers read. */
+    encryption: bool("encryption").notNull().default(false),
+    /** Spec `encryption_method`: 'rsa' (the conversation key wrapped per participant with RSA-OAEP) or 'aes'; '' while off. */
+    encryptionMethod: text("encryption_method").notNull().default(""),
+    /** The conversation key's current version: a ciphertext of another version is refused. */
+    encryptionVersion: integer("encryption_version").notNull().default(0),
+    /** Participants changed (or a key did): the next sender's browser makes a new key version before sending. */
+    encryptionRekey: bool("encryption_rekey").notNull().default(false),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -208,9 +216,15 @@ export const messages = pgTable(
     deliveryError: text("delivery_error"),
     /** The history a customer's message quotes (a mail's earlier conversation), kept apart so the view folds it and search skips it. */
     quoted: text("quoted"),
+    /** Encrypted messages (type 'encrypted'): the browser's envelope (nonce and AES-GCM ciphertext, base64 JSON); body stays ''. */
+    cipher: text("cipher"),
+    /** The conversation key version the envelope was sealed with. */
+    keyVersion: integer("key_version"),
+    /** The sender's browser's id for it (bound into the ciphertext): unique per conversation, so a replay is refused. */
+    clientId: text("client_id"),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("messages_ticket_created_idx").on(t.ticketId, t.createdAt)],
+  (t) => [index("messages_ticket_created_idx").on(t.ticketId, t.createdAt), uniqueIndex("messages_ticket_client_idx").on(t.ticketId, t.clientId)],
 );
 
 /** Private notes agents attach to a message. */
@@ -1662,5 +1676,74 @@ export const aiTicketAnalysis = pgTable("ai_ticket_analysis", {
   language: text("language").notNull().default(""),
   degraded: bool("degraded").notNull().default(false),
   truncated: bool("truncated").notNull().default(false),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/**
+ * End-to-end encryption (plugins/e2ee): each user's RSA-OAEP public keys as their browsers
+ * published them, newest current (replacedAt null) and the older ones kept, so a change is seen.
+ */
+export const e2eeUserKeys = pgTable(
+  "e2ee_user_keys",
+  {
+    id: serial("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** SPKI, base64. */
+    publicKey: text("public_key").notNull(),
+    /** SHA-256 of the SPKI, hex. */
+    fingerprint: text("fingerprint").notNull(),
+    createdAt: time("created_at").notNull(),
+    replacedAt: time("replaced_at"),
+  },
+  (t) => [index("e2ee_user_keys_user_idx").on(t.userId, t.replacedAt)],
+);
+
+/** A conversation's key versions: who made each, when (the key itself exists only wrapped, below). */
+export const e2eeKeyVersions = pgTable(
+  "e2ee_key_versions",
+  {
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.version] })],
+);
+
+/** A conversation key version wrapped (RSA-OAEP) for one participant's public key. */
+export const e2eeWrappedKeys = pgTable(
+  "e2ee_wrapped_keys",
+  {
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** base64 */
+    wrappedKey: text("wrapped_key").notNull(),
+    /** The fingerprint of the public key it was wrapped for. */
+    fingerprint: text("fingerprint").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.version, t.userId] }), index("e2ee_wrapped_keys_user_idx").on(t.userId)],
+);
+
+/** A user's private key, wrapped in the browser with a key derived from their passphrase (PBKDF2-SHA-256 then AES-GCM). */
+export const e2eeKeyBackups = pgTable("e2ee_key_backups", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** base64 of the wrapped PKCS#8 */
+  blob: text("blob").notNull(),
+  salt: text("salt").notNull(),
+  iv: text("iv").notNull(),
+  iterations: integer("iterations").notNull(),
+  /** The fingerprint of the public key it belongs to. */
+  fingerprint: text("fingerprint").notNull(),
   updatedAt: time("updated_at").notNull(),
 });

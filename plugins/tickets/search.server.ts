@@ -42,6 +42,7 @@ import { ENCRYPTED_MESSAGE_TYPE } from "~/conversation/constants";
 import { highlightHtml } from "./highlight";
 import { searchHits, type SearchHitSection } from "~/search-hits.server";
 import type { Viewer } from "~/permissions";
+import { englishText } from "~/api.server";
 
 export const SEARCH_KEYS = ["contact", "from", "label", "number", "message"] as const;
 export type SearchKey = (typeof SEARCH_KEYS)[number];
@@ -779,6 +780,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
             ticketNumber: t.ticketNumber,
             title: t.title,
             lastMessage: t.lastMessage,
+            encryption: t.encryption,
             contactName: t.contactName,
             contactEmail: t.contactEmail,
             status: t.status,
@@ -835,7 +837,7 @@ export async function search(reader: Reader, tokens: SearchToken[], opts: Search
       channel: r.channel,
       ticket_number: r.ticketNumber,
       title: r.title,
-      message: r.lastMessage,
+      message: r.encryption ? englishText("conversation.encryption.message") : r.lastMessage,
       contact_name: r.contactName,
       contact_email: r.contactEmail,
       status: r.status,

@@ -120,6 +120,8 @@ export interface ListItem {
   status: number;
   severity: string;
   lastMessage: string;
+  /** End-to-end encrypted (plugins/e2ee): the preview says 'Encrypted message'. */
+  encrypted: boolean;
   updatedAt: number;
   responded: boolean;
   unread: boolean;
@@ -283,7 +285,8 @@ function toItems(reader: Reader, rows: ListRow[], { labelsOf, peopleOf }: Awaite
       kind: r.kind,
       status: r.status,
       severity: r.severity,
-      lastMessage: r.lastMessage,
+      lastMessage: r.encryption ? "" : r.lastMessage,
+      encrypted: r.encryption,
       updatedAt: r.updatedAt,
       responded: r.responded,
       unread: !!here.find((p) => p.userId === reader.id)?.unread,

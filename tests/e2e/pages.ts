@@ -24,7 +24,8 @@ export async function adminPages(page: Page): Promise<string[]> {
   pages.add(`/ticket/${await page.locator(".ticket-item").first().getAttribute("data-ticket")}`);
   await page.goto("/settings");
   for (const link of await linksOf(page, "main")) if (link.startsWith("/settings")) pages.add(link);
-  for (const extra of ["/search?q=refund", "/contacts/fields", "/profile", "/report/ticket/4", "/preferences", "/notifications"]) pages.add(extra);
+  for (const extra of ["/search?q=refund", "/contacts/fields", "/profile", "/report/ticket/4", "/preferences", "/notifications", "/e2ee/keys"])
+    pages.add(extra);
   // pages a conversation leads to: WhatsApp's template page (closed window)
   await page.goto("/ticket?channel=WHATSAPP");
   const whatsapp = await page.locator(".ticket-item").first().getAttribute("data-ticket");

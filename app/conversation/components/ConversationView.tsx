@@ -80,7 +80,15 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
   const target = useMessageTarget(data.messages);
   useFocusAfterSubmit(data.ticket.status);
   return (
-    <div className="conversation" data-live={live}>
+    <div
+      className="conversation"
+      data-live={live}
+      // read by the end-to-end encryption's script (plugins/e2ee), which opens and seals messages in the browser
+      data-ticket-id={data.ticket.id}
+      data-encryption={data.ticket.encryption?.method}
+      data-key-version={data.ticket.encryption?.version}
+      data-rekey={data.ticket.encryption?.rekey ? "1" : undefined}
+    >
       <header className="conversation-head">
         {/* shown on phones, where the list is not beside the conversation; keeps the list's filters */}
         <Link to={`/ticket${listSearch(location.search)}`} className="back-link">
@@ -95,6 +103,12 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
             {data.ticket.contactName}
             {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
           </span>
+          {data.ticket.encryption ? (
+            <>
+              {" "}
+              · <span className="badge">{t("conversation.encryption.badge")}</span>
+            </>
+          ) : null}
         </p>
       </header>
       {extra}
@@ -136,6 +150,8 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
           {messages.length === 0 ? <p className="muted">{t("conversation.noMessages")}</p> : null}
           <SendState messages={messages} me={data.me.id} sentAfter={sentAfter} />
           <TypingIndicator ticketId={data.ticket.id} />
+          {/* where a plugin's script puts what it says about the reply (the encryption's missing key, a changed key) */}
+          <div className="composer-slot" data-composer-slot aria-live="polite" />
           <ReplyForm data={data} onSubmit={() => (sentAfter.current = messages.at(-1)?.id ?? 0)} />
         </section>
         <Properties data={data} />
@@ -178,10 +194,24 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
       {m.email ? <EmailMeta email={m.email} /> : null}
       {m.reply ? (
         <blockquote className="reply-quote">
-          <a href={`#m-${m.reply.id}`}>{m.reply.sender}</a>: {m.reply.body}
+          <a href={`#m-${m.reply.id}`}>{m.reply.sender}</a>: {m.reply.encrypted ? t("conversation.encryption.message") : m.reply.body}
         </blockquote>
       ) : null}
-      {m.html !== null ? (
+      {m.encrypted ? (
+        // opened in the browser by plugins/e2ee (which replaces the text); the server cannot read it
+        <div
+          className="encrypted-body"
+          data-e2ee-message={m.id}
+          data-e2ee-cipher={m.encrypted.cipher}
+          data-e2ee-version={m.encrypted.version}
+          data-e2ee-client-id={m.encrypted.clientId}
+          data-e2ee-file={m.file ? fileUrlOf(m) : undefined}
+        >
+          <p className="text-body muted" data-e2ee-text>
+            {t("conversation.encryption.needsJs")}
+          </p>
+        </div>
+      ) : m.html !== null ? (
         <div className="html-body" dangerouslySetInnerHTML={{ __html: m.html }} />
       ) : image && m.type === "image" ? (
         <ImageLink image={image}>
@@ -249,17 +279,20 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
           {mine || data.me.type === "admin" ? (
             <ActionButton intent="delete_message" fields={{ message_id: m.id }} label={t("conversation.delete")} danger />
           ) : null}
-          <Form method="post" className="note-form">
-            <Intent value="note" />
-            <input type="hidden" name="message_id" value={m.id} />
-            <label>
-              {t("conversation.addNote")}
-              <input name="note" maxLength={2000} />
-            </label>
-            <button type="submit" className="button">
-              {t("conversation.saveNote")}
-            </button>
-          </Form>
+          {/* an end-to-end encrypted conversation takes no notes: they are stored as written */}
+          {data.ticket.encryption ? null : (
+            <Form method="post" className="note-form">
+              <Intent value="note" />
+              <input type="hidden" name="message_id" value={m.id} />
+              <label>
+                {t("conversation.addNote")}
+                <input name="note" maxLength={2000} />
+              </label>
+              <button type="submit" className="button">
+                {t("conversation.saveNote")}
+              </button>
+            </Form>
+          )}
         </div>
       </details>
     </article>

@@ -7,7 +7,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { z } from "zod";
-import { apiInput } from "~/api.server";
+import { apiInput, englishText } from "~/api.server";
 import { readerSession } from "~/accounts/api-auth.server";
 import { syncSince } from "~/conversation/sync.server";
 
@@ -33,7 +33,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         type: t.kind,
         closed: t.status,
         severity: t.severity,
-        newMessage: t.lastMessage,
+        newMessage: t.encryption ? englishText("conversation.encryption.message") : t.lastMessage,
         updated_at: t.updatedAt,
         ts: Math.floor(t.updatedAt / 1000),
         read: !t.unread,

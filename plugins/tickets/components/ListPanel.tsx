@@ -291,7 +291,7 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
         </time>
       </div>
       <div className="title">{item.title}</div>
-      <div className="last muted">{item.lastMessage}</div>
+      <div className="last muted">{item.encrypted ? t("conversation.encryption.message") : item.lastMessage}</div>
       <div className="row">
         <span className="avatars">
           {item.assignees.slice(0, MAX_AVATARS).map((a) => (

@@ -1,0 +1,267 @@
+// End-to-end encrypted conversations, the server's side: it keeps what the browsers make (public
+// keys with their history, each key version's conversation key wrapped per participant, the
+// passphrase-sealed private key backups) and never anything that opens a message. The host's
+// reply path (app/conversation/reply.server.ts) takes only ciphertext of the current key version
+// in an encrypted conversation; this module turns encryption on and moves the key version on.
+import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { getDb } from "@db/client";
+import { AccessDenied, type Reader } from "~/conversation/access.server";
+import { conversationById, systemMessage, touch, type TicketRow } from "~/conversation/model.server";
+import { announce } from "~/conversation/events.server";
+import { SERVER_EVENTS } from "~/realtime-events";
+import { fingerprintOf, importPublicKey, MIN_PBKDF2_ITERATIONS, type Backup } from "./crypto";
+
+/** Conversation kinds whose messages may be end-to-end encrypted (both sides are our own pages). */
+export const ENCRYPTABLE_KINDS = ["chat"] as const;
+
+export class E2eeRefused extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+type Actor = Reader & { name: string; username: string };
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+async function isParticipant(ticketId: number, userId: number) {
+  const { db, schema } = getDb();
+  const p = schema.participants;
+  const [row] = await db
+    .select({ userId: p.userId })
+    .from(p)
+    .where(and(eq(p.ticketId, ticketId), eq(p.userId, userId)));
+  return !!row;
+}
+
+/** The user's current public key, or null. */
+export async function currentKey(userId: number) {
+  const { db, schema } = getDb();
+  const k = schema.e2eeUserKeys;
+  const [row] = await db
+    .select()
+    .from(k)
+    .where(and(eq(k.userId, userId), isNull(k.replacedAt)));
+  return row ?? null;
+}
+
+/**
+ * A browser publishes its user's public key (SPKI, base64; RSA-OAEP). A different key than the
+ * current one replaces it (the old one is kept, so others see the change) and every encrypted
+ * conversation of the user needs a new key version, wrapped for the new key.
+ */
+export async function publishKey(user: { id: number }, publicKey: string) {
+  if (typeof publicKey !== "string" || publicKey.length > 2000 || !BASE64.test(publicKey)) throw new E2eeRefused("plugin_e2ee.errors.badKey");
+  try {
+    await importPublicKey(publicKey);
+  } catch {
+    throw new E2eeRefused("plugin_e2ee.errors.badKey");
+  }
+  const fingerprint = await fingerprintOf(publicKey);
+  const handle = getDb();
+  const { schema } = handle;
+  const k = schema.e2eeUserKeys;
+  const now = Date.now();
+  return handle.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(k)
+      .where(and(eq(k.userId, user.id), isNull(k.replacedAt)));
+    if (current?.fingerprint === fingerprint) return { fingerprint, changed: false };
+    if (current) await tx.update(k).set({ replacedAt: now }).where(eq(k.id, current.id));
+    await tx.insert(k).values({ userId: user.id, publicKey, fingerprint, createdAt: now });
+    const mine = await tx.select({ ticketId: schema.participants.ticketId }).from(schema.participants).where(eq(schema.participants.userId, user.id));
+    if (mine.length)
+      await tx
+        .update(schema.tickets)
+        .set({ encryptionRekey: true })
+        .where(
+          and(
+            inArray(
+              schema.tickets.id,
+              mine.map((m) => m.ticketId),
+            ),
+            eq(schema.tickets.encryption, true),
+          ),
+        );
+    return { fingerprint, changed: true };
+  });
+}
+
+/**
+ * What a participant's browser needs for a conversation: whether it is encrypted, its current
+ * key version, the participants' current public keys (with the fingerprints they had before, so
+ * a change shows) and the conversation key versions wrapped for this reader.
+ */
+export async function conversationKeys(reader: Reader, ticketId: number) {
+  const ticket = await conversationById(reader, ticketId);
+  const { db, schema } = getDb();
+  const p = schema.participants;
+  const k = schema.e2eeUserKeys;
+  const w = schema.e2eeWrappedKeys;
+  const people = await db
+    .select({ userId: p.userId, username: schema.users.username, name: schema.users.name })
+    .from(p)
+    .innerJoin(schema.users, eq(schema.users.id, p.userId))
+    .where(eq(p.ticketId, ticket.id))
+    .orderBy(asc(p.addedAt), asc(p.userId));
+  const ids = people.map((x) => x.userId);
+  const [keys, wrapped] = await Promise.all([
+    ids.length ? db.select().from(k).where(inArray(k.userId, ids)).orderBy(desc(k.createdAt), desc(k.id)) : Promise.resolve([]),
+    db
+      .select({ version: w.version, wrappedKey: w.wrappedKey, fingerprint: w.fingerprint })
+      .from(w)
+      .where(and(eq(w.ticketId, ticket.id), eq(w.userId, reader.id)))
+      .orderBy(asc(w.version)),
+  ]);
+  const mine = await currentKey(reader.id);
+  return {
+    ticketId: ticket.id,
+    /** The reader's own current key (a browser holding another one, replaced elsewhere, opens nothing). */
+    fingerprint: mine?.fingerprint ?? null,
+    encryption: ticket.encryption,
+    method: ticket.encryptionMethod,
+    version: ticket.encryptionVersion,
+    rekey: ticket.encryptionRekey,
+    participants: people.map((person) => {
+      const theirs = keys.filter((x) => x.userId === person.userId);
+      const current = theirs.find((x) => x.replacedAt === null);
+      return {
+        ...person,
+        publicKey: current?.publicKey ?? null,
+        fingerprint: current?.fingerprint ?? null,
+        previousFingerprints: theirs.filter((x) => x.replacedAt !== null).map((x) => x.fingerprint),
+      };
+    }),
+    keys: wrapped,
+  };
+}
+
+/**
+ * A participant's browser made the next key version: the conversation key wrapped for every
+ * participant who has a public key, each for their current one, and for nobody else. Taken only
+ * as the very next version, so two browsers making one at once cannot both win.
+ */
+export async function addKeyVersion(
+  actor: Actor,
+  ticketId: number,
+  input: { version: number; wrapped: { userId: number; wrappedKey: string; fingerprint: string }[] },
+) {
+  const ticket = await conversationById(actor, ticketId);
+  if (!ticket.encryption) throw new E2eeRefused("conversation.encryption.notEncrypted");
+  if (!(await isParticipant(ticket.id, actor.id))) throw new AccessDenied();
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ version: schema.tickets.encryptionVersion, encryption: schema.tickets.encryption })
+      .from(schema.tickets)
+      .where(eq(schema.tickets.id, ticket.id));
+    if (!row?.encryption) throw new E2eeRefused("conversation.encryption.notEncrypted");
+    if (input.version !== row.version + 1) throw new E2eeRefused("plugin_e2ee.errors.versionTaken", 409);
+    const people = await tx.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, ticket.id));
+    const keys = people.length
+      ? await tx
+          .select({ userId: schema.e2eeUserKeys.userId, fingerprint: schema.e2eeUserKeys.fingerprint })
+          .from(schema.e2eeUserKeys)
+          .where(
+            and(
+              inArray(
+                schema.e2eeUserKeys.userId,
+                people.map((x) => x.userId),
+              ),
+              isNull(schema.e2eeUserKeys.replacedAt),
+            ),
+          )
+      : [];
+    const expected = new Map(keys.map((x) => [x.userId, x.fingerprint]));
+    const given = new Map(input.wrapped.map((x) => [x.userId, x]));
+    const exact =
+      given.size === input.wrapped.length &&
+      given.size === expected.size &&
+      [...expected].every(([userId, fingerprint]) => {
+        const w = given.get(userId);
+        return w && w.fingerprint === fingerprint && typeof w.wrappedKey === "string" && w.wrappedKey.length <= 2000 && BASE64.test(w.wrappedKey);
+      });
+    // the participants changed or a key was replaced meanwhile: the browser fetches them again
+    if (!exact || !expected.has(actor.id)) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
+    await tx.insert(schema.e2eeKeyVersions).values({ ticketId: ticket.id, version: input.version, createdBy: actor.id, createdAt: now });
+    await tx
+      .insert(schema.e2eeWrappedKeys)
+      .values(
+        input.wrapped.map((x) => ({ ticketId: ticket.id, version: input.version, userId: x.userId, wrappedKey: x.wrappedKey, fingerprint: x.fingerprint })),
+      );
+    await tx.update(schema.tickets).set({ encryptionVersion: input.version, encryptionRekey: false }).where(eq(schema.tickets.id, ticket.id));
+  });
+  await announce(ticket, SERVER_EVENTS.updateTicket, { encryptionVersion: input.version });
+  return { version: input.version };
+}
+
+/** A participant turns end-to-end encryption on (it stays on); the first sender's browser makes key version 1. */
+export async function enableEncryption(actor: Actor, ticket: TicketRow) {
+  if (!(ENCRYPTABLE_KINDS as readonly string[]).includes(ticket.kind)) throw new E2eeRefused("plugin_e2ee.errors.kind");
+  if (!(await isParticipant(ticket.id, actor.id))) throw new E2eeRefused("plugin_e2ee.errors.participantOnly", 403);
+  if (ticket.encryption) return false;
+  const handle = getDb();
+  const { schema } = handle;
+  const now = Date.now();
+  const changed = await handle.transaction(async (tx) => {
+    const moved = await tx
+      .update(schema.tickets)
+      .set({ encryption: true, encryptionMethod: "rsa", encryptionVersion: 0, encryptionRekey: true })
+      .where(and(eq(schema.tickets.id, ticket.id), eq(schema.tickets.encryption, false)))
+      .returning({ id: schema.tickets.id });
+    if (!moved.length) return false;
+    await systemMessage(tx, ticket.id, { event: "plugin", by: actor.name, text: "plugin_e2ee.system.enabled", values: {} }, now);
+    // the list's preview of the last (plain) message goes: from now on it says 'Encrypted message'
+    await touch(tx, ticket.id, actor.id, now, { lastMessage: "" });
+    return true;
+  });
+  if (changed) await announce(ticket, SERVER_EVENTS.updateTicket, { encryption: true });
+  return changed;
+}
+
+export async function getBackup(userId: number) {
+  const { db, schema } = getDb();
+  const [row] = await db.select().from(schema.e2eeKeyBackups).where(eq(schema.e2eeKeyBackups.userId, userId));
+  return row ? { blob: row.blob, salt: row.salt, iv: row.iv, iterations: row.iterations, fingerprint: row.fingerprint, updatedAt: row.updatedAt } : null;
+}
+
+/** Stores the user's passphrase-sealed private key (the server cannot open it): only for their current public key. */
+export async function putBackup(userId: number, backup: Backup) {
+  const ok =
+    backup &&
+    [backup.blob, backup.salt, backup.iv].every((x) => typeof x === "string" && x.length <= 8000 && BASE64.test(x)) &&
+    Number.isSafeInteger(backup.iterations) &&
+    backup.iterations >= MIN_PBKDF2_ITERATIONS &&
+    backup.iterations <= 10_000_000 &&
+    typeof backup.fingerprint === "string";
+  if (!ok) throw new E2eeRefused("plugin_e2ee.errors.badBackup");
+  const key = await currentKey(userId);
+  if (key?.fingerprint !== backup.fingerprint) throw new E2eeRefused("plugin_e2ee.errors.backupKey", 409);
+  const { db, schema } = getDb();
+  const values = { blob: backup.blob, salt: backup.salt, iv: backup.iv, iterations: backup.iterations, fingerprint: backup.fingerprint, updatedAt: Date.now() };
+  await db
+    .insert(schema.e2eeKeyBackups)
+    .values({ userId, ...values })
+    .onConflictDoUpdate({ target: schema.e2eeKeyBackups.userId, set: values });
+}
+
+/** The safety numbers of the viewer with each other participant who has a key (same digits on both sides). */
+export async function safetyNumbers(viewerId: number, ticketId: number) {
+  const { db, schema } = getDb();
+  const p = schema.participants;
+  const k = schema.e2eeUserKeys;
+  const rows = await db
+    .select({ userId: p.userId, name: schema.users.name, fingerprint: k.fingerprint })
+    .from(p)
+    .innerJoin(schema.users, eq(schema.users.id, p.userId))
+    .leftJoin(k, and(eq(k.userId, p.userId), isNull(k.replacedAt)))
+    .where(eq(p.ticketId, ticketId))
+    .orderBy(asc(p.addedAt), asc(p.userId));
+  return rows;
+}

@@ -1,0 +1,384 @@
+// End-to-end encrypted chats through the real routes and models, sealed with the browser's own
+// crypto module (Node's WebCrypto): the database file and the stored files never hold the
+// plaintext; a tampered ciphertext or wrapped key, a replayed message id, an old key version
+// after a removal and a changed key are each refused; the lists, search and the JSON twins say
+// 'Encrypted message'; a key comes back on a new browser from its passphrase backup.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import pg from "pg";
+import { createTestDb, DIALECTS, type TestDb } from "../../tests/unit/harness";
+import { seedDemo } from "~/seed/seed";
+import { createSession } from "~/accounts/sessions.server";
+import { findUserByUsername } from "~/accounts/users.server";
+import { addNote, addParticipant, conversationById, createConversation, EncryptionRefused, loadMessages, removeParticipant } from "~/conversation/model.server";
+import { sendReply } from "~/conversation/reply.server";
+import { apiMessage } from "~/conversation/api.server";
+import { action as replyAction } from "~/conversation/routes/api.reply";
+import { loader as ticketListLoader } from "@plugins/tickets/routes/api.load";
+import { parseSearch, search } from "@plugins/tickets/search.server";
+import Database from "better-sqlite3";
+import { action as keyAction } from "./routes/api.key";
+import { action as backupAction, loader as backupLoader } from "./routes/api.backup";
+import { action as versionAction, loader as keysLoader } from "./routes/api.conversation";
+import { action as sendAction } from "./routes/api.send";
+import { enableEncryption } from "./e2ee.server";
+import { e2eePanel } from "./panel.server";
+import {
+  createIdentity,
+  decryptFile,
+  decryptMessage,
+  DecryptError,
+  encryptFile,
+  encryptMessage,
+  newClientId,
+  newConversationKey,
+  restoreIdentity,
+  safetyNumber,
+  unwrapConversationKey,
+  wrapConversationKey,
+  type Identity,
+} from "./crypto";
+import { ENCRYPTED_FILE_NAME, ENCRYPTED_FILE_TYPE } from "~/conversation/encrypted";
+
+const SECRET_TEXT = "narwhal-PLAINTEXT-moonbeam-42";
+const SECRET_REPLY = "second-PLAINTEXT-quokka-after-removal";
+const SECRET_FILE = "FILE-CONTENT-zebra-lighthouse-7 ".repeat(40);
+const SECRET_NAME = "quarterly-secret-plan.txt";
+const PASSPHRASE = "correct horse battery staple";
+
+const context = { cspNonce: "", clientIp: "127.0.0.1" };
+type User = NonNullable<Awaited<ReturnType<typeof findUserByUsername>>>;
+
+let t: TestDb;
+let dataDir: string;
+const users: Record<string, User> = {};
+const tokens: Record<string, string> = {};
+const ids: Record<string, Identity> = {};
+let ticketId: number;
+
+const call = async (run: () => Promise<Response>) => {
+  const response = await run().catch((thrown: unknown) => {
+    if (thrown instanceof Response) return thrown;
+    throw thrown;
+  });
+  return { status: response.status, body: (await response.json()) as { result: string; data?: any; description?: string; code?: string } };
+};
+const jsonRequest = (url: string, who: string, body?: unknown) =>
+  new Request(`http://localhost${url}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { Authorization: `Bearer ${tokens[who]}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+const keysOf = (who: string) =>
+  call(() => keysLoader({ request: jsonRequest(`/api/e2ee/conversation/${ticketId}`, who), params: { ticketId: String(ticketId) }, context }));
+const postVersion = (who: string, body: unknown) =>
+  call(() => versionAction({ request: jsonRequest(`/api/e2ee/conversation/${ticketId}`, who, body), params: { ticketId: String(ticketId) }, context }));
+
+/** What a browser does to send: seal the text (and the file) with the current version, post it. */
+async function sealAndSend(
+  who: string,
+  key: CryptoKey,
+  version: number,
+  text: string,
+  file?: { name: string; type: string; bytes: Uint8Array<ArrayBuffer> },
+  clientId = newClientId(),
+) {
+  const c = { ticketId, version, clientId };
+  const form = new FormData();
+  form.set("cipher", await encryptMessage(key, c, { text, ...(file ? { file: { name: file.name, type: file.type, size: file.bytes.length } } : {}) }));
+  form.set("key_version", String(version));
+  form.set("client_id", clientId);
+  if (file) form.set("attachment", new File([await encryptFile(key, c, file.bytes)], ENCRYPTED_FILE_NAME, { type: ENCRYPTED_FILE_TYPE }));
+  return { ...(await postForm(who, form)), clientId, form };
+}
+const postForm = (who: string, form: FormData) =>
+  call(() =>
+    sendAction({
+      request: new Request(`http://localhost/api/e2ee/send/${ticketId}`, { method: "POST", headers: { Authorization: `Bearer ${tokens[who]}` }, body: form }),
+      params: { ticketId: String(ticketId) },
+      context,
+    }),
+  );
+
+/** A browser's next key version: a new conversation key wrapped for every participant's current key. */
+async function newVersion(who: string, forUsers?: string[]) {
+  const { body } = await keysOf(who);
+  const key = await newConversationKey();
+  const people = body.data.participants.filter((p: any) => p.publicKey && (!forUsers || forUsers.includes(p.username)));
+  const wrapped = [];
+  for (const p of people) wrapped.push({ userId: p.userId, wrappedKey: await wrapConversationKey(key, p.publicKey), fingerprint: p.fingerprint });
+  return { key, answer: await postVersion(who, { version: body.data.version + 1, wrapped }), version: body.data.version + 1 };
+}
+
+/** The conversation key a participant's browser gets from the server for a version. */
+async function keyFor(who: string, version: number, privateKey = ids[who].privateKey) {
+  const { body } = await keysOf(who);
+  const wrapped = body.data.keys.find((k: any) => k.version === version);
+  if (!wrapped) return null;
+  return unwrapConversationKey(wrapped.wrappedKey, privateKey);
+}
+
+describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
+  beforeAll(async () => {
+    // one folder for the file: the file storage is made once per process
+    dataDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2ee-"));
+    process.env.DATA_DIR = dataDir;
+    t = await createTestDb(dialect);
+    await seedDemo(t.handle, { tickets: 0, now: Date.now() });
+    for (const name of ["admin", "agent", "agent2"]) {
+      users[name] = (await findUserByUsername(name))!;
+      tokens[name] = (await createSession(users[name].id)).token;
+    }
+    const chat = await createConversation(users.admin, { channel: "chat", title: "Project room", body: "", usernames: ["agent", "agent2"] });
+    ticketId = chat.id;
+    // each browser makes its key pair and publishes the public key; the admin's backup is stored
+    for (const name of ["admin", "agent", "agent2"]) {
+      ids[name] = await createIdentity(PASSPHRASE);
+      const { body } = await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", name, { publicKey: ids[name].publicKey }), params: {}, context }));
+      expect(body.data).toEqual({ fingerprint: ids[name].fingerprint, changed: true });
+    }
+    expect((await call(() => backupAction({ request: jsonRequest("/api/e2ee/backup", "admin", ids.admin.backup), params: {}, context }))).body.result).toBe(
+      "success",
+    );
+  }, 120_000);
+  afterAll(async () => t?.cleanup());
+
+  let v1: CryptoKey;
+  let first: { clientId: string; form: FormData };
+
+  it("takes only ciphertext once encryption is on, sealed with a key version made by a participant's browser", async () => {
+    const ticket = await conversationById(users.admin, ticketId);
+    // before: a ciphertext is refused in a plain conversation
+    const early = await sealAndSend("admin", await newConversationKey(), 0, "x");
+    expect(early.status).toBe(400);
+    expect(await enableEncryption(users.admin, ticket)).toBe(true);
+    const on = await conversationById(users.admin, ticketId);
+    expect([on.encryption, on.encryptionMethod, on.encryptionRekey]).toEqual([true, "rsa", true]);
+    // plain text is refused, on the page's path and on the JSON twin
+    const plain = await sendReply(users.admin, on, { fields: { message: SECRET_TEXT }, files: [], fileErrors: [] });
+    expect(plain).toEqual({ ok: false, message: "conversation.encryption.plaintext" });
+    // a private note would be stored as written: refused
+    const { messages } = await loadMessages(on);
+    await expect(addNote(users.admin, on, messages[0].id, SECRET_TEXT)).rejects.toBeInstanceOf(EncryptionRefused);
+    const twin = new FormData();
+    twin.set("_token", tokens.admin);
+    twin.set("ticket_id", String(ticketId));
+    twin.set("message", SECRET_TEXT);
+    const viaTwin = await call(() =>
+      replyAction({ request: new Request("http://localhost/api/ticket/message/reply", { method: "POST", body: twin }), params: {}, context }),
+    );
+    expect(viaTwin.status).toBe(400);
+    // a version that leaves out a participant with a key is refused
+    const partial = await newVersion("admin", ["admin", "agent"]);
+    expect(partial.answer.status).toBe(409);
+    const made = await newVersion("admin");
+    expect(made.answer.body.data).toEqual({ version: 1 });
+    v1 = made.key;
+    // the same version twice: someone else was first
+    expect((await newVersion("agent")).answer.status).toBe(200); // version 2, fine
+    const stale = await postVersion("agent2", { version: 2, wrapped: [] });
+    expect(stale.status).toBe(409);
+    v1 = (await keyFor("admin", 2))!;
+    const sent = await sealAndSend("admin", v1, 2, SECRET_TEXT, { name: SECRET_NAME, type: "text/plain", bytes: new TextEncoder().encode(SECRET_FILE) });
+    expect(sent.status).toBe(200);
+    first = sent;
+    // the spec's POST /api/upload takes the same, the key version in its field `encryption`
+    const c = { ticketId, version: 2, clientId: newClientId() };
+    const upload = new FormData();
+    upload.set("_token", tokens.agent);
+    upload.set("ticket_id", String(ticketId));
+    upload.set("encryption", "2");
+    upload.set("client_id", c.clientId);
+    upload.set("cipher", await encryptMessage(v1, c, { text: "", file: { name: SECRET_NAME, type: "text/plain", size: 5 } }));
+    upload.set(
+      "attachment",
+      new File([await encryptFile(v1, c, new TextEncoder().encode("zebra-lighthouse"))], ENCRYPTED_FILE_NAME, { type: ENCRYPTED_FILE_TYPE }),
+    );
+    const uploaded = await call(() =>
+      replyAction({ request: new Request("http://localhost/api/upload", { method: "POST", body: upload }), params: {}, context }),
+    );
+    expect(uploaded.body).toMatchObject({ result: "success", fileName: ENCRYPTED_FILE_NAME, fileType: ENCRYPTED_FILE_TYPE });
+    // an encrypted file's type is taken only inside an encrypted message
+    const sneaky = new FormData();
+    sneaky.set("_token", tokens.agent);
+    sneaky.set("ticket_id", String(ticketId));
+    sneaky.set("attachment", new File([new Uint8Array(40)], "x.bin", { type: ENCRYPTED_FILE_TYPE }));
+    expect(
+      (await call(() => replyAction({ request: new Request("http://localhost/api/upload", { method: "POST", body: sneaky }), params: {}, context }))).status,
+    ).toBe(400);
+  });
+
+  it("is read by the other participants' browsers: text and file", async () => {
+    const key = (await keyFor("agent", 2))!;
+    const ticket = await conversationById(users.agent, ticketId);
+    const { messages } = await loadMessages(ticket);
+    const m = messages.find((x) => x.encrypted)!;
+    expect(m.body).toBe("");
+    expect(m.file).toMatchObject({ name: ENCRYPTED_FILE_NAME, type: ENCRYPTED_FILE_TYPE });
+    const c = { ticketId, version: m.encrypted!.version, clientId: m.encrypted!.clientId };
+    const payload = await decryptMessage(key, c, m.encrypted!.cipher);
+    expect(payload).toEqual({ text: SECRET_TEXT, file: { name: SECRET_NAME, type: "text/plain", size: SECRET_FILE.length } });
+    const [row] = await t.handle.db.select().from(t.handle.schema.messages).where(eq(t.handle.schema.messages.id, m.id));
+    const sealed = fs.readFileSync(path.join(dataDir, "files", row.fileKey!.slice(0, 2), row.fileKey!));
+    expect(new TextDecoder().decode(await decryptFile(key, c, sealed))).toBe(SECRET_FILE);
+    // the JSON twin and the list say 'Encrypted message'; search finds nothing of it
+    expect(apiMessage(m).message).toBe("Encrypted message");
+    const list = await call(() =>
+      ticketListLoader({
+        request: new Request("http://localhost/api/ticket/load"),
+        params: { token: tokens.agent, status: "all", type: "chat", offset: "0" },
+        context,
+      }),
+    );
+    const item = (list.body as any).data.find((x: any) => x.id === ticketId);
+    expect(item.newMessage).toBe("Encrypted message");
+    // search finds the word in a plain chat, never in the encrypted one
+    const plainChat = await createConversation(users.agent, { channel: "chat", title: "Plain room", body: "a narwhal in plain text", usernames: [] });
+    const found = await search(users.agent, parseSearch("narwhal"));
+    expect(found.messageCount).toBe(1);
+    expect(JSON.stringify(found.message)).toContain(String(plainChat.ticketNumber));
+    expect(JSON.stringify(found.message)).not.toContain("PLAINTEXT");
+  });
+
+  it("refuses a tampered ciphertext or wrapped key in the browser", async () => {
+    const key = (await keyFor("agent", 2))!;
+    const ticket = await conversationById(users.agent, ticketId);
+    const m = (await loadMessages(ticket)).messages.find((x) => x.encrypted)!;
+    const c = { ticketId, version: 2, clientId: m.encrypted!.clientId };
+    const envelope = JSON.parse(m.encrypted!.cipher);
+    const ct = Buffer.from(envelope.ct, "base64");
+    ct[3] ^= 1;
+    await expect(decryptMessage(key, c, JSON.stringify({ ...envelope, ct: ct.toString("base64") }))).rejects.toBeInstanceOf(DecryptError);
+    // moved to another message id or version: the additional data no longer matches
+    await expect(decryptMessage(key, { ...c, clientId: newClientId() }, m.encrypted!.cipher)).rejects.toBeInstanceOf(DecryptError);
+    await expect(decryptMessage(key, { ...c, version: 1 }, m.encrypted!.cipher)).rejects.toBeInstanceOf(DecryptError);
+    const { body } = await keysOf("agent");
+    const wrapped = Buffer.from(body.data.keys.find((k: any) => k.version === 2).wrappedKey, "base64");
+    wrapped[10] ^= 1;
+    await expect(unwrapConversationKey(wrapped.toString("base64"), ids.agent.privateKey)).rejects.toThrow();
+    // someone else's private key opens nothing
+    await expect(keyFor("agent", 2, ids.agent2.privateKey)).rejects.toThrow();
+  });
+
+  it("refuses a replayed message id", async () => {
+    const again = await postForm("admin", first.form);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("conversation.encryption.replayed");
+  });
+
+  it("makes a removed participant unable to read what comes after, and refuses the old key version", async () => {
+    const admin = await conversationById(users.admin, ticketId);
+    await removeParticipant(users.admin, admin, users.agent2.id);
+    expect((await conversationById(users.admin, ticketId)).encryptionRekey).toBe(true);
+    // the old key version is refused now, even before the new one exists
+    const old = await sealAndSend("admin", v1, 2, "old key after removal");
+    expect(old.status).toBe(409);
+    expect(old.body.code).toBe("conversation.encryption.oldKey");
+    // a version wrapped for the removed participant too is refused
+    const stale = await newVersion("admin");
+    expect(stale.answer.status).toBe(200);
+    const v3 = stale.key;
+    const keys = await t.handle.db.select().from(t.handle.schema.e2eeWrappedKeys).where(eq(t.handle.schema.e2eeWrappedKeys.version, 3));
+    expect(keys.map((k) => k.userId).sort()).toEqual([users.admin.id, users.agent.id].sort());
+    expect((await sealAndSend("admin", v1, 2, "still old")).status).toBe(409);
+    expect((await sealAndSend("admin", v3, 3, SECRET_REPLY)).status).toBe(200);
+    // the removed agent cannot fetch the conversation's keys any more, and none was ever wrapped for them at 3
+    expect((await keysOf("agent2")).status).toBe(403);
+    // the remaining participant reads it
+    const agentKey = (await keyFor("agent", 3))!;
+    const ticket = await conversationById(users.agent, ticketId);
+    const last = (await loadMessages(ticket)).messages.filter((x) => x.encrypted).at(-1)!;
+    expect((await decryptMessage(agentKey, { ticketId, version: 3, clientId: last.encrypted!.clientId }, last.encrypted!.cipher)).text).toBe(SECRET_REPLY);
+    // adding someone back also calls for a new version (they do not get the old ones)
+    await addParticipant(users.admin, admin, "agent2", false);
+    expect((await conversationById(users.admin, ticketId)).encryptionRekey).toBe(true);
+    expect((await newVersion("agent")).version).toBe(4);
+    const agent2Keys = (await keysOf("agent2")).body.data.keys.map((k: any) => k.version);
+    expect(agent2Keys).toEqual([1, 2, 4]);
+  });
+
+  it("shows a key change: history kept, a new version due, other safety numbers", async () => {
+    const before = await e2eePanel({ ticket: await conversationById(users.admin, ticketId), reader: users.admin, viewer: undefined as never });
+    const oldNumber = await safetyNumber(ids.admin.fingerprint, ids.agent.fingerprint);
+    expect(oldNumber).toMatch(/^(\d{5} ){11}\d{5}$/);
+    expect(oldNumber).toBe(await safetyNumber(ids.agent.fingerprint, ids.admin.fingerprint));
+    expect(JSON.stringify(before)).toContain(oldNumber);
+    const replaced = ids.agent;
+    ids.agent = await createIdentity(PASSPHRASE);
+    const { body } = await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", "agent", { publicKey: ids.agent.publicKey }), params: {}, context }));
+    expect(body.data.changed).toBe(true);
+    const keys = (await keysOf("admin")).body.data;
+    const agent = keys.participants.find((p: any) => p.username === "agent");
+    expect(agent.fingerprint).toBe(ids.agent.fingerprint);
+    expect(agent.previousFingerprints).toEqual([replaced.fingerprint]);
+    expect(keys.rekey).toBe(true);
+    const after = await e2eePanel({ ticket: await conversationById(users.admin, ticketId), reader: users.admin, viewer: undefined as never });
+    expect(JSON.stringify(after)).not.toContain(oldNumber);
+    expect(JSON.stringify(after)).toContain(await safetyNumber(ids.admin.fingerprint, ids.agent.fingerprint));
+    // a version wrapped for the replaced key is refused
+    const stale = await postVersion("admin", {
+      version: keys.version + 1,
+      wrapped: await Promise.all(
+        keys.participants.map(async (p: any) => ({
+          userId: p.userId,
+          wrappedKey: await wrapConversationKey(await newConversationKey(), p.publicKey),
+          fingerprint: p.username === "agent" ? replaced.fingerprint : p.fingerprint,
+        })),
+      ),
+    });
+    expect(stale.status).toBe(409);
+  });
+
+  it("restores a private key on a new browser from the passphrase backup only", async () => {
+    const { body } = await call(() => backupLoader({ request: jsonRequest("/api/e2ee/backup", "admin"), params: {}, context }));
+    expect(body.data.iterations).toBeGreaterThanOrEqual(310_000);
+    await expect(restoreIdentity(body.data, "wrong passphrase!!")).rejects.toThrow();
+    const restored = await restoreIdentity(body.data, PASSPHRASE);
+    // non-extractable, and it opens the conversation key
+    expect(restored.extractable).toBe(false);
+    const key = (await keyFor("admin", 3, restored))!;
+    const ticket = await conversationById(users.admin, ticketId);
+    const last = (await loadMessages(ticket)).messages.filter((x) => x.encrypted).at(-1)!;
+    expect((await decryptMessage(key, { ticketId, version: 3, clientId: last.encrypted!.clientId }, last.encrypted!.cipher)).text).toBe(SECRET_REPLY);
+    // a weak backup is refused
+    const weak = await call(() =>
+      backupAction({ request: jsonRequest("/api/e2ee/backup", "admin", { ...ids.admin.backup, iterations: 1000 }), params: {}, context }),
+    );
+    expect(weak.status).toBe(400);
+  });
+
+  it("leaves none of the plaintext in the database (its file on SQLite, every table's rows on PostgreSQL) or the stored files", async () => {
+    const parts: Buffer[] = [];
+    if (dialect === "sqlite") {
+      // everything written reaches the main file (WAL checkpoint); the WAL is read too, if any
+      const other = new Database(t.url);
+      other.pragma("wal_checkpoint(TRUNCATE)");
+      other.close();
+      for (const f of [t.url, `${t.url}-wal`, `${t.url}-journal`]) if (fs.existsSync(f)) parts.push(fs.readFileSync(f));
+    } else {
+      const client = new pg.Client({ connectionString: t.url });
+      await client.connect();
+      const tables = await client.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public'");
+      for (const { name } of tables.rows) {
+        const rows = await client.query(`select t::text as row from "${name}" t`);
+        parts.push(Buffer.from(rows.rows.map((r) => r.row).join("\n")));
+      }
+      await client.end();
+    }
+    const stored: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) e.isDirectory() ? walk(path.join(dir, e.name)) : stored.push(path.join(dir, e.name));
+    };
+    walk(dataDir);
+    expect(stored.length).toBeGreaterThan(0);
+    const dump = Buffer.concat([...parts, ...stored.map((f) => fs.readFileSync(f))]);
+    // the dump is real: it holds what is stored in the clear (the chat's title, a plain chat's text)
+    expect(dump.includes(Buffer.from("Project room"))).toBe(true);
+    expect(dump.includes(Buffer.from("a narwhal in plain text"))).toBe(true);
+    for (const secret of [SECRET_TEXT, SECRET_REPLY, "zebra-lighthouse", SECRET_NAME, "PLAINTEXT", PASSPHRASE])
+      for (const encoding of ["utf8", "utf16le"] as const) expect(dump.includes(Buffer.from(secret, encoding)), `${secret} (${encoding})`).toBe(false);
+  });
+});

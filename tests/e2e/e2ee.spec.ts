@@ -1,0 +1,216 @@
+// End-to-end encrypted workspace chat in three browser contexts (Alya, Brian, the admin): keys made
+// in each browser, encryption turned on by a real form, messages and a file sealed in the sender's
+// browser and opened in the others', safety numbers that agree, a removed participant who cannot
+// open what comes after, the missing-key text with the draft kept, the key restored on a new
+// browser profile from its passphrase, and the honest text without JavaScript.
+import fs from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { chooseLanguage, hydrated, login } from "./helpers";
+
+const PASSPHRASE = "tangerine submarine 1987";
+const UNDECRYPTABLE = "Message could not be decrypted";
+const MISSING_KEY = "You cannot read or send message because you don't have the encryption key on this browser.";
+
+async function setUpKey(page: Page) {
+  await page.goto("/e2ee/keys");
+  await hydrated(page);
+  await expect(page.locator("[data-key-here]")).toBeVisible();
+  const setup = page.locator("form", { has: page.getByRole("heading", { name: "Set up a new key" }) });
+  await setup.getByLabel("Passphrase (at least 10 characters)").fill(PASSPHRASE);
+  await setup.getByLabel("Passphrase again").fill(PASSPHRASE);
+  await setup.getByRole("button", { name: "Create my key" }).click();
+  await expect(page.getByText("Your key was created and its backup stored.")).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText(/Your published key's fingerprint/)).toBeVisible();
+}
+
+/** Each page signed in (in its own context) with a key made in its browser. */
+async function signInWithKeys(baseURL: string, people: [Page, string, "admin" | "agent"][]) {
+  for (const [page, user, type] of people) {
+    await chooseLanguage(page.context(), baseURL);
+    await login(page, user, type);
+    await setUpKey(page);
+  }
+}
+
+/** A new workspace chat by `page` with the people named; its path. */
+async function startChat(page: Page, subject: string, people: string[], message: string) {
+  await page.goto("/?list=chat");
+  await page.getByRole("link", { name: "New chat" }).click();
+  await page.getByLabel("Subject").fill(subject);
+  for (const name of people) await page.getByRole("checkbox", { name }).check();
+  await page.getByLabel("Message", { exact: true }).fill(message);
+  await page.getByRole("button", { name: "Start chat" }).click();
+  await expect(page).toHaveURL(/\/chat\/\d+$/);
+  return new URL(page.url()).pathname;
+}
+
+const panel = (page: Page) => page.locator('[data-panel="e2ee"]');
+const safety = async (page: Page, name: string) => (await panel(page).getByText(`Safety number with ${name}:`).textContent())!.replace(/^.*: /, "").trim();
+
+async function send(page: Page, text: string) {
+  await page.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+}
+
+test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, restore from the passphrase", async ({ browser, baseURL }) => {
+  test.setTimeout(180_000);
+  const contexts = await Promise.all([0, 1, 2].map(() => browser.newContext({ acceptDownloads: true })));
+  const [alya, brian, admin] = await Promise.all(contexts.map((c) => c.newPage()));
+  await signInWithKeys(baseURL!, [
+    [alya, "agent", "agent"],
+    [brian, "agent2", "agent"],
+    [admin, "admin", "admin"],
+  ]);
+
+  // Alya starts a chat with Brian and the admin, then turns encryption on (a real form)
+  const subject = `Salary review ${Date.now()}`;
+  const url = await startChat(alya, subject, ["Brian Agent", "Demo Admin"], "Before encryption");
+  await expect(panel(alya).getByText("Off: messages are stored as written.")).toBeVisible();
+  await panel(alya).getByRole("link", { name: "Turn on encryption" }).click();
+  await alya.getByRole("button", { name: "Turn on encryption" }).click();
+  await expect(alya).toHaveURL(new RegExp(`${url}$`));
+  await expect(alya.getByText("End-to-end encrypted", { exact: true })).toBeVisible();
+  await expect(alya.locator(".system-message", { hasText: "turned on end-to-end encryption" })).toBeVisible();
+
+  // the first message makes key version 1 in Alya's browser; Brian and the admin read it
+  await hydrated(alya);
+  await send(alya, "The budget is 42k");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "The budget is 42k" })).toBeVisible({ timeout: 20_000 });
+  await expect(alya.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("");
+  for (const page of [brian, admin]) {
+    await page.goto(url);
+    await expect(page.locator('[data-e2ee-state="decrypted"]', { hasText: "The budget is 42k" })).toBeVisible({ timeout: 20_000 });
+  }
+
+  // Brian sends a file: encrypted before upload, opened in Alya's browser
+  const fileText = `Names and figures ${Date.now()}\n`;
+  await hydrated(brian);
+  await brian.getByLabel("Attachments").setInputFiles({ name: "figures.txt", mimeType: "text/plain", buffer: Buffer.from(fileText) });
+  await brian.getByRole("button", { name: "Send" }).click();
+  const fileButton = alya.getByRole("button", { name: /Download figures\.txt/ });
+  await expect(fileButton).toBeVisible({ timeout: 20_000 });
+  const downloading = alya.waitForEvent("download");
+  await fileButton.click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe("figures.txt");
+  expect(fs.readFileSync((await download.path())!, "utf8")).toBe(fileText);
+  // what the server hands out for that file is ciphertext
+  const stored = await alya.evaluate(async () => {
+    const link = document.querySelector<HTMLElement>("[data-e2ee-file]")!.dataset.e2eeFile!;
+    return new TextDecoder().decode(await (await fetch(link)).arrayBuffer());
+  });
+  expect(stored).not.toContain("Names and figures");
+
+  // safety numbers: the same digits on both sides
+  await alya.reload();
+  await brian.reload();
+  const alyaSees = await safety(alya, "Brian Agent");
+  expect(alyaSees).toMatch(/^(\d{5} ){11}\d{5}$/);
+  expect(await safety(brian, "Alya Agent")).toBe(alyaSees);
+
+  // the admin is removed: the next message is sealed with a new key version they do not get
+  await alya.getByRole("button", { name: "Remove Demo Admin" }).click();
+  await expect(panel(alya).getByText("A new key version is made when the next message is sent.")).toBeVisible();
+  await hydrated(alya);
+  await send(alya, "After the admin left");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "After the admin left" })).toBeVisible({ timeout: 20_000 });
+  await brian.reload();
+  await expect(brian.locator('[data-e2ee-state="decrypted"]', { hasText: "After the admin left" })).toBeVisible({ timeout: 20_000 });
+  // admins may still open the conversation, but not what was sealed after they left
+  await admin.reload();
+  await expect(admin.locator('[data-e2ee-state="decrypted"]', { hasText: "The budget is 42k" })).toBeVisible({ timeout: 20_000 });
+  await expect(admin.locator('[data-e2ee-state="undecryptable"]')).toHaveText(UNDECRYPTABLE);
+  await expect(admin.getByText("After the admin left")).toHaveCount(0);
+
+  // Brian on a new browser profile: no key here, sending blocked and the draft kept
+  const fresh = await browser.newContext();
+  await chooseLanguage(fresh, baseURL!);
+  const brian2 = await fresh.newPage();
+  await login(brian2, "agent2", "agent");
+  await brian2.goto(url);
+  await hydrated(brian2);
+  await expect(brian2.locator("[data-e2ee-missing]")).toContainText(MISSING_KEY);
+  await send(brian2, "A draft I keep");
+  await expect(brian2.locator('[data-e2ee-say="error"]')).toHaveText(MISSING_KEY);
+  await expect(brian2.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("A draft I keep");
+  // restore from the passphrase
+  await brian2.goto("/e2ee/keys");
+  await hydrated(brian2);
+  const restore = brian2.locator("form", { has: brian2.getByRole("heading", { name: "Use your key on this browser" }) });
+  await restore.getByLabel("Passphrase (at least 10 characters)").fill("not the passphrase");
+  await restore.getByRole("button", { name: "Restore my key" }).click();
+  await expect(brian2.getByRole("alert")).toHaveText("The passphrase is wrong, or the backup was changed.", { timeout: 20_000 });
+  await restore.getByLabel("Passphrase (at least 10 characters)").fill(PASSPHRASE);
+  await restore.getByRole("button", { name: "Restore my key" }).click();
+  await expect(brian2.getByText("Your key is ready on this browser.")).toBeVisible({ timeout: 20_000 });
+  await brian2.goto(url);
+  await expect(brian2.locator('[data-e2ee-state="decrypted"]', { hasText: "After the admin left" })).toBeVisible({ timeout: 20_000 });
+  await expect(brian2.locator('[data-e2ee-state="decrypted"]', { hasText: "The budget is 42k" })).toBeVisible();
+  await hydrated(brian2);
+  await send(brian2, "Back on a new laptop");
+  await alya.reload();
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Back on a new laptop" })).toBeVisible({ timeout: 20_000 });
+
+  // without JavaScript: the list and the metadata, the honest text instead of the messages
+  const nojs = await browser.newContext({ javaScriptEnabled: false });
+  await chooseLanguage(nojs, baseURL!);
+  const plain = await nojs.newPage();
+  await login(plain, "agent", "agent");
+  await plain.goto("/?list=chat");
+  await expect(plain.locator(".ticket-item", { hasText: subject }).locator(".last")).toHaveText("Encrypted message");
+  await plain.goto(url);
+  await expect(plain.getByRole("heading", { name: new RegExp(subject) })).toBeVisible();
+  await expect(plain.getByText("This message is end-to-end encrypted: it needs JavaScript to decrypt.").first()).toBeVisible();
+  await expect(plain.getByText("The budget is 42k")).toHaveCount(0);
+  // a plain reply is refused, the text kept
+  await send(plain, "typed without JavaScript");
+  await expect(plain.getByRole("alert")).toContainText("This conversation is end-to-end encrypted");
+  await expect(plain.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("typed without JavaScript");
+
+  await Promise.all([...contexts, fresh, nojs].map((c) => c.close()));
+});
+
+test("a participant's changed key is warned of before sending; the pages pass axe", async ({ browser, baseURL }) => {
+  test.setTimeout(150_000);
+  const contexts = await Promise.all([0, 1].map(() => browser.newContext()));
+  const [alya, brian] = await Promise.all(contexts.map((c) => c.newPage()));
+  await signInWithKeys(baseURL!, [
+    [alya, "agent", "agent"],
+    [brian, "agent2", "agent"],
+  ]);
+  const url = await startChat(alya, `Key check ${Date.now()}`, ["Brian Agent"], "Let us check our keys");
+  await panel(alya).getByRole("link", { name: "Turn on encryption" }).click();
+  await expect(alya).toHaveURL(/\/e2ee\/enable\/\d+$/);
+  await expect(alya.getByRole("heading", { name: "Turn on end-to-end encryption" })).toBeVisible();
+  const axe = async (page: Page) =>
+    (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => `${page.url()}: ${v.id}`);
+  const found = await axe(alya);
+  await alya.getByRole("button", { name: "Turn on encryption" }).click();
+  await expect(alya).toHaveURL(new RegExp(`${url}$`));
+  await hydrated(alya);
+  await send(alya, "First, with the key I know");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "First, with the key I know" })).toBeVisible({ timeout: 20_000 });
+  found.push(...(await axe(alya)));
+
+  // Brian makes a new key (another browser, say): Alya is warned before her next message goes
+  await brian.goto("/e2ee/keys");
+  await expect(brian.getByText("Creating a new key replaces your current one")).toBeVisible();
+  await setUpKey(brian);
+  found.push(...(await axe(brian)));
+  await alya.reload();
+  await hydrated(alya);
+  await send(alya, "Is this still you?");
+  const warning = alya.locator('[data-e2ee-say="warning"]');
+  await expect(warning).toContainText("The encryption key of Brian Agent changed since you last saw it.");
+  await expect(alya.getByRole("textbox", { name: "Reply", exact: true })).toHaveValue("Is this still you?");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Is this still you?" })).toHaveCount(0);
+  await warning.getByRole("button", { name: "I checked: send" }).click();
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Is this still you?" })).toBeVisible({ timeout: 20_000 });
+  // sealed for Brian's new key: his browser reads it; what was sealed for his old key it cannot
+  await brian.goto(url);
+  await expect(brian.locator('[data-e2ee-state="decrypted"]', { hasText: "Is this still you?" })).toBeVisible({ timeout: 20_000 });
+  await expect(brian.locator('[data-e2ee-state="undecryptable"]')).toHaveText(UNDECRYPTABLE);
+  expect(found).toEqual([]);
+  await Promise.all(contexts.map((c) => c.close()));
+});
