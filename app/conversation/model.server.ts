@@ -240,7 +240,8 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number)
 
 export async function setPriority(ticket: TicketRow, priority: Priority) {
   const { db, schema } = getDb();
-  await db.update(schema.tickets).set({ severity: priority }).where(eq(schema.tickets.id, ticket.id));
+  // activity, as a label change is: the SLA engine follows updated_at and a policy may be per priority
+  await db.update(schema.tickets).set({ severity: priority, updatedAt: Date.now() }).where(eq(schema.tickets.id, ticket.id));
   await announce(ticket, SERVER_EVENTS.updateTicket, { severity: priority });
 }
 
