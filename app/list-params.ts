@@ -18,6 +18,7 @@ const LIST_KEYS = [
   "from",
   "to",
   "sort",
+  "sla",
 ];
 const GROUP_KEY = /^g\d+$/; // "Show More" of a department or label group
 

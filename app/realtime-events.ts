@@ -59,6 +59,8 @@ export const CLIENT_EVENTS = {
   registerQueue: "registerQueue",
   /** The list filters a page shows (new-ticket notices follow them: conversation/notice-filter.server.ts). */
   listFilters: "listFilters",
+  /** A page that follows every ticket's status (the kanban board) starts (true) or stops (false) doing so. */
+  watchStatuses: "watchStatuses",
   /** A debug shortcut's round trip (app/components/DebugShortcuts.tsx). */
   debugPing: "debugPing",
 } as const;

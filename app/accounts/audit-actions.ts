@@ -59,6 +59,15 @@ export const AUDIT_ACTIONS = [
   "sip.account_updated",
   "sip.account_deleted",
   "ai.settings",
+  "kanban.card_moved",
+  "kanban.column_created",
+  "kanban.column_renamed",
+  "kanban.column_deleted",
+  "kb.article_created",
+  "kb.article_updated",
+  "kb.article_published",
+  "kb.article_unpublished",
+  "kb.article_deleted",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -86,6 +95,9 @@ export const AUDIT_TARGETS = [
   "campaign",
   "sip_account",
   "ai",
+  "ticket",
+  "kanban_column",
+  "kb_article",
 ] as const;
 
 /** Detail keys with a label (audit.detailKey.*); others show as written. */
@@ -135,4 +147,9 @@ export const AUDIT_DETAIL_KEYS = [
   "identities",
   "tickets",
   "recipients",
+  "column",
+  "title",
+  "version",
+  "visibility",
+  "restored",
 ] as const;

@@ -17,6 +17,13 @@ type Conversation = { id: number; ticketNumber: number; departmentId: number | n
 type Created = Conversation & { channel: string; severity: string; title: string; campaignId?: number | null };
 
 const room = (ticketId: number) => `ticket:${ticketId}`;
+
+/**
+ * Sockets of pages that follow every ticket's status (the kanban board): they hear each
+ * ticketStatusChanged wherever it was made. A plugin puts a socket in only for readers of every
+ * ticket (the board is for admins).
+ */
+export const STATUS_WATCH_ROOM = "status-watch";
 const basics = (c: Conversation) => ({ ticketId: c.id, ticketNumber: c.ticketNumber });
 
 /** Pages with the conversation open, and its live chat visitor for the events they hear of. */
@@ -34,6 +41,7 @@ export async function announce(c: Conversation, event: ServerEvent, payload: Rec
   const { db, schema } = getDb();
   const body = { ...basics(c), ...payload };
   toOpenPages(c, event, payload);
+  if (event === SERVER_EVENTS.ticketStatusChanged && c.kind === "ticket") publish(STATUS_WATCH_ROOM, event, body);
   const people = await db.select({ userId: schema.participants.userId }).from(schema.participants).where(eq(schema.participants.ticketId, c.id));
   for (const p of people) publish(`user:${p.userId}`, SERVER_EVENTS.updateTicket, body);
   if (c.departmentId && c.kind !== "chat") publish(`department:${c.departmentId}`, SERVER_EVENTS.channelDataUpdated, body);

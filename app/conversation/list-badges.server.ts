@@ -6,6 +6,7 @@ import { pluginExport } from "~/plugins/modules.server";
 import { plugins } from "~/plugins/registry.server";
 import { log } from "~/ops/log.server";
 import type { PanelText } from "./panels.server";
+import type { BadgeCountdown } from "./countdown";
 
 export interface BadgeInput {
   ticketIds: number[];
@@ -18,6 +19,8 @@ export interface ListBadge {
   state: "ok" | "warning" | "breached" | "neutral";
   /** Longer text for assistive technology and the tooltip, when the mark is terse. */
   label?: PanelText;
+  /** A time that runs: the list redraws the text each minute with JavaScript (app/conversation/countdown.ts). */
+  countdown?: BadgeCountdown;
 }
 
 type BadgeLoader = (input: BadgeInput) => Promise<Record<number, ListBadge>>;

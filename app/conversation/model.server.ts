@@ -4,7 +4,7 @@ import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, max, ne, not, or, sql
 import { getDb, isUniqueViolation, type Tx } from "@db/client";
 import { conversationPath, kindOf, type Kind } from "~/conversation/channels";
 import { announce, conversationCreated, newMessages, participantChanged, revokeRoom, toOpenPages } from "./events.server";
-import { addNotification, told } from "~/conversation/notifications.server";
+import { addNotification, notifyMentions, told, toldAll } from "~/conversation/notifications.server";
 import { AccessDenied, canRead, type Reader } from "~/conversation/access.server";
 import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
@@ -148,6 +148,7 @@ export async function reply(
   const { schema } = handle;
   const now = Date.now();
   let previews = 0;
+  let mentioned: number[] = [];
   const created = await handle.transaction(async (tx) => {
     const rows: (typeof schema.messages.$inferInsert)[] = [];
     const sealed = input.encrypted;
@@ -197,6 +198,8 @@ export async function reply(
     await input.attach?.(tx, inserted);
     await rememberRequest(tx, { ids });
     previews = await queueLinkPreviews(tx, ticket.id, inserted, now);
+    // an @name in a workspace chat tells that person
+    if (ticket.kind === "chat" && input.body) mentioned = await notifyMentions(tx, actor, ticket, input.body, now);
     if (await queueDelivery(tx, ticket, ids, input.recipients ?? { to: [], cc: [] }))
       return inserted.map((m) => ({ ...m, deliveryState: "queued", deliveryError: null }));
     return inserted;
@@ -207,6 +210,7 @@ export async function reply(
     actor.username,
   );
   if (created[0]?.deliveryState === "queued" || previews) wakeJobs();
+  toldAll(mentioned);
   return created;
 }
 
@@ -271,7 +275,8 @@ export async function setStatus(actor: Actor, ticket: TicketRow, status: number)
 
 export async function setPriority(ticket: TicketRow, priority: Priority) {
   const { db, schema } = getDb();
-  await db.update(schema.tickets).set({ severity: priority }).where(eq(schema.tickets.id, ticket.id));
+  // activity, as a label change is: the SLA engine follows updated_at and a policy may be per priority
+  await db.update(schema.tickets).set({ severity: priority, updatedAt: Date.now() }).where(eq(schema.tickets.id, ticket.id));
   await announce(ticket, SERVER_EVENTS.updateTicket, { severity: priority });
 }
 
@@ -408,15 +413,18 @@ export async function addNote(actor: Actor, ticket: TicketRow, messageId: number
   await messageOf(ticket, messageId);
   const handle = getDb();
   const now = Date.now();
+  let mentioned: number[] = [];
   const note = await handle.transaction(async (tx) => {
     await rememberRequest(tx);
     const [row] = await tx
       .insert(handle.schema.messageNotes)
       .values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now })
       .returning();
+    mentioned = await notifyMentions(tx, actor, ticket, row.body, now);
     return row;
   });
   toOpenPages(ticket, SERVER_EVENTS.receiveNote, { messageId, noteId: note.id });
+  toldAll(mentioned);
 }
 
 export async function deleteNote(actor: Actor, ticket: TicketRow, noteId: number) {

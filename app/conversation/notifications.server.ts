@@ -4,11 +4,13 @@
 // categories (sla, system, trade: the panel's tabs). Written inside the change that causes them;
 // the user's pages hear newNotification with its category, and a browser push job is queued per
 // push subscription in the same transaction (app/conversation/push.server.ts).
-import { and, count, desc, eq, inArray, lt, lte, ne, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, lt, lte, ne, notInArray, sql } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { publish } from "~/realtime.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { enqueue, wakeJobs } from "~/jobs/queue.server";
+import { BOT_USERNAMES } from "~/accounts/bots";
+import { parseNoticeFilter, passesNoticeFilter, type NoticeFilter } from "./notice-filter.server";
 
 /** Spec section 9: notifications come 10 at a time (Show more at 10 or more). */
 export const NOTIFICATION_PAGE_SIZE = 10;
@@ -186,7 +188,7 @@ export async function activeUserIds(tx: Tx, except?: number) {
   const rows = await tx
     .select({ id: u.id })
     .from(u)
-    .where(and(sql`${u.disabledAt} is null`, except ? ne(u.id, except) : undefined));
+    .where(and(sql`${u.disabledAt} is null`, notInArray(u.username, [...BOT_USERNAMES]), except ? ne(u.id, except) : undefined));
   return rows.map((r) => r.id);
 }
 
@@ -200,4 +202,122 @@ export async function userIdsByUsername(tx: Tx, usernames: string[]) {
     .from(u)
     .where(and(inArray(u.username, usernames), sql`${u.disabledAt} is null`));
   return rows.map((r) => r.id);
+}
+
+// ---------- sources: who hears of what (each within the change's own transaction) ----------
+
+/** The @names in a note or a chat message ("@amy.lee," names amy.lee), each once, lowercased. */
+export function mentionedUsernames(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})/g)) names.add(m[1].replace(/[.-]+$/, "").toLowerCase());
+  return [...names].filter(Boolean);
+}
+
+/**
+ * A mention (an @name in a note or a workspace chat message): each named, active person who may
+ * read the conversation, other than the writer, gets a "mention" notification. Answers who, for
+ * `told` after the transaction commits.
+ */
+export async function notifyMentions(
+  tx: Tx,
+  actor: { id: number; name: string },
+  c: { id: number; kind: string; ticketNumber: number; title: string; channel: string; departmentId: number | null },
+  text: string,
+  at: number,
+) {
+  const names = mentionedUsernames(text);
+  if (!names.length) return [];
+  const { schema } = getDb();
+  const u = schema.users;
+  const people = await tx
+    .select({ id: u.id, type: u.type, departmentId: u.departmentId })
+    .from(u)
+    .where(and(inArray(sql`lower(${u.username})`, names), sql`${u.disabledAt} is null`, ne(u.id, actor.id)));
+  const p = schema.participants;
+  const inIt = new Set((await tx.select({ userId: p.userId }).from(p).where(eq(p.ticketId, c.id))).map((r) => r.userId));
+  // the same rule as access.server's canRead, read in this transaction
+  const mayRead = (r: (typeof people)[number]) =>
+    r.type === "admin" || inIt.has(r.id) || (c.kind !== "chat" && c.channel !== "chat" && r.departmentId != null && r.departmentId === c.departmentId);
+  const told_ = people.filter(mayRead).map((r) => r.id);
+  await addNotifications(tx, told_, { type: "mention", channel: c.kind, ticketNumber: c.ticketNumber, title: c.title, body: actor.name }, at);
+  return told_;
+}
+
+/** The new-ticket filters a person keeps in their preferences (spec section 4: channel, department, campaign, priority). */
+export function newTicketFilterOf(prefs: {
+  newTicketChannel: string;
+  newTicketDepartment: number | null;
+  newTicketCampaign: number | null;
+  newTicketPriority: string;
+}): NoticeFilter {
+  return parseNoticeFilter({
+    channel: prefs.newTicketChannel || undefined,
+    department: prefs.newTicketDepartment ?? undefined,
+    campaign: prefs.newTicketCampaign ?? undefined,
+    priority: prefs.newTicketPriority || undefined,
+  });
+}
+
+/**
+ * A new ticket from outside (a mail, a message, a public form, a live chat): everyone who asked
+ * for new-ticket notifications, may read it (admins, its department's agents) and whose filters
+ * it passes hears of it. Answers who.
+ */
+export async function notifyNewTicket(
+  tx: Tx,
+  c: {
+    id: number;
+    kind: string;
+    ticketNumber: number;
+    title: string;
+    channel: string;
+    departmentId: number | null;
+    severity: string;
+    campaignId?: number | null;
+  },
+  at: number,
+) {
+  if (c.kind === "chat") return [];
+  const { schema } = getDb();
+  const u = schema.users;
+  const np = schema.notificationPrefs;
+  const rows = await tx
+    .select({ id: u.id, type: u.type, departmentId: u.departmentId, prefs: np })
+    .from(np)
+    .innerJoin(u, eq(u.id, np.userId))
+    .where(and(eq(np.newTickets, true), sql`${u.disabledAt} is null`));
+  const ids = rows
+    .filter((r) => r.type === "admin" || (r.departmentId != null && r.departmentId === c.departmentId))
+    .filter((r) => passesNoticeFilter(newTicketFilterOf(r.prefs), c))
+    .map((r) => r.id);
+  await addNotifications(tx, ids, { type: "new_ticket", channel: c.kind, ticketNumber: c.ticketNumber, title: c.title, body: "" }, at);
+  return ids;
+}
+
+/**
+ * A live chat waits in the queue: the active agents of its department (without a department: the
+ * admins) hear of it, whatever their new-ticket filters, since someone has to take it. Answers who.
+ */
+export async function notifyLiveChatWaiting(tx: Tx, c: { kind: string; ticketNumber: number; title: string; departmentId: number | null }, at: number) {
+  const { schema } = getDb();
+  const u = schema.users;
+  const rows = await tx
+    .select({ id: u.id })
+    .from(u)
+    .where(
+      and(
+        sql`${u.disabledAt} is null`,
+        notInArray(u.username, [...BOT_USERNAMES]),
+        c.departmentId != null ? eq(u.departmentId, c.departmentId) : eq(u.type, "admin"),
+      ),
+    );
+  const ids = rows.map((r) => r.id);
+  // "{by} is waiting in live chat #{number}": the visitor's name
+  await addNotifications(tx, ids, { type: "livechat_waiting", channel: c.kind, ticketNumber: c.ticketNumber, title: c.title, body: c.title }, at);
+  return ids;
+}
+
+/** Tells each of `userIds` (after the transaction commits). */
+export function toldAll(userIds: number[], category: NotificationCategory = "system") {
+  for (const id of userIds) told(id, category);
 }

@@ -2,7 +2,7 @@
 // package): VAPID keys made on first use and kept in the settings table (the private key sealed),
 // subscriptions stored by /api/fcm/token, one durable job per notification and subscription
 // (queued with the notification: notifications.server.ts) that respects the user's per-category
-// choices and quiet hours, removes a subscription the push service answers 404/410 for, and tries
+// choices and quiet hours (a push in quiet hours waits for their end), removes a subscription the push service answers 404/410 for, and tries
 // again later on 429/5xx.
 import { and, eq } from "drizzle-orm";
 import webpush from "web-push";
@@ -10,7 +10,7 @@ import type { Agent } from "node:https";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { seal, unseal } from "~/secrets.server";
-import { defineJobKind, PermanentFailure } from "~/jobs/queue.server";
+import { defineJobKind, PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
 import { getWorkspace } from "~/models/settings.server";
 import { translatorFor } from "~/i18n.server";
 import { isLanguage } from "~/i18n";
@@ -139,23 +139,43 @@ export const prefsForm = z
     newTickets: z.string().optional(),
     newTicketChannel: z.string().max(40).default(""),
     newTicketPriority: z.enum(["", "H", "M", "L", "none"]).default(""),
+    newTicketDepartment: z
+      .string()
+      .regex(/^\d{0,9}$/, "notifications.prefs.badChoice")
+      .default(""),
+    newTicketCampaign: z
+      .string()
+      .regex(/^\d{0,9}$/, "notifications.prefs.badChoice")
+      .default(""),
   })
   .refine((v) => !v.quietStart === !v.quietEnd, { path: ["quietEnd"], message: "notifications.prefs.bothTimes" });
+
+/** The departments and campaigns the new-ticket filters offer. */
+export async function newTicketChoices() {
+  const { db, schema } = getDb();
+  const [departments, campaigns] = await Promise.all([
+    db.select({ id: schema.departments.id, name: schema.departments.name }).from(schema.departments).orderBy(schema.departments.name),
+    db.select({ id: schema.campaigns.id, name: schema.campaigns.name }).from(schema.campaigns).orderBy(schema.campaigns.name).limit(200),
+  ]);
+  return { departments, campaigns };
+}
 
 const minutes = (hhmm: string) => (hhmm ? Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3)) : null);
 export const hhmm = (m: number | null) => (m === null ? "" : `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`);
 
-export async function savePrefs(userId: number, v: z.infer<typeof prefsForm>) {
+export async function savePrefs(userId: number, v: z.input<typeof prefsForm>) {
   const { db, schema } = getDb();
   const row = {
     pushSla: !!v.pushSla,
     pushSystem: !!v.pushSystem,
     pushTrade: !!v.pushTrade,
-    quietStart: minutes(v.quietStart),
-    quietEnd: minutes(v.quietEnd),
+    quietStart: minutes(v.quietStart ?? ""),
+    quietEnd: minutes(v.quietEnd ?? ""),
     newTickets: !!v.newTickets,
-    newTicketChannel: v.newTicketChannel,
-    newTicketPriority: v.newTicketPriority,
+    newTicketChannel: v.newTicketChannel ?? "",
+    newTicketPriority: v.newTicketPriority ?? "",
+    newTicketDepartment: Number(v.newTicketDepartment) || null,
+    newTicketCampaign: Number(v.newTicketCampaign) || null,
   };
   await db
     .insert(schema.notificationPrefs)
@@ -178,6 +198,27 @@ export function inQuietHours(prefs: Pick<NotificationPrefs, "quietStart" | "quie
   return start < end ? m >= start && m < end : m >= start || m < end;
 }
 
+/**
+ * When the quiet hours that `at` falls in end (ms, the first minute whose local time is past
+ * them), or null outside them. Local wall-clock minutes of the time zone, so a DST change inside
+ * the quiet hours is followed (the end comes an hour earlier or later in UTC).
+ */
+export function quietEndsAt(prefs: Pick<NotificationPrefs, "quietStart" | "quietEnd">, at: number, timeZone: string): number | null {
+  if (!inQuietHours(prefs, at, timeZone)) return null;
+  const end = prefs.quietEnd as number;
+  let low = at - (at % 60_000);
+  // a first guess that is past the end: the minutes to it, an hour more for a clock that fell back
+  let high = low + (((end - minuteOfDay(low, timeZone) + 1440) % 1440) + 60) * 60_000;
+  while (inQuietHours(prefs, high, timeZone)) high += 60 * 60_000;
+  // the quiet stretch is one run of minutes: the first minute out of it, by halving
+  while (high - low > 60_000) {
+    const mid = low + Math.floor((high - low) / 120_000) * 60_000;
+    if (inQuietHours(prefs, mid, timeZone)) low = mid;
+    else high = mid;
+  }
+  return high;
+}
+
 export const pushAllowed = (prefs: NotificationPrefs, category: NotificationCategory) =>
   category === "sla" ? prefs.pushSla : category === "trade" ? prefs.pushTrade : prefs.pushSystem;
 
@@ -186,6 +227,9 @@ let agent: Agent | undefined;
 export const setPushAgent = (a: Agent | undefined) => (agent = a);
 
 export type PushOutcome = "sent" | "gone" | "skipped";
+
+/** Thrown by a push job inside the user's quiet hours: the queue keeps the job and runs it when they end. */
+export class QuietHours extends WaitAndRetry {}
 
 /** One push job: the notification to one subscription. Throws to be tried again (429, 5xx, network). */
 export async function runPush(payload: unknown, now = Date.now()): Promise<PushOutcome> {
@@ -203,7 +247,11 @@ export async function runPush(payload: unknown, now = Date.now()): Promise<PushO
   if (!n || !sub || n.read || sub.userId !== n.userId) return "skipped";
   const prefs = await getPrefs(n.userId);
   const { timeZone } = await getWorkspace();
-  if (!isCategory(n.category) || !pushAllowed(prefs, n.category) || inQuietHours(prefs, now, timeZone)) return "skipped";
+  if (!isCategory(n.category) || !pushAllowed(prefs, n.category)) return "skipped";
+  // quiet hours delay the push (the job waits, durably, in the queue) rather than drop it; if the
+  // user reads it meanwhile, it is not pushed at all (above)
+  const until = quietEndsAt(prefs, now, timeZone);
+  if (until !== null) throw new QuietHours(`quiet hours until ${new Date(until).toISOString()}`, until - now);
   const [user] = await db.select({ language: schema.users.language }).from(schema.users).where(eq(schema.users.id, n.userId));
   const t = translatorFor(isLanguage(user?.language) ? user.language : "en");
   const text = n.ticketNumber

@@ -11,6 +11,7 @@ import { wakeJobs } from "~/jobs/queue.server";
 import { announce, conversationCreated, newMessages } from "./events.server";
 import { fileMessage, insertTicket, senderPriority, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, type StoredFile } from "./model.server";
 import { rememberRequest } from "~/request-keys.server";
+import { notifyNewTicket, toldAll } from "./notifications.server";
 
 type TicketRow = typeof import("@db/schema/sqlite").tickets.$inferSelect;
 
@@ -70,6 +71,7 @@ export async function receive(input: ReceiveInput): Promise<Received> {
   const severity = fresh ? await senderPriority(fresh.contactEmail) : "";
 
   let previews = false;
+  let newTicketFor: number[] = [];
   const write = () =>
     handle.transaction(async (tx) => {
       let ticket: TicketRow;
@@ -113,11 +115,14 @@ export async function receive(input: ReceiveInput): Promise<Received> {
       if (!fresh) await touch(tx, ticket.id, FROM_OUTSIDE, at, { lastMessage: preview, ...(reopened ? { status: 0 } : {}) });
       if (reopened) ticket = { ...ticket, status: 0 };
       await input.inTransaction?.(tx, { ticket, messageIds, created: !!fresh });
+      // new work from outside: those who asked for it (their filters) hear of it, not while a bot holds it
+      if (fresh && ticket.status !== PENDING) newTicketFor = await notifyNewTicket(tx, ticket, at);
       return { ticket, messageIds, created: !!fresh, reopened };
     });
 
   const result = fresh ? await withUniqueNumber(write) : await write();
   if (previews) wakeJobs();
+  toldAll(newTicketFor);
   // a conversation a bot holds (Pending) is not agents' new work yet: announced when it hands over
   if (result.created) {
     if (result.ticket.status !== PENDING) await conversationCreated(result.ticket, { department: true });

@@ -5,6 +5,7 @@ import { audit } from "~/accounts/audit.server";
 import { broadcast } from "~/realtime.server";
 import { getSetting, setSetting } from "./settings.server";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { activeUserIds, addNotifications, toldAll } from "~/conversation/notifications.server";
 
 export const MAX_ANNOUNCEMENT = 500;
 
@@ -32,9 +33,16 @@ export async function currentAnnouncement() {
 /** Publishes (or, with empty text, withdraws) the announcement, audited; open pages show it at once. */
 export async function announce(by: { id: number; name: string }, text: string, ip = "") {
   const trimmed = text.trim().slice(0, MAX_ANNOUNCEMENT);
-  await getDb().transaction(async (tx) => {
-    await setSetting("announcement", trimmed ? JSON.stringify({ text: trimmed, by: by.name, at: Date.now() }) : "", tx);
+  const now = Date.now();
+  const everyone = await getDb().transaction(async (tx) => {
+    await setSetting("announcement", trimmed ? JSON.stringify({ text: trimmed, by: by.name, at: now }) : "", tx);
     await audit({ action: "settings.changed", actor: by, ip, target: { type: "settings", id: "announcement" }, detail: { announcement: trimmed } }, tx);
+    if (!trimmed) return [];
+    // every active person but its author finds it in the notification centre too (and a push)
+    const ids = await activeUserIds(tx, by.id);
+    await addNotifications(tx, ids, { type: "announcement", channel: "system", ticketNumber: null, title: trimmed, body: by.name }, now);
+    return ids;
   });
   broadcast(SERVER_EVENTS.announcement, {});
+  toldAll(everyone);
 }

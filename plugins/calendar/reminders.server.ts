@@ -5,7 +5,7 @@
 // later than reminded_at is still due.
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
-import { told } from "~/conversation/notifications.server";
+import { addNotification, told } from "~/conversation/notifications.server";
 import { translatorFor } from "~/i18n.server";
 import { isLanguage } from "~/i18n";
 import { getSettings } from "~/models/settings.server";
@@ -69,9 +69,7 @@ export async function sendDueReminders(now = Date.now()) {
         .returning({ id: a.id });
       if (!claimed) return false;
       // the host's notification centre: its row, then newNotification to the owner's pages
-      await tx
-        .insert(schema.notifications)
-        .values({ userId: c.ownerId, type: "reminder", category: "system", channel: "calendar", ticketNumber: null, title, createdAt: now });
+      await addNotification(tx, { userId: c.ownerId, type: "reminder", category: "system", channel: "calendar", ticketNumber: null, title, body: "" }, now);
       return true;
     });
     if (sent) {

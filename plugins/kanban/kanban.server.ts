@@ -13,6 +13,7 @@ import { newMessages } from "~/conversation/events.server";
 import { setStatus, staffList, systemMessage } from "~/conversation/model.server";
 import { formError, formResult, type FormResult } from "~/forms";
 import { publish } from "~/realtime.server";
+import { audit } from "~/accounts/audit.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { CARD_CAP, COLUMN_NAME_MAX, MORE_CAP, NO_COLUMN, STATUS_KEYS, columnKey, statusKey } from "./limits";
 
@@ -178,7 +179,11 @@ export async function moveCard(actor: Actor, values: { ticket: string; to: strin
     const status = Number(to.slice(1));
     // the conversation's own write path: system message, lists, open pages (a conditional write)
     const moved = await setStatus(actor, ticket, status);
-    if (moved) tellBoards(number, to, 0);
+    if (moved) {
+      // setStatus keeps its own transaction (the ticket page's path); the board's entry follows it
+      await audit({ action: "kanban.card_moved", actor, target: { type: "ticket", id: number }, detail: { from: statusKey(ticket.status), to } });
+      tellBoards(number, to, 0);
+    }
     return { ok: true, moved, ticketNumber: number };
   }
 
@@ -186,10 +191,13 @@ export async function moveCard(actor: Actor, values: { ticket: string; to: strin
   const now = Date.now();
   const columnId = to === "none" ? null : Number(to.slice(1));
   let done: { messageId: number; version: number } | null;
+  let from = NO_COLUMN;
   try {
     done = await handle.transaction(async (tx) => {
       let name = "";
       let version = 0;
+      const [was] = await tx.select({ columnId: k.columnId }).from(k).where(eq(k.ticketId, ticket.id));
+      if (was) from = columnKey(was.columnId);
       if (columnId === null) {
         const removed = await tx.delete(k).where(eq(k.ticketId, ticket.id)).returning({ version: k.version });
         if (!removed.length) return null;
@@ -219,6 +227,7 @@ export async function moveCard(actor: Actor, values: { ticket: string; to: strin
           : { event: "plugin", by: actor.name, text: "plugin_kanban.system.moved", values: { column: name } },
         now,
       );
+      await audit({ action: "kanban.card_moved", actor, target: { type: "ticket", id: number }, detail: { from, to, ...(name ? { column: name } : {}) } }, tx);
       return { messageId, version };
     });
   } catch (error) {
@@ -259,7 +268,7 @@ async function columnWrite<T>(intent: string, values: Record<string, string>, wr
   }
 }
 
-export async function addColumn(values: { name: string }): Promise<Outcome<{ value: number }>> {
+export async function addColumn(values: { name: string }, actor?: Actor): Promise<Outcome<{ value: number }>> {
   const intent = "add";
   const parsed = nameSchema.safeParse(values.name);
   if (!parsed.success) return { ok: false, result: formError(wrap(parsed.error), values, intent), status: 400 };
@@ -271,11 +280,12 @@ export async function addColumn(values: { name: string }): Promise<Outcome<{ val
       .insert(c)
       .values({ name: parsed.data, position: Number(top ?? 0) + 1, createdAt: Date.now() })
       .returning({ id: c.id });
+    await audit({ action: "kanban.column_created", actor, target: { type: "kanban_column", id: row.id }, detail: { name: parsed.data } });
     return row.id;
   });
 }
 
-export async function renameColumn(id: number, values: { name: string }): Promise<Outcome<{ value: number }>> {
+export async function renameColumn(id: number, values: { name: string }, actor?: Actor): Promise<Outcome<{ value: number }>> {
   const intent = `column-${id}`;
   const parsed = nameSchema.safeParse(values.name);
   if (!parsed.success) return { ok: false, result: formError(wrap(parsed.error), values, intent), status: 400 };
@@ -284,6 +294,7 @@ export async function renameColumn(id: number, values: { name: string }): Promis
   const out = await columnWrite(intent, values, () => db.update(c).set({ name: parsed.data }).where(eq(c.id, id)).returning({ id: c.id }));
   if (!out.ok) return out;
   if (!out.value.length) return { ok: false, result: formResult({ intent, message: "plugin_kanban.errors.noColumn", values }), status: 404 };
+  await audit({ action: "kanban.column_renamed", actor, target: { type: "kanban_column", id }, detail: { name: parsed.data } });
   tellBoards(0, columnKey(id), 0);
   return { ok: true, value: id };
 }
@@ -304,10 +315,15 @@ export async function shiftColumn(id: number, by: -1 | 1) {
 }
 
 /** Deletes a column; its cards go back to no column. */
-export async function deleteColumn(id: number) {
-  const { db, schema } = getDb();
-  await db.delete(schema.kanbanColumns).where(eq(schema.kanbanColumns.id, id));
-  tellBoards(0, columnKey(id), 0);
+export async function deleteColumn(id: number, actor?: Actor) {
+  const handle = getDb();
+  const c = handle.schema.kanbanColumns;
+  const gone = await handle.transaction(async (tx) => {
+    const rows = await tx.delete(c).where(eq(c.id, id)).returning({ name: c.name });
+    if (rows.length) await audit({ action: "kanban.column_deleted", actor, target: { type: "kanban_column", id }, detail: { name: rows[0].name } }, tx);
+    return rows.length > 0;
+  });
+  if (gone) tellBoards(0, columnKey(id), 0);
 }
 
 /** zod's error for one value, as if it were the form's `name` field. */

@@ -28,3 +28,10 @@ export async function requireKbApiUser(request: Request, loadContext?: object) {
   if (!viewer || isTrial(ctx) || !menuItemAllows("kb", "kb", viewer)) throw json({ result: "failed", description: "Access denied" }, { status: 403 });
   return { ctx, user };
 }
+
+/** An article's id from the path ("/kb/{id}/..."), else 404. */
+export function articleIdOf(raw: string | undefined) {
+  const id = Number(raw);
+  if (!/^\d{1,15}$/.test(raw ?? "") || !Number.isSafeInteger(id) || id <= 0) throw new Response("Not Found", { status: 404 });
+  return id;
+}

@@ -8,6 +8,7 @@ import { getDb, type Tx } from "@db/client";
 import type { Reader } from "~/conversation/access.server";
 import { formError, formResult, type FormResult } from "~/forms";
 import { fileStorage } from "~/storage.server";
+import { audit } from "~/accounts/audit.server";
 import {
   BODY_MAX,
   CATEGORY_MAX,
@@ -78,7 +79,26 @@ async function storeImage(tx: Tx, actor: Reader, image: ImageInput, at: number) 
   return `\n\n![${name}](/support/image/${row!.id})`;
 }
 
-export async function createArticle(actor: Reader, values: ArticleValues, image?: ImageInput): Promise<Outcome<{ id: number }>> {
+/** Who writes: the audit log names them. */
+type Writer = Reader & { name: string };
+
+/** The audit entries of a save: the save itself, and publishing or withdrawing when the visibility changed. */
+async function auditSave(
+  tx: Tx,
+  actor: Writer,
+  action: "kb.article_created" | "kb.article_updated",
+  article: { id: number; title: string; version: number },
+  before: string | null,
+  after: string,
+  restored?: number,
+) {
+  const target = { type: "kb_article", id: article.id };
+  await audit({ action, actor, target, detail: { title: article.title, version: article.version, visibility: after, ...(restored ? { restored } : {}) } }, tx);
+  if (after !== before && (after === "public" || before === "public"))
+    await audit({ action: after === "public" ? "kb.article_published" : "kb.article_unpublished", actor, target, detail: { title: article.title } }, tx);
+}
+
+export async function createArticle(actor: Writer, values: ArticleValues, image?: ImageInput): Promise<Outcome<{ id: number }>> {
   if (actor.type !== "admin") return adminOnly(values);
   const parsed = articleSchema.safeParse(values);
   if (!parsed.success) return { ok: false, result: formError(parsed.error, values), status: 400 };
@@ -92,7 +112,8 @@ export async function createArticle(actor: Reader, values: ArticleValues, image?
     const [row] = await tx
       .insert(schema.kbArticles)
       .values({ ...parsed.data, body, createdBy: actor.id, updatedBy: actor.id, createdAt: at, updatedAt: at })
-      .returning({ id: schema.kbArticles.id });
+      .returning({ id: schema.kbArticles.id, version: schema.kbArticles.version });
+    await auditSave(tx, actor, "kb.article_created", { id: row!.id, title: parsed.data.title, version: row!.version }, null, parsed.data.visibility);
     return row!.id;
   });
   return { ok: true, id };
@@ -134,7 +155,7 @@ const gone = (values: Record<string, string>): Outcome<never> => ({ ok: false, r
  * edit is refused (the other save is not overwritten unseen) and the typed text is kept.
  */
 export async function updateArticle(
-  actor: Reader,
+  actor: Writer,
   id: number,
   values: ArticleValues & { version?: string },
   image?: ImageInput,
@@ -152,12 +173,13 @@ export async function updateArticle(
       return { ok: false, result: formResult({ message: "plugin_kb.errors.changed", values }), status: 409 };
     const body = parsed.data.body + (image ? await storeImage(tx, actor, image, at) : "");
     await saveOver(tx, actor, row, { ...parsed.data, body }, at);
+    await auditSave(tx, actor, "kb.article_updated", { id, title: parsed.data.title, version: row.version + 1 }, row.visibility, parsed.data.visibility);
     return { ok: true, id };
   });
 }
 
 /** Makes an earlier version the article's text again (the text it replaces becomes a version too). */
-export async function restoreVersion(actor: Reader, id: number, version: number): Promise<Outcome<{ id: number }>> {
+export async function restoreVersion(actor: Writer, id: number, version: number): Promise<Outcome<{ id: number }>> {
   if (actor.type !== "admin") return adminOnly({});
   const handle = getDb();
   const v = handle.schema.kbArticleVersions;
@@ -177,15 +199,28 @@ export async function restoreVersion(actor: Reader, id: number, version: number)
       { type: type as KbType, lang: lang as KbLang, category, title, summary, body, visibility: visibility as "public" | "internal" },
       Date.now(),
     );
+    await auditSave(tx, actor, "kb.article_updated", { id, title, version: row.version + 1 }, row.visibility, visibility, version);
     return { ok: true, id };
   });
 }
 
-export async function deleteArticle(actor: Reader, id: number): Promise<boolean> {
+/** Deletes an article and its versions (admins), audited in the same transaction; false when it is not there. */
+export async function deleteArticle(actor: Writer, id: number): Promise<boolean> {
   if (actor.type !== "admin") return false;
-  const { db, schema } = getDb();
-  const done = await db.delete(schema.kbArticles).where(eq(schema.kbArticles.id, id)).returning({ id: schema.kbArticles.id });
-  return done.length > 0;
+  const handle = getDb();
+  const { schema } = handle;
+  return handle.transaction(async (tx) => {
+    const done = await tx
+      .delete(schema.kbArticles)
+      .where(eq(schema.kbArticles.id, id))
+      .returning({ id: schema.kbArticles.id, title: schema.kbArticles.title, visibility: schema.kbArticles.visibility });
+    if (!done.length) return false;
+    await audit(
+      { action: "kb.article_deleted", actor, target: { type: "kb_article", id }, detail: { title: done[0].title, visibility: done[0].visibility } },
+      tx,
+    );
+    return true;
+  });
 }
 
 export async function getArticle(id: number): Promise<Article | undefined> {

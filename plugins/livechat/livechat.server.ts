@@ -18,6 +18,7 @@ import { queueLinkPreviews } from "~/conversation/link-preview.server";
 import { wakeJobs } from "~/jobs/queue.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { rememberRequest } from "~/request-keys.server";
+import { notifyLiveChatWaiting, notifyNewTicket, toldAll } from "~/conversation/notifications.server";
 
 export type VisitState = "new" | "queued" | "active" | "ended" | "converted" | "sent";
 type Actor = Reader & { name: string; username: string };
@@ -198,9 +199,13 @@ export async function register(visit: Visit, input: Registration, online: boolea
         .returning({ token: v.token });
       // a second submit of the same form (two tabs, a double click) changes nothing
       if (!claimed.length) throw new VisitConflict();
+      // waiting in the queue: its department's agents hear of it; a message left: a new ticket
+      notified = online ? await notifyLiveChatWaiting(tx, ticket, now) : await notifyNewTicket(tx, ticket, now);
       return ticket;
     });
+  let notified: number[] = [];
   const ticket = await withUniqueNumber(create);
+  toldAll(notified);
   if (online) await queueChanged();
   else await conversationCreated(ticket, { department: true });
   return ticket;

@@ -3,17 +3,12 @@
 import { inArray } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { BadgeInput, ListBadge } from "~/conversation/list-badges.server";
+import { countdownAt, duration, type BadgeCountdown } from "~/conversation/countdown";
 import { stateAt } from "./compute";
 import { slaNow } from "./engine.server";
 
-/** Whole minutes as the badge says them: "12 min", "1 h 5 min", "2 d 3 h" (the unit names a text of each shape). */
-export function duration(ms: number): { unit: "minutes" | "hours" | "days"; values: Record<string, string> } {
-  const minutes = Math.max(0, Math.floor(ms / 60_000));
-  if (minutes < 60) return { unit: "minutes", values: { minutes: String(minutes) } };
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return { unit: "hours", values: { hours: String(hours), minutes: String(minutes % 60) } };
-  return { unit: "days", values: { days: String(Math.floor(hours / 24)), hours: String(hours % 24) } };
-}
+/** Whole minutes as the badge says them (the list's countdown counts the same way). */
+export { duration };
 
 export async function badges({ ticketIds }: BadgeInput): Promise<Record<number, ListBadge>> {
   const now = slaNow();
@@ -30,12 +25,20 @@ export async function badges({ ticketIds }: BadgeInput): Promise<Record<number, 
     const target = `t:plugin_sla.target.${r.dueTarget ?? "resolution"}`;
     if (state === "paused") out[r.ticketId] = { text: { key: "plugin_sla.badge.paused" }, state: "neutral", label: { key: "plugin_sla.badge.pausedLabel" } };
     if (dueAt === null || !(state === "ok" || state === "warning" || state === "breached")) continue;
-    const d = duration(Math.abs(dueAt - now));
-    const values = { ...d.values, target };
-    out[r.ticketId] =
-      dueAt > now
-        ? { text: { key: `plugin_sla.badge.left.${d.unit}`, values }, state, label: { key: "plugin_sla.badge.leftLabel", values } }
-        : { text: { key: `plugin_sla.badge.overdue.${d.unit}`, values }, state: "breached", label: { key: "plugin_sla.badge.overdueLabel", values } };
+    // the text as of now, and what the list needs to keep counting with JavaScript
+    const countdown: BadgeCountdown = {
+      now,
+      dueAt,
+      warnAt: r.warnAt === null ? null : Number(r.warnAt),
+      left: "plugin_sla.badge.left",
+      overdue: "plugin_sla.badge.overdue",
+      leftLabel: "plugin_sla.badge.leftLabel",
+      overdueLabel: "plugin_sla.badge.overdueLabel",
+      values: { target },
+    };
+    const shown = countdownAt(countdown, now);
+    // a row the engine has already marked breached stays breached
+    out[r.ticketId] = { ...shown, state: state === "breached" ? "breached" : shown.state, countdown };
   }
   return out;
 }

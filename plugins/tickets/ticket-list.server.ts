@@ -7,6 +7,7 @@ import { readableBy, type Reader } from "~/conversation/access.server";
 import { listColumns, type ListRow } from "~/conversation/list-columns.server";
 import { startOfDay } from "~/time";
 import type { ListBadge } from "~/conversation/list-badges.server";
+import { SLA_FILTERS, slaFilterCondition, slaOrder } from "@plugins/sla/list.server";
 
 export const PAGE_SIZE = 30;
 export const GROUP_PAGE_SIZE = 10;
@@ -33,7 +34,10 @@ export const listQuery = z.object({
   preset: z.enum(["current", "yesterday", "1week", "custom"]).optional().catch(undefined),
   from: ymd.optional().catch(undefined),
   to: ymd.optional().catch(undefined),
-  sort: z.enum(["updated", "priority"]).catch("updated"),
+  /** The SLA's clock (plugins/sla): breached, in its warning time, or running at all. */
+  sla: z.enum(SLA_FILTERS).optional().catch(undefined),
+  /** updated (newest activity first), priority (H, none, M, L), sla (least time left first). */
+  sort: z.enum(["updated", "priority", "sla"]).catch("updated"),
 });
 export type ListQuery = z.infer<typeof listQuery>;
 
@@ -76,6 +80,7 @@ export function listConditions(reader: Reader, kind: Kind, q: ListQuery, now: nu
   if (q.priority) where.push(eq(t.severity, q.priority === "none" ? "" : q.priority));
   if (q.campaign) where.push(eq(t.campaignId, q.campaign));
   if (q.emotion) where.push(eq(t.emotion, q.emotion));
+  if (q.sla) where.push(slaFilterCondition(q.sla, t.id));
   // EXISTS probes the primary keys row by row, so the newest-first scan stops after one page
   if (q.label) {
     const tl = schema.ticketLabels;
@@ -136,6 +141,7 @@ export interface ListItem {
 function orderBy(q: ListQuery) {
   const t = getDb().schema.tickets;
   const byPriority = sql`case ${t.severity} when 'H' then 0 when '' then 1 when 'M' then 2 when 'L' then 3 else 4 end`;
+  if (q.sort === "sla") return [asc(slaOrder()), desc(t.updatedAt), desc(t.id)];
   return q.sort === "priority" ? [asc(byPriority), desc(t.updatedAt), desc(t.id)] : [desc(t.updatedAt), desc(t.id)];
 }
 
@@ -320,6 +326,8 @@ export function listParamsFromApi(url: URL, status: string, offset: number) {
     ["assignee", "assignee"],
     ["agent", "assignee"],
     ["emotion", "emotion"],
+    ["slaFilter", "sla"],
+    ["sla", "sla"],
   ];
   for (const [from, to] of map) if (q.get(from)) out.set(to, q.get(from)!);
   const ranges: [string, string, string][] = [
@@ -337,6 +345,6 @@ export function listParamsFromApi(url: URL, status: string, offset: number) {
   }
   if (q.get("apptLessTwoDays") && q.get("apptLessTwoDays") !== "false") out.set("appt", "soon");
   else if (q.get("appt") && q.get("appt") !== "false") out.set("appt", "any");
-  if (q.get("sort") === "priority") out.set("sort", "priority");
+  if (q.get("sort") === "priority" || q.get("sort") === "sla") out.set("sort", q.get("sort")!);
   return out;
 }

@@ -12,6 +12,7 @@ import { systemMessage, touch } from "~/conversation/model.server";
 import { announce, conversationCreated, newMessages } from "~/conversation/events.server";
 import { PENDING } from "~/conversation/constants";
 import { SERVER_EVENTS } from "~/realtime-events";
+import { notifyNewTicket, toldAll } from "~/conversation/notifications.server";
 import type { Responder } from "@plugins/channels/responders.server";
 import { botOnFor, loadConfig } from "./config.server";
 import { decide, LANGUAGE_LABELS, PRODUCT_LABELS, type BotLanguage, type Decision, type Product, type Stage } from "./flow";
@@ -114,6 +115,7 @@ export async function answer(payload: AnswerPayload): Promise<Answer | null> {
   const decision: Decision = agentMessage ? { ...current, stage: "human", reply: "", endedBy: "agent" } : decide(current, payload.text, await loadConfig());
 
   const now = Date.now();
+  let newTicketFor: number[] = [];
   const written = await handle.transaction(async (tx) => {
     const [claimed] = await tx
       .update(wc)
@@ -160,6 +162,8 @@ export async function answer(payload: AnswerPayload): Promise<Answer | null> {
           .set({ status: 0, updatedAt: now + 1 })
           .where(eq(schema.tickets.id, ticket.id));
         opened = true;
+        // handed over: new work for those who asked of new tickets (their filters)
+        newTicketFor = await notifyNewTicket(tx, ticket, now + 1);
       }
     }
     return { ids, queued, opened };
@@ -170,6 +174,7 @@ export async function answer(payload: AnswerPayload): Promise<Answer | null> {
     // now it is the agents' work: the department hears of it as a new conversation
     await announce(ticket, SERVER_EVENTS.ticketStatusChanged, { status: 0 });
     await conversationCreated(ticket, { department: true });
+    toldAll(newTicketFor);
   }
   if (written.queued) wakeJobs();
   return { messageIds: written.ids, endedBy: decision.endedBy };

@@ -4,7 +4,7 @@
 // /api/notification/remove, /api/fcm/token); the page's forms (read, remove, preferences kept on
 // a refusal); quiet hours across midnight; and the push job against a stand-in push service that
 // checks the VAPID Authorization header: 201 sent, 429/5xx tried again, 410 removes the
-// subscription, a category switched off or quiet hours send nothing.
+// subscription, a category switched off sends nothing, quiet hours make it wait.
 import type { ActionFunctionArgs, AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
 import { createECDH, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -201,7 +201,7 @@ for (const dialect of DIALECTS) {
       expect(inQuietHours({ quietStart: null, quietEnd: null }, at("2026-03-01T04:30:00Z"), kl)).toBe(false);
     });
 
-    it("pushes through the stand-in: 201 sent, 429 and 500 again later, 410 removes the subscription, preferences and quiet hours hold it back", async () => {
+    it("pushes through the stand-in: 201 sent, 429 and 500 again later, 410 removes the subscription, preferences hold it back, quiet hours delay it", async () => {
       const standin = await startPushStandin();
       setPushAgent(standin.agent);
       try {
@@ -240,7 +240,7 @@ for (const dialect of DIALECTS) {
         // trade is switched off: nothing goes
         const trade = await add({ type: "trade_alert", ticketNumber: null, title: "Gold" });
         expect(await runPush({ notificationId: trade, subscriptionId: subId })).toBe("skipped");
-        // quiet hours at 23:00 in the workspace's zone (UTC+8): nothing goes
+        // quiet hours at 23:00 in the workspace's zone (UTC+8): it waits until 07:00 (the job is kept)
         await savePrefs(agent.id, {
           pushSla: "on",
           pushSystem: "on",
@@ -251,7 +251,10 @@ for (const dialect of DIALECTS) {
           newTicketPriority: "",
         });
         const quiet = await add({ type: "sla_warning" });
-        expect(await runPush({ notificationId: quiet, subscriptionId: subId }, Date.parse("2026-03-01T15:00:00Z"))).toBe("skipped");
+        await expect(runPush({ notificationId: quiet, subscriptionId: subId }, Date.parse("2026-03-01T15:00:00Z"))).rejects.toMatchObject({
+          jobOutcome: "wait",
+          delayMs: 8 * 60 * 60_000,
+        });
         expect(await runPush({ notificationId: quiet, subscriptionId: subId }, Date.parse("2026-03-01T03:00:00Z"))).toBe("sent");
         // read before the job ran: nothing goes
         await markCategoryRead(agent.id, "sla");

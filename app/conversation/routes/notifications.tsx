@@ -19,7 +19,7 @@ import {
   removeNotification,
   NOTIFICATION_PAGE_SIZE,
 } from "~/conversation/notifications.server";
-import { getPrefs, hhmm, prefsForm, savePrefs } from "~/conversation/push.server";
+import { getPrefs, hhmm, newTicketChoices, prefsForm, savePrefs } from "~/conversation/push.server";
 import { MarkReadForm, MarkSeenForm, NotificationItems, NotificationTabs, PushToggle, SoundToggle } from "~/conversation/components/Notifications";
 import { CHANNELS } from "~/conversation/channels";
 import { retryingClientLoader } from "~/lazy-load";
@@ -32,20 +32,38 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const limit = Number.isInteger(asked) && asked > NOTIFICATION_PAGE_SIZE ? Math.min(asked, 500) : NOTIFICATION_PAGE_SIZE;
   const tab = url.searchParams.get("tab");
   const list = await listNotifications(user.id, limit, isCategory(tab) ? tab : undefined);
-  const prefs = await getPrefs(user.id);
+  const [prefs, choices] = await Promise.all([getPrefs(user.id), newTicketChoices()]);
   return json({
+    choices,
     list,
     limit,
     now: Date.now(),
     saved: url.searchParams.has("saved"),
-    prefs: { ...prefs, quietStart: hhmm(prefs.quietStart), quietEnd: hhmm(prefs.quietEnd) },
+    prefs: {
+      ...prefs,
+      quietStart: hhmm(prefs.quietStart),
+      quietEnd: hhmm(prefs.quietEnd),
+      newTicketDepartment: prefs.newTicketDepartment ? String(prefs.newTicketDepartment) : "",
+      newTicketCampaign: prefs.newTicketCampaign ? String(prefs.newTicketCampaign) : "",
+    },
   });
 }
 
 // its "show more" pages retry a failed load (spec section 2)
 export const clientLoader = retryingClientLoader;
 
-const PREF_FIELDS = ["pushSla", "pushSystem", "pushTrade", "quietStart", "quietEnd", "newTickets", "newTicketChannel", "newTicketPriority"] as const;
+const PREF_FIELDS = [
+  "pushSla",
+  "pushSystem",
+  "pushTrade",
+  "quietStart",
+  "quietEnd",
+  "newTickets",
+  "newTicketChannel",
+  "newTicketPriority",
+  "newTicketDepartment",
+  "newTicketCampaign",
+] as const;
 
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
@@ -80,7 +98,7 @@ export const meta = pageMeta("notifications.title");
 
 export default function NotificationsPage() {
   const { t } = useTranslation();
-  const { list, limit, now, prefs, saved } = useLoaderData<typeof loader>();
+  const { list, limit, now, prefs, saved, choices } = useLoaderData<typeof loader>();
   const refused = useFormResult("prefs");
   const v = (name: (typeof PREF_FIELDS)[number], stored: string | boolean) =>
     refused ? (typeof stored === "boolean" ? !!refused.values[name] : (refused.values[name] ?? "")) : stored;
@@ -171,7 +189,34 @@ export default function NotificationsPage() {
                 ))}
                 <option value="none">{t("notifications.prefs.noPriority")}</option>
               </select>
+            </label>{" "}
+            <label>
+              {t("notifications.prefs.department")}{" "}
+              <select name="newTicketDepartment" defaultValue={v("newTicketDepartment", prefs.newTicketDepartment) as string}>
+                <option value="">{t("notifications.prefs.any")}</option>
+                {choices.departments.map((d) => (
+                  <option key={d.id} value={String(d.id)}>
+                    {d.name}
+                  </option>
+                ))}
+              </select>
             </label>
+            {choices.campaigns.length ? (
+              <>
+                {" "}
+                <label>
+                  {t("notifications.prefs.campaign")}{" "}
+                  <select name="newTicketCampaign" defaultValue={v("newTicketCampaign", prefs.newTicketCampaign) as string}>
+                    <option value="">{t("notifications.prefs.any")}</option>
+                    {choices.campaigns.map((c) => (
+                      <option key={c.id} value={String(c.id)}>
+                        {c.name}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              </>
+            ) : null}
           </fieldset>
           <button type="submit" className="button primary">
             {t("notifications.prefs.save")}

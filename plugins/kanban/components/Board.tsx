@@ -8,6 +8,9 @@ import { useTranslation } from "react-i18next";
 import type { TFunction } from "i18next";
 import { FormMessage } from "~/components/FormMessage";
 import { readFormResult } from "~/forms";
+import { subscribe } from "valtio";
+import { realtime } from "~/realtime-store";
+import { CLIENT_EVENTS } from "~/realtime-events";
 import { NO_COLUMN } from "../limits";
 
 type Card = { ticketNumber: number; title: string; contactName: string; channel: string; status: number; updatedAt: number; column: string; version: number };
@@ -19,8 +22,30 @@ export function columnTitle(t: TFunction, c: Pick<Column, "key" | "name" | "stat
   return c.name ?? "";
 }
 
+/**
+ * While the board is open its socket hears every ticket's status change (made on a ticket page,
+ * by a customer's reopening mail, ...), again after each reconnect; the page then reloads its data.
+ */
+function useStatusWatch() {
+  useEffect(() => {
+    let watching = false;
+    const watch = () => {
+      // a reconnect is a new socket on the server: ask again
+      if (realtime.status === "connected" && !watching) realtime.socket?.emit(CLIENT_EVENTS.watchStatuses, true);
+      watching = realtime.status === "connected";
+    };
+    watch();
+    const unsubscribe = subscribe(realtime, watch);
+    return () => {
+      unsubscribe();
+      realtime.socket?.emit(CLIENT_EVENTS.watchStatuses, false);
+    };
+  }, []);
+}
+
 export function Board({ columns, action, search, view }: { columns: Column[]; action: string; search: string; view: string }) {
   const { t } = useTranslation();
+  useStatusWatch();
   const fetcher = useFetcher();
   // moves made here, shown until the board's data reloads
   const [placed, setPlaced] = useState<Record<number, string>>({});

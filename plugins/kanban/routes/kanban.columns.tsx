@@ -23,22 +23,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  await requireKanbanUser(request, context);
+  const { user } = await requireKanbanUser(request, context);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const id = Number(form.get("id"));
   const validId = Number.isSafeInteger(id) && id > 0;
   const values = formValues(form, ["name"]);
   if (intent === "add") {
-    const out = await addColumn(values);
+    const out = await addColumn(values, user);
     if (!out.ok) return refuse(out.result, out.status);
   } else if (intent === "rename" && validId) {
-    const out = await renameColumn(id, values);
+    const out = await renameColumn(id, values, user);
     if (!out.ok) return refuse(out.result, out.status);
   } else if ((intent === "left" || intent === "right") && validId) {
     await shiftColumn(id, intent === "left" ? -1 : 1);
   } else if (intent === "delete" && validId) {
-    await deleteColumn(id);
+    await deleteColumn(id, user);
   } else {
     return refuse(formResult({ message: "conversation.badInput" }));
   }

@@ -87,6 +87,8 @@ export default function EditArticle() {
           <>
             {" · "}
             <Link to={`/kb/${data.article.id}/history`}>{t("plugin_kb.history.title")}</Link>
+            {" · "}
+            <Link to={`/kb/${data.article.id}/delete`}>{t("plugin_kb.edit.delete")}</Link>
             {data.article.publicPath ? (
               <>
                 {" · "}

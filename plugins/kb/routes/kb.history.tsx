@@ -10,14 +10,10 @@ import { refuse } from "~/forms.server";
 import { pageMeta } from "~/meta";
 import { formatter } from "~/time";
 import { getArticle, listVersions, restoreVersion } from "../kb.server";
-import { requireKbAdmin } from "../guard.server";
+import { articleIdOf, requireKbAdmin } from "../guard.server";
 import { renderMarkdown } from "../render.server";
 
-const idOf = (raw: string | undefined) => {
-  const id = Number(raw);
-  if (!/^\d{1,15}$/.test(raw ?? "") || !Number.isSafeInteger(id) || id <= 0) throw new Response("Not Found", { status: 404 });
-  return id;
-};
+const idOf = articleIdOf;
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const ctx = await requireKbAdmin(request, context);

@@ -34,6 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       categories: cats,
       query: { q, type: query.type ?? "", lang: query.lang ?? "", category },
       isAdmin: ctx.user.type === "admin",
+      deleted: url.searchParams.get("deleted")?.slice(0, 300) ?? null,
     },
     { headers: { "Cache-Control": "private, no-store" } },
   );
@@ -53,6 +54,11 @@ export default function KbList() {
   return (
     <section className="stack kb-page">
       <h1>{t("plugin_kb.title")}</h1>
+      {data.deleted !== null ? (
+        <p role="status" className="notice">
+          {t("plugin_kb.delete.done", { title: data.deleted })}
+        </p>
+      ) : null}
       <p>
         {data.isAdmin ? (
           <>

@@ -11,15 +11,18 @@ import type { ListGroup, ListPanelData } from "../list-panel.server";
 import { DeskSessions } from "@plugins/livechat/components/DeskSessions";
 import type { ListItem } from "../ticket-list.server";
 import { LabelChip, LabelDot } from "~/components/LabelChip";
+import { countdownAt } from "~/conversation/countdown";
 
 type Props = {
   data: ListPanelData;
   presets: { id: number; name: string; query: string; count: number; capped: boolean }[];
   now: number;
-  tabs: { livechat: boolean; chat: boolean };
+  /** livechat, chat: the list's tabs; sla: the SLA filter and order (the sla plugin is on). */
+  tabs: { livechat: boolean; chat: boolean; sla?: boolean };
 };
 
 const STATUS_CODES = [0, 1, 2, 3, 4] as const;
+const SLA_CHOICES = ["breached", "warning", "running"] as const;
 const EMOTIONS = ["anger", "fear", "happy", "love", "sad", "surprise", "curious"] as const;
 
 /** A filter select whose first choice, "Any", leaves the filter off. */
@@ -110,7 +113,7 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
               {t("list.newChat")}
             </Link>
           ) : null}
-          <Filters data={data} presets={presets} />
+          <Filters data={data} presets={presets} sla={!!tabs.sla} />
           {data.list ? (
             <>
               <p className="muted list-count" aria-live="polite">
@@ -127,11 +130,11 @@ export function ListPanel({ data, presets, now, tabs }: Props) {
   );
 }
 
-function Filters({ data, presets }: { data: ListPanelData; presets: Props["presets"] }) {
+function Filters({ data, presets, sla }: { data: ListPanelData; presets: Props["presets"]; sla: boolean }) {
   const { t } = useTranslation();
   const q = data.q;
   const location = useLocation();
-  const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "appt", "preset"].filter(
+  const active = ["channel", "label", "department", "priority", "campaign", "assignee", "emotion", "appt", "preset", "sla"].filter(
     (k) => q[k as keyof typeof q] !== undefined,
   ).length;
   return (
@@ -156,6 +159,9 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
         <AnySelect name="assignee" label={t("list.assignee")} value={q.assignee} options={data.choices.agents.map((a) => [a.username, a.name])} />
         <AnySelect name="emotion" label={t("list.emotion")} value={q.emotion} options={EMOTIONS.map((e) => [e, t(`emotion.${e}`)])} />
         <AnySelect name="appt" label={t("list.appointment")} value={q.appt} options={(["any", "soon"] as const).map((a) => [a, t(`list.appointments.${a}`)])} />
+        {sla ? (
+          <AnySelect name="sla" label={t("plugin_sla.list.filter")} value={q.sla} options={SLA_CHOICES.map((s) => [s, t(`plugin_sla.list.${s}`)])} />
+        ) : null}
         <label>
           {t("list.campaign")}
           <input name="campaign" inputMode="numeric" pattern="\d*" defaultValue={q.campaign ?? ""} />
@@ -191,6 +197,7 @@ function Filters({ data, presets }: { data: ListPanelData; presets: Props["prese
           <select name="sort" defaultValue={q.sort}>
             <option value="updated">{t("list.sortUpdated")}</option>
             <option value="priority">{t("list.sortPriority")}</option>
+            {sla ? <option value="sla">{t("plugin_sla.list.sort")}</option> : null}
           </select>
         </label>
         <div className="inline-form">
@@ -276,15 +283,7 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
           </span>
         ) : null}
         {item.badges?.map((b) => (
-          <span
-            key={b.plugin}
-            className={`list-badge list-badge-${b.state}`}
-            data-badge={b.plugin}
-            data-state={b.state}
-            title={b.label ? badgeText(t, b.label) : undefined}
-          >
-            {badgeText(t, b.text)}
-          </span>
+          <Badge key={b.plugin} badge={b} />
         ))}
         <time dateTime={new Date(item.updatedAt).toISOString()} className="muted">
           {t(`relative.${rel.key}`, { count: rel.count })}
@@ -311,6 +310,41 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
         {item.unread ? <span className="flag flag-new">{t("list.new")}</span> : item.responded ? <span className="flag">{t("list.replied")}</span> : null}
       </div>
     </Link>
+  );
+}
+
+type ItemBadge = NonNullable<ListItem["badges"]>[number];
+
+/**
+ * A plugin's mark on a row. One with a countdown (the SLA's time left) is redrawn every 30 s with
+ * JavaScript, counted from the plugin's own clock at load; the server's text is the first render.
+ */
+function Badge({ badge }: { badge: ItemBadge }) {
+  const { t } = useTranslation();
+  const [shown, setShown] = useState<Pick<ItemBadge, "text" | "label" | "state">>(badge);
+  const c = badge.countdown;
+  useEffect(() => {
+    setShown(badge);
+    if (!c) return;
+    const loadedAt = Date.now();
+    const redraw = () => {
+      const now = countdownAt(c, c.now + (Date.now() - loadedAt));
+      setShown({ ...now, state: badge.state === "breached" ? "breached" : now.state });
+    };
+    redraw();
+    const timer = setInterval(redraw, 30_000);
+    return () => clearInterval(timer);
+  }, [badge, c]);
+  return (
+    <span
+      className={`list-badge list-badge-${shown.state}`}
+      data-badge={badge.plugin}
+      data-state={shown.state}
+      data-due={c ? new Date(c.dueAt).toISOString() : undefined}
+      title={shown.label ? badgeText(t, shown.label) : undefined}
+    >
+      {badgeText(t, shown.text)}
+    </span>
   );
 }
 

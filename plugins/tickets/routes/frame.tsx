@@ -41,6 +41,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       // the live chat tab shows only on the main product hosts (spec section 6)
       livechat: edition.enabled.includes("livechat"),
       chat: edition.enabled.includes("chat") && menuItemAllows("chat", "chat", viewer),
+      sla: edition.enabled.includes("sla"),
     },
     now: Date.now(),
   });
