@@ -11,7 +11,7 @@ export interface IceServer {
 }
 
 /** One hour unless TURN_TTL says otherwise (seconds). */
-export const turnTtl = (env: NodeJS.ProcessEnv = process.env) => Math.max(60, Number(env.TURN_TTL || 3600) || 3600);
+export const turnTtl = (env: Record<string, string | undefined> = process.env) => Math.max(60, Number(env.TURN_TTL || 3600) || 3600);
 
 export function turnCredential(secret: string, userId: string, now = Date.now(), ttlSeconds = 3600) {
   const username = `${Math.floor(now / 1000) + ttlSeconds}:${userId}`;
@@ -27,7 +27,7 @@ export function turnCredentialValid(secret: string, username: string, credential
 }
 
 /** TURN_URLS (comma-separated turn:/turns: URLs) and TURN_SECRET (coturn's static-auth-secret). */
-export function turnConfigured(env: NodeJS.ProcessEnv = process.env) {
+export function turnConfigured(env: Record<string, string | undefined> = process.env) {
   return Boolean(env.TURN_URLS?.trim() && env.TURN_SECRET);
 }
 
@@ -36,7 +36,7 @@ export function turnConfigured(env: NodeJS.ProcessEnv = process.env) {
  * own (userId: an agent's id or "guest-<invite id>"). Empty without configuration: then the
  * meeting still works between browsers that reach each other directly (loopback, one LAN).
  */
-export function iceServersFor(userId: string, env: NodeJS.ProcessEnv = process.env, now = Date.now()): IceServer[] {
+export function iceServersFor(userId: string, env: Record<string, string | undefined> = process.env, now = Date.now()): IceServer[] {
   const list = (v: string | undefined) =>
     (v || "")
       .split(",")
