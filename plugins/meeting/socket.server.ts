@@ -172,7 +172,21 @@ async function sendFeed(room: Room, viewer: Member, source: Member) {
   if (!client || viewer.feeds.has(source.peerId) || viewer === source) return;
   const handle = await client.attach();
   viewer.feeds.set(source.peerId, handle);
-  const { jsep } = await client.request(handle, { request: "join", ptype: "subscriber", room: janusRoom(room.meeting.id), streams: [{ feed: source.peerId }] });
+  // a publisher is a feed once its media is up (a moment after Janus answered its offer)
+  let jsep: Jsep | undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      ({ jsep } = await client.request(handle, { request: "join", ptype: "subscriber", room: janusRoom(room.meeting.id), streams: [{ feed: source.peerId }] }));
+      break;
+    } catch (error) {
+      if (attempt >= 20 || !/No such feed/i.test((error as Error).message) || !room.members.has(source.peerId)) {
+        viewer.feeds.delete(source.peerId);
+        await client.detach(handle);
+        throw error;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   if (!jsep || !room.members.has(viewer.peerId)) return void client.detach(handle);
   viewer.socket.emit(SERVER_EVENTS.meetingFeed, { peerId: source.peerId, name: source.name, sdp: jsep.sdp });
 }
