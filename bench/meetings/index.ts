@@ -143,7 +143,7 @@ async function main() {
         await janus.request(handle, { request: "start" }, { type: "answer", sdp: answer, trickle: false });
         return;
       } catch (error) {
-        if (attempt >= 40 || !/No such feed/.test((error as Error).message)) throw error;
+        if (attempt >= 120 || !/No such feed/.test((error as Error).message)) throw error;
         await new Promise((r) => setTimeout(r, 250));
       }
     }

@@ -179,7 +179,7 @@ async function sendFeed(room: Room, viewer: Member, source: Member) {
       ({ jsep } = await client.request(handle, { request: "join", ptype: "subscriber", room: janusRoom(room.meeting.id), streams: [{ feed: source.peerId }] }));
       break;
     } catch (error) {
-      if (attempt >= 20 || !/No such feed/i.test((error as Error).message) || !room.members.has(source.peerId)) {
+      if (attempt >= 60 || !/No such feed/i.test((error as Error).message) || !room.members.has(source.peerId)) {
         viewer.feeds.delete(source.peerId);
         await client.detach(handle);
         throw error;

@@ -141,6 +141,8 @@ export class JanusClient {
       }, this.timeoutMs);
       this.waiters.set(transaction, { resolve, reject, timer });
     });
+    // the event may settle it before the POST's "ack" is read: a rejection then is not unhandled
+    pending.catch(() => undefined);
     const response = await fetch(`${this.url}/${session}/${handle}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -154,7 +156,6 @@ export class JanusClient {
       clearTimeout(w.timer);
       this.waiters.delete(transaction);
     }
-    pending.catch(() => undefined);
     const error = answer.plugindata?.data?.error as string | undefined;
     if (answer.janus === "error" || error) throw new Error(`janus: ${error ?? answer.error?.reason}`);
     return { data: answer.plugindata?.data ?? {} };
