@@ -4,11 +4,10 @@
 // detached, pid files under the run directory) and by the tests and bench/meetings (attached
 // children, stopped with them). Nothing here is imported by the web app: `npm start` runs without
 // it (meetings are then mesh, and the page says TURN is not configured).
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { daemonGroup, stopPidFiles, tcpAnswers, waitFor } from "~/ops/daemons";
 
 export const JANUS_BIN = process.env.JANUS_BIN || "/usr/bin/janus";
 export const JANUS_LIB = process.env.JANUS_LIB || "/usr/lib/x86_64-linux-gnu/janus";
@@ -60,25 +59,6 @@ export function renderTemplate(file: string, values: Record<string, string | num
   if (left) throw new Error(`${file}: ${left[0]} has no value`);
   return text;
 }
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 15000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`${what} did not start within ${ms / 1000} s`);
-}
-
-const tcpAnswers = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = net.connect(port, host);
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("error", () => resolve(false));
-  });
 
 async function janusInfo(url: string) {
   try {
@@ -136,71 +116,31 @@ export async function startMediaServers(options: MediaServerOptions): Promise<Me
   fs.writeFileSync(path.join(runDir, "janus.transport.http.jcfg"), renderTemplate("janus.transport.http.jcfg", values));
   fs.writeFileSync(path.join(runDir, "janus.plugin.videoroom.jcfg"), renderTemplate("janus.plugin.videoroom.jcfg", values));
 
-  const children: ChildProcess[] = [];
-  let output = "";
-  const detached = Boolean(options.detached);
-  const run = (bin: string, args: string[], logName: string) => {
-    const log = detached ? fs.openSync(path.join(runDir, logName), "a") : "pipe";
-    const child = spawn(bin, args, { detached, stdio: ["ignore", log, log] });
-    if (!detached) {
-      child.stdout?.on("data", (d) => (output = (output + d).slice(-20000)));
-      child.stderr?.on("data", (d) => (output = (output + d).slice(-20000)));
-    } else child.unref();
-    children.push(child);
-    return child;
-  };
-  const stop = async () => {
-    for (const child of children.reverse()) {
-      if (child.exitCode !== null || child.signalCode) continue;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (child.exitCode === null && !child.signalCode) child.kill("SIGKILL");
-    }
-  };
+  const { children, run, stop, logs } = daemonGroup(runDir, Boolean(options.detached));
   const janusUrl = `http://${listen}:${janusPort}/janus`;
   let turnUrl: string | null = null;
   try {
     run(JANUS_BIN, ["-C", path.join(runDir, "janus.jcfg"), "-F", runDir, "-P", path.join(runDir, "plugins")], "janus.log");
-    await waitFor(() => janusInfo(janusUrl), "Janus");
+    await waitFor(() => janusInfo(janusUrl), "Janus", 15000);
     if (options.turn) {
       if (!coturnPresent()) throw new Error(missingCoturnMessage());
       const t = options.turn;
       run(TURNSERVER_BIN, coturnArgs({ ...t, listen, relayMin: t.relayMin ?? rtpMax + 1, relayMax: t.relayMax ?? rtpMax + 200 }), "turnserver.log");
-      await waitFor(() => tcpAnswers(listen, t.port), "coturn");
+      await waitFor(() => tcpAnswers(listen, t.port), "coturn", 15000);
       turnUrl = `turn:${listen}:${t.port}?transport=udp`;
     }
   } catch (e) {
     await stop();
-    throw new Error(`${(e as Error).message}\n${output}`);
+    throw new Error(`${(e as Error).message}\n${logs()}`);
   }
-  if (detached) {
+  if (options.detached) {
     fs.writeFileSync(path.join(runDir, "janus.pid"), String(children[0].pid));
     if (children[1]) fs.writeFileSync(path.join(runDir, "turnserver.pid"), String(children[1].pid));
   }
-  return { janusUrl, turnUrl, stop, logs: () => output, pids: () => children.map((c) => c.pid!).filter(Boolean) };
+  return { janusUrl, turnUrl, stop, logs, pids: () => children.map((c) => c.pid!).filter(Boolean) };
 }
 
 /** Stops what `meeting:up` started (by its pid files); true when something was running. */
-export async function stopMediaDaemons(runDir: string) {
-  let any = false;
-  for (const name of ["turnserver.pid", "janus.pid"]) {
-    const file = path.join(runDir, name);
-    if (!fs.existsSync(file)) continue;
-    const pid = Number(fs.readFileSync(file, "utf8").trim());
-    fs.rmSync(file, { force: true });
-    if (!pid) continue;
-    try {
-      process.kill(pid, "SIGTERM");
-      any = true;
-      for (let i = 0; i < 30; i++) {
-        process.kill(pid, 0);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-  return any;
+export function stopMediaDaemons(runDir: string) {
+  return stopPidFiles(runDir, ["turnserver.pid", "janus.pid"]);
 }

@@ -144,7 +144,7 @@ export default function Meetings() {
           </p>
         ) : null}
         {!data.conversation ? (
-          <fieldset className="stack">
+          <fieldset className="stack meeting-agents">
             <legend>{t("plugin_meeting.start.agents")}</legend>
             {data.staff.map((s) => (
               <label key={s.id}>
@@ -164,7 +164,7 @@ export default function Meetings() {
       </Form>
       <h2>{t("plugin_meeting.running.title")}</h2>
       {data.running.length ? (
-        <ul>
+        <ul className="meeting-list">
           {data.running.map((m) => (
             <li key={m.token}>
               <Link to={`/meeting/${m.token}`}>{m.title || t("plugin_meeting.untitled")}</Link>
