@@ -47,6 +47,9 @@ async function joinWithMedia(page: Page) {
   await expect(page.getByRole("toolbar", { name: "Meeting controls" })).toBeVisible({ timeout: 15_000 });
 }
 
+/** Janus's media ports in this spec (browsers' own ports are ephemeral, far above). */
+const JANUS_RTP = [21000 + (Number(process.env.E2E_PORT || 3210) % 100) * 50, 21049 + (Number(process.env.E2E_PORT || 3210) % 100) * 50];
+
 test.describe("video meetings", () => {
   test("mesh without Janus: from a conversation, a customer's one-time link, media both ways, refusals, logged in the conversation", async ({
     browser,
@@ -116,7 +119,7 @@ test.describe("video meetings", () => {
     let servers: MediaServers;
     const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-janus-"));
     test.beforeAll(async () => {
-      servers = await startMediaServers({ runDir, janusPort: E2E_JANUS_HTTP_PORT });
+      servers = await startMediaServers({ runDir, janusPort: E2E_JANUS_HTTP_PORT, rtpPortMin: JANUS_RTP[0], rtpPortMax: JANUS_RTP[1] });
     });
     test.afterAll(async () => {
       await servers?.stop();
@@ -146,13 +149,15 @@ test.describe("video meetings", () => {
       await expect(guest.getByTestId("meeting-status")).toHaveText("You are in the meeting (through the media server).");
       await expectMediaFlowing(host);
       await expectMediaFlowing(guest);
-      // through Janus: one connection receiving the other's feed plus one publishing, each with Janus's VideoRoom as the far end
-      const far = await host.evaluate(() =>
+      // through Janus: one connection publishing, one receiving the other's feed, each with its far
+      // end on a port of the RTP range this spec gave Janus
+      const ports = await host.evaluate(() =>
         (window as unknown as { __meeting: { connections(): RTCPeerConnection[] } }).__meeting
           .connections()
-          .map((pc) => /VideoRoom/.test(pc.remoteDescription?.sdp ?? "")),
+          .map((pc) => Number(/a=candidate:\S+ 1 udp \d+ \S+ (\d+) typ host/.exec(pc.remoteDescription?.sdp ?? "")?.[1])),
       );
-      expect(far).toEqual([true, true]);
+      expect(ports).toHaveLength(2);
+      for (const port of ports) expect(port >= JANUS_RTP[0] && port <= JANUS_RTP[1]).toBe(true);
       await guest.getByRole("button", { name: "Leave" }).click();
       await expect(guest.getByTestId("meeting-status")).toHaveText("You left the meeting.");
       await expect(host.getByTestId("meeting-people").getByRole("listitem")).toHaveCount(1);
