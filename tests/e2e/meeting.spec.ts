@@ -7,6 +7,7 @@
 // (Debian `janus`) on loopback and the same flows through it: a meeting started from the shell,
 // an invited agent joins, media flows through the SFU.
 import { test, expect, type Browser, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,6 +30,11 @@ async function newPage(browser: Browser, baseURL: string) {
 
 type Inbound = { audio: { bytes: number; packets: number }; video: { bytes: number; packets: number } };
 const inbound = (page: Page) => page.evaluate(() => (window as unknown as { __meeting: { inbound(): Promise<Inbound> } }).__meeting.inbound());
+
+async function expectAccessible(page: Page) {
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
 
 /** Audio and video bytes received keep growing (sampled twice, a second apart). */
 async function expectMediaFlowing(page: Page) {
@@ -65,6 +71,8 @@ test.describe("video meetings", () => {
     await expect(panel.getByRole("heading", { name: "Video meeting" })).toBeVisible();
     await panel.getByRole("link", { name: "Start a video meeting" }).click();
     await expect(agent.getByRole("heading", { name: `Start a video meeting for conversation #${ticket}` })).toBeVisible();
+    await hydrated(agent);
+    await expectAccessible(agent);
     await agent.getByLabel("Title (optional)").fill("Parcel walkthrough");
     await agent.getByRole("checkbox", { name: /with a one-time link/ }).check();
     await agent.getByRole("button", { name: "Start meeting" }).click();
@@ -85,6 +93,7 @@ test.describe("video meetings", () => {
     await joinWithMedia(customer);
     await expect(agent.getByTestId("meeting-status")).toHaveText("You are in the meeting (direct connections, at most 3 people).");
     await expect(agent.getByTestId("meeting-people").getByRole("listitem")).toHaveCount(2);
+    await expectAccessible(agent);
     await expectMediaFlowing(agent);
     await expectMediaFlowing(customer);
 
@@ -101,6 +110,7 @@ test.describe("video meetings", () => {
     await expect(other.getByRole("heading", { level: 1 })).toHaveText("This invitation link has already been used.");
     await other.goto(meetingUrl);
     await expect(other.getByRole("heading", { level: 1 })).toHaveText("You are not invited to this meeting.");
+    await expectAccessible(other);
 
     // the end: everyone's page says so, the link no longer works, the conversation tells the story
     await agent.getByRole("button", { name: "End the meeting for everyone" }).click();
