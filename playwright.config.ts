@@ -10,6 +10,8 @@ export const E2E_SMTP_PORT = PORT + 1;
 export const E2E_RELAY_PORT = PORT + 2;
 /** Kamailio's WebSocket port for tests/e2e/calls.spec.ts (which starts Kamailio itself). */
 export const E2E_SIP_WS_PORT = PORT + 3;
+/** Janus's HTTP API for tests/e2e/meeting.spec.ts (which starts Janus itself, after its mesh test). */
+export const E2E_JANUS_HTTP_PORT = PORT + 7;
 export const E2E_METRICS_TOKEN = "e2e-metrics-token";
 // kept in the environment so test workers (which load this file again) find the server's database
 const dataDir = (process.env.E2E_DATA_DIR ||= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-")));
@@ -59,6 +61,7 @@ export default defineConfig({
       NODE_ENV: "test",
       SMTP_LISTEN_PORT: String(E2E_SMTP_PORT),
       SIP_WS_PORT: String(E2E_SIP_WS_PORT),
+      JANUS_URL: `http://127.0.0.1:${E2E_JANUS_HTTP_PORT}/janus`,
       SMTP_RELAY_URL: `smtp://127.0.0.1:${E2E_RELAY_PORT}`,
       // tests/e2e/metrics.spec.ts scrapes /metrics with it
       METRICS_TOKEN: E2E_METRICS_TOKEN,

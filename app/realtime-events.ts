@@ -39,6 +39,12 @@ export const SERVER_EVENTS = {
   newContext: "newContext",
   /** Redis came back after an outage: events of other nodes may be missing, ask the database. */
   resync: "resync",
+  /** Video meetings (plugins/meeting): someone joined or left, a peer's signal, a Janus feed to receive, the meeting ended. */
+  meetingPeerJoined: "meetingPeerJoined",
+  meetingPeerLeft: "meetingPeerLeft",
+  meetingSignal: "meetingSignal",
+  meetingFeed: "meetingFeed",
+  meetingEnded: "meetingEnded",
 } as const;
 
 /** Browsers ask the server. */
@@ -63,6 +69,14 @@ export const CLIENT_EVENTS = {
   watchStatuses: "watchStatuses",
   /** A debug shortcut's round trip (app/components/DebugShortcuts.tsx). */
   debugPing: "debugPing",
+  /** Video meetings (spec section 7): presence, then WebRTC signalling (mesh) or the Janus publisher and feeds (SFU). */
+  getMeetingCount: "getMeetingCount",
+  joinMeeting: "joinMeeting",
+  leaveMeeting: "leaveMeeting",
+  meetingSignal: "meetingSignal",
+  meetingPublish: "meetingPublish",
+  meetingFeedAnswer: "meetingFeedAnswer",
+  meetingMedia: "meetingMedia",
 } as const;
 
 export type ServerEvent = (typeof SERVER_EVENTS)[keyof typeof SERVER_EVENTS];

@@ -1747,3 +1747,43 @@ export const e2eeKeyBackups = pgTable("e2ee_key_backups", {
   fingerprint: text("fingerprint").notNull(),
   updatedAt: time("updated_at").notNull(),
 });
+
+/** Video meetings (plugin meeting): started from a conversation (ticket_id) or the shell (none). */
+export const meetings = pgTable(
+  "meetings",
+  {
+    id: serial("id").primaryKey(),
+    /** the /meeting/{token} path: random, unguessable */
+    token: text("token").notNull(),
+    ticketId: integer("ticket_id").references(() => tickets.id, { onDelete: "cascade" }),
+    hostUserId: integer("host_user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull().default(""),
+    /** names of everyone who joined, JSON list, for the end's system message */
+    attendees: text("attendees").notNull().default("[]"),
+    startedAt: time("started_at").notNull(),
+    endedAt: time("ended_at"),
+  },
+  (t) => [uniqueIndex("meetings_token_idx").on(t.token), index("meetings_ticket_idx").on(t.ticketId)],
+);
+
+/** Who may join a meeting besides the conversation's agents: agents by user id, guests by a one-time link (its hash). */
+export const meetingInvites = pgTable(
+  "meeting_invites",
+  {
+    id: serial("id").primaryKey(),
+    meetingId: integer("meeting_id")
+      .notNull()
+      .references(() => meetings.id, { onDelete: "cascade" }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull().default(""),
+    /** sha256 of a guest's one-time key; null for agents */
+    keyHash: text("key_hash"),
+    /** sha256 of the browser secret bound to the link at first use */
+    boundHash: text("bound_hash"),
+    usedAt: time("used_at"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("meeting_invites_meeting_idx").on(t.meetingId), uniqueIndex("meeting_invites_key_idx").on(t.keyHash)],
+);

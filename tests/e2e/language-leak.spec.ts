@@ -57,6 +57,7 @@ const USER_DATA: [selector: string, reason: string][] = [
   [".label-chip, .label-chip *", "labels, named by the admins"],
   [".plugin-panel li, .plugin-panel li a", "what plugins link to a conversation: its contact's name, its case's title, its products' names"],
   [".contacts-table tbody th, .contacts-table tbody th a", "contacts' names in the contacts list"],
+  [".meeting-agents label, .meeting-list a", "agents to invite to a meeting (name and username) and running meetings' titles"],
   [".avatar, .avatar .sr-only, .profile-avatar", "people's initials and names"],
   [".user-name, a[href^='/profile?username=']", "the signed-in person's name and username"],
   ["select[name=label] option, select[name=department] option, select[name=assignee] option", "labels, departments and agents to filter by"],

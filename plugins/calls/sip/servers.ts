@@ -2,13 +2,14 @@
 // and Kamailio with the config of ./kamailio.cfg filled in. Used by `npm run sip:up` / `sip:down`
 // (./cli.ts, detached, pid files under the run directory) and by the tests (attached children,
 // stopped with the test). Nothing here is imported by the web app: `npm start` runs without it.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import dgram from "node:dgram";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { daemonGroup, freePort, stopPidFiles, tcpAnswers, waitFor } from "~/ops/daemons";
+
+export { freePort };
 
 export const KAMAILIO_BIN = process.env.KAMAILIO_BIN || "/usr/sbin/kamailio";
 export const RTPENGINE_BIN = process.env.RTPENGINE_BIN || "/usr/bin/rtpengine";
@@ -59,21 +60,6 @@ export interface SipServers {
   logs(): string;
 }
 
-export async function freePort(kind: "tcp" | "udp" = "tcp"): Promise<number> {
-  if (kind === "udp") {
-    const socket = dgram.createSocket("udp4");
-    await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
-    const port = socket.address().port;
-    await new Promise<void>((resolve) => socket.close(() => resolve()));
-    return port;
-  }
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const templatePath = () => path.join(path.dirname(fileURLToPath(import.meta.url)), "kamailio.cfg");
 
 /** The config with every __NAME__ filled in; throws on one left over. */
@@ -84,25 +70,6 @@ export function renderKamailioConfig(values: Record<string, string | number>) {
   if (left) throw new Error(`kamailio.cfg: ${left[0]} has no value`);
   return text;
 }
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 10000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} did not start within ${ms / 1000} s`);
-}
-
-const tcpAnswers = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = net.connect(port, host);
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("error", () => resolve(false));
-  });
 
 /** rtpengine's ng protocol answers a bencoded ping with pong. */
 async function rtpenginePong(host: string, port: number) {
@@ -151,31 +118,10 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
   const cfgFile = path.join(runDir, "kamailio.cfg");
   fs.writeFileSync(cfgFile, config, { mode: 0o600 });
 
-  const children: ChildProcess[] = [];
-  let output = "";
   const detached = Boolean(options.detached);
-  const run = (bin: string, args: string[], logName: string) => {
-    const log = detached ? fs.openSync(path.join(runDir, logName), "a") : "pipe";
-    const child = spawn(bin, args, { detached, stdio: ["ignore", log, log] });
-    if (!detached) {
-      child.stdout?.on("data", (d) => (output = (output + d).slice(-400000)));
-      child.stderr?.on("data", (d) => (output = (output + d).slice(-400000)));
-    } else child.unref();
-    children.push(child);
-    return child;
-  };
-
+  const { children, run, stop, logs } = daemonGroup(runDir, detached);
   const rtpPid = path.join(runDir, "rtpengine.pid");
   const kamPid = path.join(runDir, "kamailio.pid");
-  const stop = async () => {
-    for (const child of children.reverse()) {
-      if (child.exitCode !== null || child.signalCode) continue;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (child.exitCode === null && !child.signalCode) child.kill("SIGKILL");
-    }
-  };
   try {
     run(
       RTPENGINE_BIN,
@@ -200,35 +146,16 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     await waitFor(() => tcpAnswers(listen, wsPort), "Kamailio");
   } catch (e) {
     await stop();
-    throw new Error(`${(e as Error).message}\n${output}`);
+    throw new Error(`${(e as Error).message}\n${logs()}`);
   }
   if (detached) {
     fs.writeFileSync(rtpPid, String(children[0].pid));
     fs.writeFileSync(kamPid, String(children[1].pid));
   }
-  return { listen, sipPort, wsPort, domain, runDir, stop, logs: () => output };
+  return { listen, sipPort, wsPort, domain, runDir, stop, logs };
 }
 
 /** Stops the daemons `sip:up` started (by their pid files); true when something was running. */
-export async function stopSipDaemons(runDir: string) {
-  let any = false;
-  for (const name of ["kamailio.pid", "rtpengine.pid"]) {
-    const file = path.join(runDir, name);
-    if (!fs.existsSync(file)) continue;
-    const pid = Number(fs.readFileSync(file, "utf8").trim());
-    fs.rmSync(file, { force: true });
-    if (!pid) continue;
-    try {
-      process.kill(pid, "SIGTERM");
-      any = true;
-      for (let i = 0; i < 30; i++) {
-        process.kill(pid, 0);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-  return any;
+export function stopSipDaemons(runDir: string) {
+  return stopPidFiles(runDir, ["kamailio.pid", "rtpengine.pid"]);
 }
