@@ -46,7 +46,9 @@ for (const javaScriptEnabled of [false, true]) {
       await page.goto("/kb/new");
       await page.getByLabel("Title").fill(title);
       await page.getByLabel("Category").fill("Shipping");
-      await page.getByLabel("Text (Markdown)").fill(`A late ${word} parcel can be tracked with the link in your shipping email. After ten working days we send a new one.`);
+      await page
+        .getByLabel("Text (Markdown)")
+        .fill(`A late ${word} parcel can be tracked with the link in your shipping email. After ten working days we send a new one.`);
       await page.getByRole("button", { name: "Save" }).click();
       await expect(page.getByText("Saved (version 1).")).toBeVisible();
 
@@ -85,7 +87,9 @@ for (const javaScriptEnabled of [false, true]) {
 
       await grounded.getByRole("link", { name: /^Insert: / }).click();
       const box = agent.locator('#reply textarea[name="message"]');
-      await expect(box).toHaveValue(/^I'm sorry for the trouble, and I understand your frustration\. Here is another way to sort this out: A late gondola\w+ parcel can be tracked/);
+      await expect(box).toHaveValue(
+        /^I'm sorry for the trouble, and I understand your frustration\. Here is another way to sort this out: A late gondola\w+ parcel can be tracked/,
+      );
       await box.press("End");
       await box.pressSequentially(" Sorry again.");
       await agent.getByRole("button", { name: "Send", exact: true }).click();

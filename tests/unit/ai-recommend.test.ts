@@ -27,6 +27,19 @@ import { forgetIndexes } from "@plugins/ai/retrieve.server";
 import { aiPanels } from "@plugins/ai/panel.server";
 import { DEFAULTS, saveSettings } from "@plugins/ai/settings.server";
 import { resetServiceState } from "@plugins/ai/service.server";
+import { createSession } from "~/accounts/sessions.server";
+import { loader as recommendationApi } from "@plugins/ai/routes/api.wauchat.recommendation";
+import { action as translateApi } from "@plugins/ai/routes/api.translate";
+import { action as languageApi } from "@plugins/ai/routes/api.language.set";
+
+async function call(fn: (args: never) => unknown, request: Request): Promise<Response> {
+  try {
+    return (await fn({ request, context: {}, params: {} } as never)) as Response;
+  } catch (thrown) {
+    if (thrown instanceof Response) return thrown;
+    throw thrown;
+  }
+}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-ai-rec-"));
 process.env.DATA_DIR = dataDir;
@@ -184,6 +197,51 @@ describe.each(DIALECTS)("recommendations for a conversation (%s)", (dialect) => 
   it("says there is nothing to answer on a ticket with no customer message, and not configured when AI is off", async () => {
     await saveSettings({ ...DEFAULTS, adapter: "off" });
     expect(await ticketRecommendations({ ticketId: 1, reader: admin })).toEqual({ state: "not_configured" });
+  });
+
+  it("answers the JSON twins: rec_data with the five kinds, scam hints with type=scam, 403 for a ticket the caller cannot read, translation not configured offline", async () => {
+    const ticket = await customerWrites("My parcel is late! Pay the customs fee at https://dhl-parcel-redelivery.com now.", "api@example.com");
+    const adminToken = (await createSession(admin.id)).token;
+    const agentToken = (await createSession(agent.id)).token;
+    const { db, schema } = t.handle;
+    const [message] = await db.select().from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
+    const get = (path: string, token: string) =>
+      call(recommendationApi, new Request(`http://localhost${path}${path.includes("?") ? "&" : "?"}_token=${token}`));
+
+    const rec = await get(`/api/wauchat/recommendation?messageId=${message.id}`, adminToken);
+    expect(rec.status).toBe(200);
+    const body = await rec.json();
+    expect(body.rec_data.results.map((r: { type: string }) => r.type)).toEqual([...KINDS]);
+    expect(body.rec_data).toMatchObject({ classification: "delivery", scam: null });
+    expect(body.rec_data.what_to_say).toBe(body.rec_data.results.find((r: { confidence: number }) => r.confidence === body.rec_data.confidence).what_to_say);
+    expect(body.rec_data.results[0].what_to_do).not.toMatch(/^plugin_ai\./);
+
+    const scam = await (await get(`/api/wauchat/recommendation?messageId=${message.id}&type=scam`, adminToken)).json();
+    expect(scam.rec_data.scam.map((h: { kind: string }) => h.kind)).toEqual(expect.arrayContaining(["lookalike", "payment"]));
+    expect(scam.rec_data.scam.find((h: { kind: string }) => h.kind === "lookalike").why).toMatch(
+      /^The link dhl-parcel-redelivery\.com looks like dhl\.com but is not it \(the brand with extra words\)\. \d+% sure\.$/,
+    );
+
+    expect((await get(`/api/wauchat/ticket_recommendation?ticketId=${ticket.id}`, adminToken)).status).toBe(200);
+    // the agent is neither in the ticket's department (none) nor a participant
+    expect((await get(`/api/wauchat/ticket_recommendation?ticketId=${ticket.id}`, agentToken)).status).toBe(403);
+    expect((await get(`/api/wauchat/recommendation`, adminToken)).status).toBe(400);
+
+    const post = (fn: (args: never) => unknown, path: string, fields: Record<string, unknown>) =>
+      call(
+        fn,
+        new Request(`http://localhost${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ _token: adminToken, ...fields }),
+        }),
+      );
+    const translated = await post(translateApi, "/api/translate", { ticketId: ticket.id, text: [{ id: message.id, message: "Tolong" }], target: "en" });
+    expect(translated.status).toBe(503);
+    expect((await translated.json()).description).toBe("Translation is not configured: an admin can set up an OpenAI-compatible server in the AI settings.");
+    const set = await post(languageApi, "/api/language/set", { ticketId: ticket.id, lang: "ms" });
+    expect(await set.json()).toMatchObject({ result: "success", lang: "ms", translated: 0 });
+    expect((await post(languageApi, "/api/language/set", { ticketId: ticket.id, lang: "xx" })).status).toBe(400);
   });
 
   describe("through the OpenAI-compatible adapter", () => {
