@@ -149,7 +149,7 @@ describe("POST /api/upload/voice", () => {
     const renamed = await upload(new Blob([new TextEncoder().encode("%PDF-1.7 invoice")], { type: "audio/wav" }), "invoice.wav");
     expect((await renamed.json()).description).toBe("This file is not audio.");
     const mp3 = await upload(new Blob([new Uint8Array([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6])], { type: "audio/wav" }), "song.wav");
-    expect(await mp3.json()).toMatchObject({ description: "This is MP3 audio: only WAV can be analysed on this machine.", format: "mp3" });
+    expect(await mp3.json()).toMatchObject({ description: "This is MP3 audio: only WAV can be analysed on this machine.", format: "MP3" });
     const short = await upload(new Blob([wav(speech(1, 4, 0.5).slice(0, 8000))], { type: "audio/wav" }), "short.wav");
     expect((await short.json()).description).toBe("The audio is too short: at least one second.");
   });
