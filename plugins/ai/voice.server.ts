@@ -24,7 +24,12 @@ export interface VoiceResult {
 export type VoiceAnswer = { ok: true; result: VoiceResult } | { ok: false; status: number; key: string; values?: Record<string, string> };
 
 const MB = String(VOICE_MAX_BYTES / 1024 / 1024);
-const refused = (status: number, key: string, values?: Record<string, string>): VoiceAnswer => ({ ok: false, status, key: `plugin_ai.voice.error.${key}`, values });
+const refused = (status: number, key: string, values?: Record<string, string>): VoiceAnswer => ({
+  ok: false,
+  status,
+  key: `plugin_ai.voice.error.${key}`,
+  values,
+});
 
 export async function readVoiceUpload(request: Request): Promise<VoiceAnswer> {
   if (!(request.headers.get("Content-Type") ?? "").includes("multipart/form-data")) return refused(415, "multipart");

@@ -33,7 +33,7 @@ function speech(seconds: number, rate: number, amplitude: number, sampleRate = 1
   return out;
 }
 
-function wav(samples: Float32Array, { sampleRate = 16_000, bits = 16, channels = 1, float = false } = {}): Uint8Array {
+function wav(samples: Float32Array, { sampleRate = 16_000, bits = 16, channels = 1, float = false } = {}): Uint8Array<ArrayBuffer> {
   const width = bits / 8;
   const data = samples.length * width * channels;
   const buf = Buffer.alloc(44 + data);
@@ -59,7 +59,7 @@ function wav(samples: Float32Array, { sampleRate = 16_000, bits = 16, channels =
       else if (bits === 24) buf.writeIntLE(Math.round(s * 8388607), at, 3);
       else buf.writeInt32LE(Math.round(s * 2147483647), at);
     }
-  return new Uint8Array(buf);
+  return Uint8Array.from(buf);
 }
 
 describe("voice features", () => {
