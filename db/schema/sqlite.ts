@@ -1787,3 +1787,47 @@ export const meetingInvites = sqliteTable(
   },
   (t) => [index("meeting_invites_meeting_idx").on(t.meetingId), uniqueIndex("meeting_invites_key_idx").on(t.keyHash)],
 );
+
+/**
+ * Phone numbers and bank accounts found in customers' messages (plugins/ai scam hints), digits
+ * only: the same number sent by several unrelated contacts is a hint of a scam.
+ */
+export const aiNumbers = sqliteTable(
+  "ai_numbers",
+  {
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    /** phone | account */
+    kind: text("kind").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.value] }), index("ai_numbers_value_idx").on(t.value, t.ticketId)],
+);
+
+/** The language an agent chose for a conversation (plugins/ai translation): the visitor's messages are shown in it. */
+export const aiTicketLanguage = sqliteTable("ai_ticket_language", {
+  ticketId: integer("ticket_id")
+    .primaryKey()
+    .references(() => tickets.id, { onDelete: "cascade" }),
+  lang: text("lang").notNull(),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** A message translated into a language (translated_text), by the adapter named in `translator`. */
+export const aiTranslations = sqliteTable(
+  "ai_translations",
+  {
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    lang: text("lang").notNull(),
+    text: text("text").notNull(),
+    translator: text("translator").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.lang] })],
+);

@@ -15,6 +15,7 @@ import { SERVER_EVENTS } from "~/realtime-events";
 import type { Analysis } from "./analyse";
 import { analyse } from "./service.server";
 import { aiSettings } from "./settings.server";
+import { numbersOf } from "./scam";
 
 export const ANALYSE_JOB = "ai.analyse";
 /** Messages read at a time. */
@@ -97,7 +98,7 @@ export async function analysePending(after: number, limit = BATCH, handle: DbHan
     if (answer.state === "not_configured") return stored;
     const analysis =
       answer.state === "unavailable" ? { ...answer.analysis, analyser: `${answer.analysis.analyser} (fallback: ${answer.reason})` } : answer.analysis;
-    if (await storeAnalysis(message, analysis, handle)) stored++;
+    if (await storeAnalysis(message, analysis, handle, Date.now(), plainText(message))) stored++;
   }
   return stored;
 }
@@ -108,6 +109,8 @@ export async function storeAnalysis(
   analysis: Analysis,
   handle: DbHandle = getDb(),
   now = Date.now(),
+  /** The message's text: a customer's phone numbers and bank accounts in it are kept for the scam hints. */
+  text?: string,
 ) {
   const { schema } = handle;
   const fromCustomer = message.senderUserId === null;
@@ -137,6 +140,12 @@ export async function storeAnalysis(
       .onConflictDoNothing()
       .returning({ id: schema.aiMessageAnalysis.messageId });
     if (!inserted.length) return null;
+    const numbers = fromCustomer && text ? numbersOf(text) : [];
+    if (numbers.length)
+      await tx
+        .insert(schema.aiNumbers)
+        .values(numbers.map((n) => ({ messageId: message.id, ticketId: message.ticketId, kind: n.kind, value: n.value })))
+        .onConflictDoNothing();
     return rollUp(tx as unknown as DbHandle["db"], handle, message.ticketId, now);
   });
   if (!rollup) return false;

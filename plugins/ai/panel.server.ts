@@ -2,26 +2,38 @@
 // roll-up of its messages' analyses, with what the reading is worth said plainly (a language the
 // offline reader knows less, a long message read in part, an outside model that did not answer,
 // AI switched off). Two sections of one plugin, told apart by their ids.
-import type { PanelInput, PanelSection } from "~/conversation/panels.server";
+import type { PanelAction, PanelInput, PanelSection } from "~/conversation/panels.server";
 import { ticketAnalysis } from "./analysis.server";
 import { aiSettings } from "./settings.server";
 import { MAX_CHARS } from "./analyse";
+import { ticketRecommendations } from "./recommend.server";
+import { scamHintsForMessage } from "./scam.server";
+import { chosenLanguage, storedTranslations, ticketLanguage, visitorMessages } from "./translate.server";
+import { usesOutside } from "./service.server";
+import { fitEncoded } from "@plugins/kb/panel.server";
 
 type Item = PanelSection["items"][number];
 
-export async function aiPanels({ ticket }: PanelInput): Promise<PanelSection[] | null> {
+export async function aiPanels({ ticket, reader }: PanelInput): Promise<PanelSection[] | null> {
   if (ticket.kind === "chat") return null;
   const settings = await aiSettings();
   const emotion: PanelSection = { id: "ai-emotion", title: "plugin_ai.panel.emotion.title", items: [], actions: [] };
   const context: PanelSection = { id: "ai-context", title: "plugin_ai.panel.context.title", items: [], actions: [] };
+  const recommend: PanelSection = { id: "ai-recommend", title: "plugin_ai.panel.recommend.title", items: [], actions: [] };
+  const risk: PanelSection = { id: "ai-risk", title: "plugin_ai.panel.risk.title", items: [], actions: [] };
+  const translate = await translation(ticket, usesOutside(settings));
   if (settings.adapter === "off") {
-    emotion.empty = context.empty = "plugin_ai.state.notConfigured";
-    return [emotion, context];
+    emotion.empty = context.empty = recommend.empty = risk.empty = "plugin_ai.state.notConfigured";
+    return [emotion, context, recommend, risk, translate];
   }
+  await recommendations(ticket.id, reader, recommend);
+  const hints = await scamHintsForMessage({ ticketId: ticket.id });
+  risk.items = hints.map((h) => ({ label: { key: `plugin_ai.scam.${h.kind}`, values: { ...h.values, confidence: String(Math.round(h.confidence * 100)) } } }));
+  if (!risk.items.length) risk.empty = "plugin_ai.panel.risk.none";
   const found = await ticketAnalysis(ticket.id);
   if (!found) {
     emotion.empty = context.empty = "plugin_ai.panel.notYet";
-    return [emotion, context];
+    return [emotion, context, recommend, risk, translate];
   }
   const items: Item[] = [];
   items.push(
@@ -57,8 +69,81 @@ export async function aiPanels({ ticket }: PanelInput): Promise<PanelSection[] |
     ...notes,
   ];
   if (!context.items.length) context.empty = "plugin_ai.panel.notYet";
-  return [emotion, context];
+  return [emotion, context, recommend, risk, translate];
+}
+
+/** A ?draft= link stays well under a request line's limits (as the knowledge base's panel does). */
+const HREF_BUDGET = 6000;
+const draftHref = (text: string) => `?${new URLSearchParams({ draft: fitEncoded(text, HREF_BUDGET) })}#reply`;
+
+/** The recommendations section: each kind with what to do and how, "Insert" (the draft into the reply box) and its sources. */
+async function recommendations(ticketId: number, reader: PanelInput["reader"], section: PanelSection) {
+  const answer = await ticketRecommendations({ ticketId, reader });
+  if (answer.state === "no_message" || answer.state === "not_configured") {
+    section.empty = answer.state === "no_message" ? "plugin_ai.panel.recommend.none" : "plugin_ai.state.notConfigured";
+    return;
+  }
+  for (const r of [...answer.recommendations].sort((a, b) => b.confidence - a.confidence)) {
+    const values = {
+      kind: `t:plugin_ai.rec.kind.${r.kind}`,
+      confidence: String(Math.round(r.confidence * 100)),
+      todo: r.model ? r.whatToDo : `t:${r.whatToDo}`,
+      how: r.model ? r.howToSay : `t:${r.howToSay}`,
+    };
+    section.items.push({
+      label: { key: r.model ? "plugin_ai.panel.recommend.itemModel" : "plugin_ai.panel.recommend.item", values },
+      actions: [
+        { label: { key: "plugin_ai.panel.recommend.insert", values: { text: r.whatToSay } }, href: draftHref(r.whatToSay), insert: r.whatToSay },
+        ...r.sources.map((s): PanelAction => ({
+          label:
+            s.type === "kb"
+              ? { key: "plugin_ai.panel.recommend.source", values: { title: s.title } }
+              : { key: "plugin_ai.panel.recommend.sourceAnswer", values: { id: String(s.id) } },
+          href: s.href,
+        })),
+      ],
+    });
+  }
+  if (answer.state === "unavailable") section.items.push({ label: { key: "plugin_ai.state.unavailable" } });
 }
 
 const KNOWN_LANGUAGES = new Set(["en", "ms", "zh", "ja", "ko"]);
 const languageKey = (code: string) => (KNOWN_LANGUAGES.has(code) ? `t:plugin_ai.language.${code}` : `t:plugin_ai.language.other`);
+
+/**
+ * The Translation section: the conversation's language and, when an agent chose one other than
+ * the customer's, the visitor's messages in it (each links to its original, which the
+ * conversation shows unchanged); "Choose the language" opens the language form (/ai/language).
+ */
+async function translation(ticket: PanelInput["ticket"], configured: boolean): Promise<PanelSection> {
+  const section: PanelSection = {
+    id: "ai-translate",
+    title: "plugin_ai.translate.panelTitle",
+    items: [],
+    actions: [{ label: { key: "plugin_ai.translate.chooseLink" }, href: `/ai/language/${ticket.kind}/${ticket.ticketNumber}` }],
+  };
+  const chosen = await chosenLanguage(ticket.id);
+  const own = await ticketLanguage(ticket.id);
+  if (!configured) section.items.push({ label: { key: "plugin_ai.translate.notConfigured" } });
+  if (!chosen || chosen === own) {
+    if (configured) section.empty = "plugin_ai.translate.none";
+    return section;
+  }
+  const messages = await visitorMessages(ticket.id);
+  const stored = await storedTranslations(
+    messages.map((m) => m.id),
+    chosen,
+  );
+  section.items.push({ label: { key: "plugin_ai.translate.shownIn", values: { language: `t:plugin_ai.language.${languageCode(chosen)}` } } });
+  for (const m of messages) {
+    const text = stored.get(m.id);
+    if (text === undefined) continue;
+    // the translation is the customer's words in another language: shown as text
+    section.items.push({ label: { text }, actions: [{ label: { key: "plugin_ai.translate.original" }, href: `?message_id=${m.id}#m-${m.id}` }] });
+  }
+  const missing = messages.filter((m) => !stored.has(m.id)).length;
+  if (missing) section.items.push({ label: { key: "plugin_ai.translate.missing", values: { count: String(missing) } } });
+  return section;
+}
+
+const languageCode = (code: string) => (KNOWN_LANGUAGES.has(code) ? code : "other");

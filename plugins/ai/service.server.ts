@@ -20,9 +20,9 @@ export type ServiceAnswer =
   | { state: "unavailable"; analysis: Analysis; reason: string };
 
 const CACHE_MAX = 1_000;
-const cache = new Map<string, Analysis>();
+const cache = new Map<string, unknown>();
 
-function remember(key: string, value: Analysis) {
+function remember(key: string, value: unknown) {
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, value);
 }
@@ -74,31 +74,45 @@ export async function analyse(input: string, settings?: AiSettings): Promise<Ser
   const s = settings ?? (await aiSettings());
   if (s.adapter === "off") return { state: "not_configured" };
   const offline = analyseText(input);
-  if (s.adapter === "offline" || !s.baseUrl || !s.model) return { state: "ok", analysis: offline };
+  if (!usesOutside(s)) return { state: "ok", analysis: offline };
 
   const text = input.length > MAX_CHARS ? input.slice(0, MAX_CHARS) : input;
-  const key = createHash("sha256").update(`${s.baseUrl}\n${s.model}\n${text}`).digest("hex");
-  const hit = cache.get(key);
-  if (hit) return { state: "ok", analysis: hit };
-  try {
-    await rateLimiter(s.ratePerMinute).consume("workspace");
-  } catch {
-    return { state: "unavailable", analysis: offline, reason: "rate_limit" };
-  }
-  if (!(await takeFromBudget(s.dailyBudget))) return { state: "unavailable", analysis: offline, reason: "budget" };
-  try {
+  const answer = await callOutside(s, `analyse\n${text}`, async () => {
     const language = detectLanguage(text);
-    const answer = await chat(openAiConfig(s), analysisPrompt(text));
-    const analysis = readAnswer(
-      answer,
+    const reply = await chat(openAiConfig(s), analysisPrompt(text));
+    return readAnswer(
+      reply,
       text,
       { language, degraded: (LANGUAGE_WEIGHT[language] ?? 0) < 1 && language !== "", truncated: offline.truncated },
       `openai:${s.model}`.slice(0, 100),
     );
-    remember(key, analysis);
-    return { state: "ok", analysis };
+  });
+  return answer.ok ? { state: "ok", analysis: answer.value } : { state: "unavailable", analysis: offline, reason: answer.reason };
+}
+
+/**
+ * One call to the outside model with the service's guards: the cache (by `what`, the call's kind
+ * and input), the per-minute rate limit, the daily budget, and any failure (timeout, 429,
+ * garbage, a refused answer) answered as its reason, never thrown. Every outside call of the
+ * plugin (analysis, recommendations, translation) goes through here.
+ */
+export async function callOutside<T>(s: AiSettings, what: string, call: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
+  const key = createHash("sha256").update(`${s.baseUrl}\n${s.model}\n${what}`).digest("hex");
+  if (cache.has(key)) return { ok: true, value: cache.get(key) as T };
+  try {
+    await rateLimiter(s.ratePerMinute).consume("workspace");
+  } catch {
+    return { ok: false, reason: "rate_limit" };
+  }
+  if (!(await takeFromBudget(s.dailyBudget))) return { ok: false, reason: "budget" };
+  try {
+    const value = await call();
+    remember(key, value);
+    return { ok: true, value };
   } catch (error) {
-    const reason = error instanceof AdapterError ? error.kind : "network";
-    return { state: "unavailable", analysis: offline, reason };
+    return { ok: false, reason: error instanceof AdapterError ? error.kind : "network" };
   }
 }
+
+/** Whether the workspace reads with an outside model (an OpenAI-compatible server with an address and a model). */
+export const usesOutside = (s: AiSettings) => s.adapter === "openai" && !!s.baseUrl && !!s.model;

@@ -90,7 +90,7 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("a planned plugin route shows the honest not-available page", async ({ page }) => {
       await login(page, "admin", "admin");
-      const response = await page.goto("/upload");
+      const response = await page.goto("/timer");
       expect(response?.status()).toBe(200);
       await expect(page.getByRole("heading", { name: "Voice analysis", level: 1 })).toBeVisible();
       await expect(page.getByText("This feature is not available yet. It is planned for a later version.")).toBeVisible();

@@ -26,6 +26,8 @@ export interface OpenAiStandin {
   mode: StandinMode;
   /** The assistant's reply in "reply" mode. */
   reply: string;
+  /** In "reply" mode, when set: the reply computed from the request's messages (a model that reads what it is sent). */
+  respond: ((messages: { role: string; content: string }[]) => string) | undefined;
   key: string;
   close(): Promise<void>;
 }
@@ -38,7 +40,12 @@ export function fakeEmbedding(text: string, dims = 8): number[] {
 }
 
 export async function startOpenAiStandin(options: { key?: string } = {}): Promise<OpenAiStandin> {
-  const state = { mode: "reply" as StandinMode, reply: "{}", key: options.key ?? "sk-test-standin" };
+  const state = {
+    mode: "reply" as StandinMode,
+    reply: "{}",
+    respond: undefined as OpenAiStandin["respond"],
+    key: options.key ?? "sk-test-standin",
+  };
   const requests: StandinRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const error = (res: http.ServerResponse, status: number, message: string, type: string, headers: Record<string, string> = {}) => {
@@ -81,7 +88,7 @@ export async function startOpenAiStandin(options: { key?: string } = {}): Promis
       if (path !== "/v1/chat/completions") return error(res, 404, `Unknown request URL: POST ${path}`, "invalid_request_error");
 
       const messages = (body.messages as { role: string; content: string }[]) ?? [];
-      let content = state.reply;
+      let content = state.mode === "reply" && state.respond ? state.respond(messages) : state.reply;
       if (state.mode === "obey_injection") {
         // a model that does what the customer's message says: puts its instructions (and a made-up secret) in its answer
         const system = messages.find((m) => m.role === "system")?.content ?? "";
@@ -145,6 +152,12 @@ export async function startOpenAiStandin(options: { key?: string } = {}): Promis
     set reply(r: string) {
       state.reply = r;
     },
+    get respond() {
+      return state.respond;
+    },
+    set respond(r: OpenAiStandin["respond"]) {
+      state.respond = r;
+    },
     get key() {
       return state.key;
     },
@@ -155,5 +168,22 @@ export async function startOpenAiStandin(options: { key?: string } = {}): Promis
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * A model for `respond` that translates (the AI plugin's translation prompt: a JSON list of
+ * {id, text} after a "Target language: …" line) by a phrase book of whole texts, answering
+ * {"texts": [...]}; any other prompt gets `otherwise`. Unknown texts come back marked, so a test
+ * sees what was asked.
+ */
+export function phraseBookModel(book: Record<string, string>, otherwise: string) {
+  return (messages: { role: string; content: string }[]) => {
+    const system = messages.find((m) => m.role === "system")?.content ?? "";
+    const user = messages.find((m) => m.role === "user")?.content ?? "";
+    if (!system.startsWith("You translate")) return otherwise;
+    const target = user.match(/\(([a-z]{2,3})\)/)?.[1] ?? "";
+    const items = JSON.parse(user.slice(user.indexOf("\n") + 1)) as { id: number; text: string }[];
+    return JSON.stringify({ texts: items.map((i) => ({ id: i.id, text: book[i.text] ?? `[${target}] ${i.text}` })) });
   };
 }

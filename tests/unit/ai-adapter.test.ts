@@ -210,6 +210,7 @@ describe.each(DIALECTS)("the AI service with an outside model (%s)", (dialect) =
     const rollup = (await ticketAnalysis(ticket.id))!;
     const panels = (await aiPanels({
       ticket: { id: ticket.id, ticketNumber: ticket.ticketNumber, kind: "ticket", channel: "EMAIL", departmentId: null },
+      reader: { id: 1, type: "admin", departmentId: null },
     } as never))!;
     const shown = JSON.stringify(panels.flatMap((p) => p.items.map((i) => ("values" in i.label ? i.label.values : {}))));
     // the obeying answer's labels are used (they are only labels) ...

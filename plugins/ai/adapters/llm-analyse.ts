@@ -7,7 +7,7 @@
 // makes up, in front of an agent.
 import { z } from "zod";
 import { CLASSES, EMOTIONS, PERSONALITIES, type Analysis } from "../analyse";
-import { AdapterError, type ChatMessage } from "./openai.server";
+import { AdapterError, answerObject, type ChatMessage } from "./openai.server";
 
 export const INTENTS = [
   "resolve_complaint",
@@ -46,15 +46,7 @@ const answerSchema = z.object({
 
 /** The model's answer as an analysis, or an AdapterError("bad_response") when it is not one. */
 export function readAnswer(answer: string, text: string, base: Pick<Analysis, "language" | "degraded" | "truncated">, analyser: string): Analysis {
-  const start = answer.indexOf("{");
-  const end = answer.lastIndexOf("}");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(answer.slice(start, end + 1));
-  } catch {
-    throw new AdapterError("bad_response", "the model did not answer with JSON");
-  }
-  const parsed = answerSchema.safeParse(raw);
+  const parsed = answerSchema.safeParse(answerObject(answer));
   if (!parsed.success) throw new AdapterError("bad_response", "the model's labels are not the known ones");
   const a = parsed.data;
   const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);

@@ -138,3 +138,12 @@ export async function embed(config: OpenAiConfig, inputs: string[]): Promise<num
   });
   return out;
 }
+
+/** The JSON object a chat model answered (the text from its first "{" to its last "}"), or AdapterError("bad_response"). */
+export function answerObject(answer: string): unknown {
+  try {
+    return JSON.parse(answer.slice(answer.indexOf("{"), answer.lastIndexOf("}") + 1));
+  } catch {
+    throw new AdapterError("bad_response", "the model did not answer with JSON");
+  }
+}

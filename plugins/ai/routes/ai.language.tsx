@@ -1,0 +1,112 @@
+// /ai/language/{kind}/{n}: the conversation's language (spec section 4). Choosing a language
+// different from the ticket's translates the visitor's messages through the workspace's
+// OpenAI-compatible adapter and goes back to the conversation, where the Translation panel shows
+// them beside the originals (which never change); the same language only sets it. Without an
+// outside adapter the page says translation is not configured; when the model does not answer, it
+// says so and keeps the choice. A real form: it works without JavaScript.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { guardPluginRoute } from "~/context.server";
+import { AccessDenied } from "~/conversation/access.server";
+import * as conversation from "~/conversation/model.server";
+import { conversationPath, type Kind } from "~/conversation/channels";
+import { LANGUAGES, LANGUAGE_NAMES } from "~/i18n";
+import { pageMeta } from "~/meta";
+import { aiSettings } from "../settings.server";
+import { usesOutside } from "../service.server";
+import { chosenLanguage, isUiLanguage, setLanguage, ticketLanguage } from "../translate.server";
+
+const KINDS: Kind[] = ["ticket", "livechat", "call"];
+
+async function open(request: Request, context: object, params: Record<string, string | undefined>) {
+  const { ctx } = await guardPluginRoute(request, context);
+  if (!ctx.user) throw redirect("/");
+  const kind = params.kind as Kind;
+  const number = Number(params.number);
+  if (!KINDS.includes(kind) || !Number.isInteger(number) || number <= 0) throw new Response("Not Found", { status: 404 });
+  try {
+    return { user: ctx.user, ticket: await conversation.findConversation(ctx.user, number, kind), kind };
+  } catch (error) {
+    if (error instanceof AccessDenied) throw new Response("Access denied", { status: 403 });
+    if (error instanceof conversation.NotFound) throw new Response("Not Found", { status: 404 });
+    throw error;
+  }
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { ticket, kind } = await open(request, context, params);
+  const settings = await aiSettings();
+  return json(
+    {
+      ticketNumber: ticket.ticketNumber,
+      title: ticket.title,
+      back: conversationPath(kind, ticket.ticketNumber),
+      own: await ticketLanguage(ticket.id),
+      chosen: await chosenLanguage(ticket.id),
+      configured: usesOutside(settings),
+    },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { ticket, kind } = await open(request, context, params);
+  const form = await request.formData();
+  const lang = String(form.get("lang") ?? "");
+  if (!isUiLanguage(lang)) return json({ refused: "plugin_ai.translate.error.lang", lang }, { status: 400 });
+  const done = await setLanguage(ticket.id, lang);
+  const back = conversationPath(kind, ticket.ticketNumber);
+  if (!done.translate || done.answer?.state === "ok") return redirect(`${back}?translated=${lang}#panel-ai-translate`);
+  if (done.answer?.state === "not_configured") return json({ refused: "plugin_ai.translate.notConfigured", lang }, { status: 503 });
+  return json(
+    { refused: "plugin_ai.translate.unavailable", reason: done.answer?.state === "unavailable" ? done.answer.reason : "network", lang },
+    { status: 503 },
+  );
+}
+
+export const meta = pageMeta("plugin_ai.translate.title");
+
+export default function ConversationLanguage() {
+  const data = useLoaderData<typeof loader>();
+  const refused = useActionData<typeof action>();
+  const { t } = useTranslation();
+  const selected = refused?.lang ?? data.chosen ?? data.own ?? "en";
+  return (
+    <section className="settings stack narrow">
+      <h1>{t("plugin_ai.translate.title")}</h1>
+      <p>
+        <Link to={data.back}>{t("plugin_ai.translate.back", { number: String(data.ticketNumber), title: data.title })}</Link>
+      </p>
+      <p data-testid="ai-own-language">
+        {data.own && isKnown(data.own) ? t("plugin_ai.translate.own", { language: LANGUAGE_NAMES[data.own] }) : t("plugin_ai.translate.ownUnknown")}
+      </p>
+      {!data.configured ? (
+        <p className="notice" data-testid="ai-translate-state">
+          {t("plugin_ai.translate.notConfigured")}
+        </p>
+      ) : null}
+      {refused ? (
+        <p className="field-error" role="alert" data-testid="ai-translate-refused">
+          {t(refused.refused)} {"reason" in refused && refused.reason ? t(`plugin_ai.reason.${refused.reason}`) : ""}
+        </p>
+      ) : null}
+      <Form method="post" className="stack">
+        <fieldset className="stack">
+          <legend>{t("plugin_ai.translate.choose")}</legend>
+          {LANGUAGES.map((lang) => (
+            <label key={lang} className="inline">
+              <input type="radio" name="lang" value={lang} defaultChecked={selected === lang} /> <span lang={lang}>{LANGUAGE_NAMES[lang]}</span>
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" className="button primary">
+          {t("plugin_ai.translate.submit")}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+const isKnown = (code: string): code is (typeof LANGUAGES)[number] => (LANGUAGES as readonly string[]).includes(code);

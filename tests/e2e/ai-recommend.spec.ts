@@ -1,0 +1,160 @@
+// AI assistance in the agent's conversation, with JavaScript off and on: an angry visitor's
+// message gets its emotion panel and reply recommendations grounded in a knowledge-base article
+// the admin wrote; the agent inserts one into the reply box (without JavaScript through ?draft=)
+// and sends it; the Risk hints panel flags a look-alike bank link. Offline, the conversation's
+// language page says translation is not configured. With the workspace's model set to the local
+// OpenAI-compatible stand-in (JavaScript off), a Malay message is shown translated into English
+// beside its original, and choosing Malay again shows the conversation in the customer's language.
+import { test, expect, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { chooseLanguage, hydrated, login } from "./helpers";
+import { phraseBookModel, startOpenAiStandin } from "../support/openai-standin";
+
+const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+async function axe(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(WCAG).analyze();
+  expect(result.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+test.describe.configure({ mode: "serial" });
+
+async function visitorWrites(browser: import("@playwright/test").Browser, baseURL: string, javaScriptEnabled: boolean, subject: string, message: string) {
+  const visitor = await browser.newContext({ javaScriptEnabled, baseURL });
+  await chooseLanguage(visitor, baseURL);
+  const form = await visitor.newPage();
+  await form.goto("/new_ticket/demo");
+  await form.getByLabel("Name").fill("Nur Aisyah");
+  await form.getByLabel("Email").fill(`aisyah.${Date.now()}@example.my`);
+  await form.getByLabel("Subject").fill(subject);
+  await form.getByLabel("Message").fill(message);
+  await form.getByRole("button", { name: "Submit" }).click();
+  await expect(form.getByRole("heading", { name: "Message sent" })).toBeVisible();
+  await visitor.close();
+}
+
+for (const javaScriptEnabled of [false, true]) {
+  test.describe(`AI recommendations with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test.use({ javaScriptEnabled });
+    test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
+
+    test("an angry customer gets a recommendation grounded in a KB article, which the agent inserts and sends", async ({ page, browser, baseURL }) => {
+      test.setTimeout(120_000);
+      const word = `gondola${Date.now().toString(36)}${javaScriptEnabled ? "a" : "b"}`;
+      const title = `Late ${word} parcels`;
+      await login(page, "admin", "admin");
+      await page.goto("/kb/new");
+      await page.getByLabel("Title").fill(title);
+      await page.getByLabel("Category").fill("Shipping");
+      await page
+        .getByLabel("Text (Markdown)")
+        .fill(`A late ${word} parcel can be tracked with the link in your shipping email. After ten working days we send a new one.`);
+      await page.getByRole("button", { name: "Save" }).click();
+      await expect(page.getByText("Saved (version 1).")).toBeVisible();
+
+      const subject = `Furious about ${word} ${javaScriptEnabled ? "js" : "nojs"}`;
+      await visitorWrites(
+        browser,
+        baseURL!,
+        javaScriptEnabled,
+        subject,
+        `This is RIDICULOUS! My ${word} parcel is three weeks late and nobody answers. I'm furious!!! Your bank page at maybank2u-login.com asked for my TAC number.`,
+      );
+
+      const agentContext = await browser.newContext({ javaScriptEnabled, baseURL });
+      await chooseLanguage(agentContext, baseURL!);
+      const agent = await agentContext.newPage();
+      await login(agent, "agent", "agent");
+      await agent.locator(".ticket-item .title", { hasText: subject }).click();
+      await expect(agent.getByRole("heading", { level: 1 })).toContainText(subject);
+      const emotion = agent.getByRole("region", { name: "Emotion", exact: true });
+      await expect(async () => {
+        await agent.reload();
+        await expect(emotion).toContainText(/Customer: Anger \(\d+% sure\)/, { timeout: 1_000 });
+      }).toPass({ timeout: 30_000 });
+      if (javaScriptEnabled) await hydrated(agent);
+
+      const recommendations = agent.locator('[data-panel="ai-recommend"]');
+      await expect(recommendations.getByRole("heading", { name: "Recommendations" })).toBeVisible();
+      await expect(recommendations.locator("li")).toHaveCount(5);
+      const grounded = recommendations.locator("li", { hasText: /^Alternative \(\d+% sure\): Offer another way/ });
+      await expect(grounded.getByRole("link", { name: `Source: ${title}` })).toBeVisible();
+      await expect(recommendations).toContainText("Advocacy");
+      const risk = agent.locator('[data-panel="ai-risk"]');
+      await expect(risk).toContainText("The link maybank2u-login.com looks like maybank.com but is not it");
+      await expect(risk).toContainText("tac number");
+      if (javaScriptEnabled) await axe(agent);
+
+      await grounded.getByRole("link", { name: /^Insert: / }).click();
+      const box = agent.locator('#reply textarea[name="message"]');
+      await expect(box).toHaveValue(
+        /^I'm sorry for the trouble, and I understand your frustration\. Here is another way to sort this out: A late gondola\w+ parcel can be tracked/,
+      );
+      await box.press("End");
+      await box.pressSequentially(" Sorry again.");
+      await agent.getByRole("button", { name: "Send", exact: true }).click();
+      await expect(agent.locator(".message", { hasText: "Here is another way to sort this out" }).last()).toContainText("Sorry again.");
+
+      // offline, the conversation's language page says translation is not configured
+      await agent.locator('[data-panel="ai-translate"]').getByRole("link", { name: "Choose the language" }).click();
+      await expect(agent.getByRole("heading", { level: 1, name: "Conversation language" })).toBeVisible();
+      await expect(agent.getByTestId("ai-translate-state")).toHaveText(
+        "Translation is not configured: an admin can set up an OpenAI-compatible server in the AI settings.",
+      );
+      if (javaScriptEnabled) await axe(agent);
+      await agentContext.close();
+    });
+  });
+}
+
+test.describe("translation through the workspace's model, JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("a Malay message is shown in English beside its original, and back", async ({ page, browser, baseURL }) => {
+    test.setTimeout(120_000);
+    const malay = `Saya sangat marah, bungkusan saya belum sampai lagi! ${Date.now()}`;
+    const english = "I am very angry, my parcel has not arrived yet!";
+    const standin = await startOpenAiStandin();
+    standin.respond = phraseBookModel({ [malay]: english }, "not json");
+    try {
+      await chooseLanguage(page.context(), baseURL!);
+      await login(page, "admin", "admin");
+      await page.goto("/settings/ai");
+      await page.getByRole("radio", { name: "OpenAI-compatible server (hosted or local)" }).check();
+      await page.getByLabel("Base URL").fill(standin.url);
+      await page.getByLabel("Chat model").fill("standin-chat");
+      await page.getByLabel("API key").fill(standin.key);
+      await page.getByRole("button", { name: "Save" }).click();
+      await expect(page.getByText("The AI settings are saved.")).toBeVisible();
+
+      const subject = `Bungkusan ${Date.now()}`;
+      await visitorWrites(browser, baseURL!, false, subject, malay);
+      await page.goto("/ticket");
+      await page.locator(".ticket-item .title", { hasText: subject }).click();
+      await expect(page.getByRole("heading", { level: 1 })).toContainText(subject);
+      const translation = page.locator('[data-panel="ai-translate"]');
+      await translation.getByRole("link", { name: "Choose the language" }).click();
+      await expect(page.getByTestId("ai-own-language")).toHaveText("The customer writes in Bahasa Melayu.");
+      await page.getByRole("radio", { name: "English" }).check();
+      await page.getByRole("button", { name: "Set the language" }).click();
+      await expect(translation).toContainText("The visitor's messages in English (the originals are unchanged):");
+      await expect(translation.getByText(english)).toBeVisible();
+      // the original is unchanged in the conversation, one click away
+      await expect(page.locator(".message", { hasText: malay })).toBeVisible();
+      await translation.getByRole("link", { name: "Original" }).click();
+      await expect(page).toHaveURL(/message_id=\d+/);
+
+      // back to Malay, the customer's own language: the conversation is shown as written
+      await translation.getByRole("link", { name: "Choose the language" }).click();
+      await page.getByRole("radio", { name: "Bahasa Melayu" }).check();
+      await page.getByRole("button", { name: "Set the language" }).click();
+      await expect(translation).toContainText("The conversation is shown in the customer's language.");
+      expect(standin.requests.some((r) => JSON.stringify(r.body).includes("Target language: English (en)"))).toBe(true);
+    } finally {
+      await page.goto("/settings/ai");
+      await page.getByRole("radio", { name: "Offline (built in): nothing leaves this machine" }).check();
+      await page.getByRole("button", { name: "Save" }).click();
+      await standin.close();
+    }
+  });
+});

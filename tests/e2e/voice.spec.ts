@@ -1,0 +1,46 @@
+// The voice-analysis page (/upload), with JavaScript off and on: an agent uploads a WAV recording
+// (a loud fast half and a soft slow half, made by tests/support/audio.ts) with its transcript and
+// reads energy and pace per segment, the bar chart of levels and the pie chart of the transcript's
+// emotions (each with its data table); a PDF renamed .wav is refused as not audio. axe checks the
+// result page.
+import { test, expect } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { chooseLanguage, login } from "./helpers";
+import { speech, wav } from "../support/audio";
+
+const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+for (const javaScriptEnabled of [false, true]) {
+  test.describe(`voice analysis with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test.use({ javaScriptEnabled });
+    test.beforeEach(async ({ context, baseURL }) => chooseLanguage(context, baseURL!));
+
+    test("an agent uploads a recording and reads energy, pace and emotions", async ({ page }) => {
+      await login(page, "agent", "agent");
+      await page.goto("/upload");
+      await expect(page.getByRole("heading", { level: 1, name: "Voice analysis" })).toBeVisible();
+      const audio = Buffer.from(wav(new Float32Array([...speech(5, 6.5, 0.8), ...speech(5, 1.5, 0.01)])));
+      await page.getByLabel("Recording (WAV)").setInputFiles({ name: "call.wav", mimeType: "audio/wav", buffer: audio });
+      await page.getByLabel("Transcript (optional)").fill("This is ridiculous, I am furious, fix it now!");
+      await page.getByRole("button", { name: "Analyse" }).click();
+      const result = page.getByTestId("voice-result");
+      await expect(result.getByText("0–5 s: energy super loud, pace super fast")).toBeVisible();
+      await expect(result.getByText("5–10 s: energy super soft, pace super slow")).toBeVisible();
+      await expect(result.getByRole("heading", { name: "Energy and pace per segment" })).toBeVisible();
+      await expect(result.getByRole("heading", { name: "Emotions of the transcript" })).toBeVisible();
+      await expect(result.locator('[data-widget="voice-levels"] svg').first()).toBeVisible();
+      await result.locator('[data-widget="voice-emotions"] summary').click();
+      await expect(result.locator('[data-widget="voice-emotions"] table')).toContainText("Anger");
+      if (javaScriptEnabled) {
+        const axe = await new AxeBuilder({ page }).withTags(WCAG).analyze();
+        expect(axe.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+      }
+
+      await page
+        .getByLabel("Recording (WAV)")
+        .setInputFiles({ name: "invoice.wav", mimeType: "audio/wav", buffer: Buffer.from("%PDF-1.7 an invoice, not audio") });
+      await page.getByRole("button", { name: "Analyse" }).click();
+      await expect(page.getByTestId("voice-refused")).toHaveText("This file is not audio.");
+    });
+  });
+}

@@ -1,0 +1,136 @@
+// Translation (plugins/ai/translate.server.ts and its panel) on both dialects, through the
+// OpenAI-compatible adapter against the local stand-in: choosing a language other than the
+// customer's translates the visitor's messages (stored per language, the originals unchanged)
+// and the Translation panel shows them, each linking to its original; choosing the customer's own
+// language only sets it; offline, translation says it is not configured (and the choice is still
+// kept); a model that times out or answers garbage is "unavailable"; only the texts leave the
+// machine, as data, and an answer that carries the prompt is refused.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { createTestDb, DIALECTS, type TestDb } from "./harness";
+import { phraseBookModel, startOpenAiStandin, type OpenAiStandin } from "../support/openai-standin";
+import { seedDemo } from "~/seed/seed";
+import { findUserByUsername, type UserRow } from "~/accounts/users.server";
+import { receive } from "~/conversation/receive.server";
+import { chosenLanguage, readTranslations, setLanguage, storedTranslations, TRANSLATE_PROMPT, translateTexts } from "@plugins/ai/translate.server";
+import { aiPanels } from "@plugins/ai/panel.server";
+import { DEFAULTS, saveSettings } from "@plugins/ai/settings.server";
+import { resetServiceState } from "@plugins/ai/service.server";
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-ai-translate-"));
+process.env.DATA_DIR = dataDir;
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+const MALAY = "Saya sangat marah, bungkusan saya belum sampai lagi!";
+const ENGLISH = "I am very angry, my parcel has not arrived yet!";
+
+let standin: OpenAiStandin;
+beforeAll(async () => {
+  standin = await startOpenAiStandin();
+});
+afterAll(async () => standin?.close());
+
+describe("reading the model's translations", () => {
+  it("takes one translation per id, and refuses a missing one or one that repeats the prompt", () => {
+    const items = [{ id: 7, text: MALAY }];
+    expect(readTranslations(JSON.stringify({ texts: [{ id: 7, text: ENGLISH }] }), items)).toEqual([{ id: 7, text: ENGLISH }]);
+    expect(() => readTranslations(JSON.stringify({ texts: [] }), items)).toThrow(/no usable translation/);
+    expect(() => readTranslations(JSON.stringify({ texts: [{ id: 7, text: TRANSLATE_PROMPT }] }), items)).toThrow(/no usable translation/);
+    expect(() => readTranslations("<html>", items)).toThrow(/JSON/);
+  });
+});
+
+describe.each(DIALECTS)("translation of a conversation (%s)", (dialect) => {
+  let t: TestDb;
+  let agent: UserRow;
+  let seq = 0;
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    await seedDemo(t.handle, { tickets: 0 });
+    agent = (await findUserByUsername("agent"))!;
+  }, 60_000);
+  afterAll(async () => t?.cleanup());
+  beforeEach(async () => {
+    resetServiceState();
+    standin.mode = "reply";
+    standin.requests.length = 0;
+    standin.respond = phraseBookModel({ [MALAY]: ENGLISH, "Tolong bantu saya.": "Please help me." }, "not json");
+    await saveSettings({
+      ...DEFAULTS,
+      adapter: "openai",
+      baseUrl: standin.url,
+      model: "standin-chat",
+      embeddingModel: "",
+      apiKey: standin.key,
+      timeoutMs: 1_500,
+    });
+  });
+
+  const visitorWrites = async (bodies: string[]) => {
+    const first = await receive({
+      ticket: {
+        channel: "EMAIL",
+        title: `Translate ${++seq}`,
+        contactName: "Aminah",
+        contactEmail: `aminah${seq}@example.my`,
+        contactPhone: "",
+        customerId: "",
+        departmentId: agent.departmentId,
+        receiverEmail: "",
+        channelAccountId: null,
+      },
+      message: { body: bodies[0], type: "text", senderName: "" },
+      files: [],
+    });
+    return first.ticket;
+  };
+  const panelOf = async (ticket: { id: number; ticketNumber: number }) =>
+    (await aiPanels({
+      ticket: { id: ticket.id, ticketNumber: ticket.ticketNumber, kind: "ticket", channel: "EMAIL", departmentId: agent.departmentId },
+      reader: agent,
+      viewer: {} as never,
+    }))!.find((s) => s.id === "ai-translate")!;
+
+  it("translates a Malay visitor's message into English when the agent chooses English, keeping the original", async () => {
+    const ticket = await visitorWrites([MALAY]);
+    const done = await setLanguage(ticket.id, "en");
+    expect(done).toMatchObject({ translate: true, answer: { state: "ok" } });
+    const { db, schema } = t.handle;
+    const [message] = await db.select().from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
+    expect(message.body).toBe(MALAY);
+    expect((await storedTranslations([message.id], "en")).get(message.id)).toBe(ENGLISH);
+    const panel = await panelOf(ticket);
+    expect(panel.items.map((i) => i.label)).toContainEqual({ text: ENGLISH });
+    const item = panel.items.find((i) => "text" in i.label && i.label.text === ENGLISH)!;
+    expect(item.actions![0]).toMatchObject({ label: { key: "plugin_ai.translate.original" }, href: `?message_id=${message.id}#m-${message.id}` });
+    // only the texts, as data, left the machine
+    const asked = standin.requests.map((r) => r.body.messages as { role: string; content: string }[]).filter((m) => m[0].content === TRANSLATE_PROMPT);
+    expect(asked).toHaveLength(1);
+    const sent = asked[0];
+    expect(sent[1].content).toContain("Target language: English (en)");
+    expect(sent[1].content).not.toContain("aminah");
+    // and back: Malay, the customer's own language, only sets it
+    expect(await setLanguage(ticket.id, "ms")).toEqual({ translate: false });
+    expect(await chosenLanguage(ticket.id)).toBe("ms");
+    expect((await panelOf(ticket)).empty).toBe("plugin_ai.translate.none");
+  });
+
+  it("says translation is not configured offline, and keeps the choice", async () => {
+    await saveSettings({ ...DEFAULTS });
+    const ticket = await visitorWrites(["Tolong bantu saya."]);
+    expect(await setLanguage(ticket.id, "en")).toEqual({ translate: true, answer: { state: "not_configured" } });
+    expect(await chosenLanguage(ticket.id)).toBe("en");
+    expect((await panelOf(ticket)).items[0].label).toEqual({ key: "plugin_ai.translate.notConfigured" });
+    expect(await translateTexts([{ id: 1, text: "x" }], "en")).toEqual({ state: "not_configured" });
+  });
+
+  it("is unavailable, never hanging, when the model stalls or answers garbage", async () => {
+    standin.mode = "stall";
+    expect(await translateTexts([{ id: 1, text: "Tolong bantu saya." }], "zh")).toEqual({ state: "unavailable", reason: "timeout" });
+    standin.mode = "garbage";
+    expect(await translateTexts([{ id: 2, text: "Tolong bantu saya lagi." }], "zh")).toEqual({ state: "unavailable", reason: "bad_response" });
+  });
+});
