@@ -47,6 +47,9 @@ async function startChat(page: Page, subject: string, people: string[], message:
 
 const panel = (page: Page) => page.locator('[data-panel="e2ee"]');
 const safety = async (page: Page, name: string) => (await panel(page).getByText(`Safety number with ${name}:`).textContent())!.replace(/^.*: /, "").trim();
+/** The number this browser computes from the key it encrypts for (the one to compare out of band). */
+const browserSafety = async (page: Page, name: string) =>
+  (await panel(page).getByText(`Safety number with ${name}, as this browser computes it`).textContent())!.replace(/^.*: /, "").trim();
 
 async function send(page: Page, text: string) {
   await page.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
@@ -108,6 +111,9 @@ test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, r
   const alyaSees = await safety(alya, "Brian Agent");
   expect(alyaSees).toMatch(/^(\d{5} ){11}\d{5}$/);
   expect(await safety(brian, "Alya Agent")).toBe(alyaSees);
+  // each browser works the number out from the keys it encrypts for: with an honest server, the same
+  expect(await browserSafety(alya, "Brian Agent")).toBe(alyaSees);
+  expect(await browserSafety(brian, "Alya Agent")).toBe(alyaSees);
 
   // the admin is removed: the next message is sealed with a new key version they do not get
   await alya.getByRole("button", { name: "Remove Demo Admin" }).click();

@@ -64,6 +64,10 @@ const USER_DATA: [selector: string, reason: string][] = [
   [".kanban-card p, .kanban-card p a, #kanban-filter-agent option", "the kanban board's tickets (subject, contact) and the agents to filter by"],
   ["#sla-label_id option, #sip-user option", "labels to give an SLA policy, and people to give a SIP account"],
   [
+    "select[name=newTicketDepartment] option:not([value='']), select[name=newTicketCampaign] option:not([value=''])",
+    "departments and campaigns whose new tickets a person wants to hear of",
+  ],
+  [
     "[data-widget=sla_attainment] .role-axis-label text, [data-widget=sla_attainment] td, [data-widget=sla_attainment] th",
     "the SLA attainment chart and its table, by label and agent: their names",
   ],

@@ -13,6 +13,8 @@ import {
   decryptMessage,
   encryptFile,
   encryptMessage,
+  fingerprintOf,
+  safetyNumber,
   newClientId,
   newConversationKey,
   unwrapConversationKey,
@@ -101,6 +103,9 @@ export class E2eeClient {
     if (!s) {
       s = (async () => {
         const [keys, identity] = await Promise.all([api<ConversationKeys>(`/api/e2ee/conversation/${ticketId}`), loadIdentity(this.userId)]);
+        // fingerprints are computed here from the keys this browser will wrap for, never taken from
+        // the server's word: a key the server swaps shows as a changed key before anything is sent
+        for (const p of keys.participants) p.fingerprint = p.publicKey ? await fingerprintOf(p.publicKey) : null;
         // a key here that is not the published one (replaced on another browser) opens nothing
         const usable = identity && keys.fingerprint === identity.fingerprint ? identity : null;
         return { keys, identity: usable, unwrapped: new Map() };
@@ -134,6 +139,7 @@ export class E2eeClient {
     // a message sealed with a version this browser has not fetched yet: fetch again, once
     if (pageVersion > state.keys.version || items.some((el) => Number(el.dataset.e2eeVersion) > state.keys.version)) state = await this.state(ticketId, true);
     this.showComposerState(root, state);
+    void this.drawSafetyNumbers(state);
     let newest = 0;
     const ids = new Set<string>();
     for (const el of items) {
@@ -148,6 +154,36 @@ export class E2eeClient {
       el.dataset.e2eeDone = `${version}:${state.identity ? "k" : "-"}`;
       void this.open(el, state, { ticketId, version, clientId }, suspicious);
     }
+  }
+
+  /**
+   * The safety numbers as this browser computes them from the keys it encrypts for, beside the
+   * server's in the panel: these are the ones to compare out of band, since a server that swapped
+   * a key could show matching numbers of its own.
+   */
+  private async drawSafetyNumbers(state: State) {
+    const panel = document.querySelector<HTMLElement>('[data-panel="e2ee"]');
+    const mine = state.identity?.fingerprint;
+    if (!panel || !mine) return;
+    const lines: string[] = [];
+    for (const p of state.keys.participants)
+      if (p.userId !== this.userId && p.fingerprint)
+        lines.push(this.t("plugin_e2ee.client.safety", { name: p.name, number: await safetyNumber(mine, p.fingerprint) }));
+    let list = panel.querySelector<HTMLUListElement>("ul[data-e2ee-safety]");
+    if (!list) {
+      list = document.createElement("ul");
+      list.dataset.e2eeSafety = "";
+      panel.append(list);
+    }
+    if (list.dataset.lines === lines.join("\n")) return;
+    list.dataset.lines = lines.join("\n");
+    list.replaceChildren(
+      ...lines.map((line) => {
+        const item = document.createElement("li");
+        item.textContent = line;
+        return item;
+      }),
+    );
   }
 
   private output(el: HTMLElement) {
