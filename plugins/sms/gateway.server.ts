@@ -20,6 +20,8 @@ import type { ChannelAccount, WebhookEvent, WebhookRequest } from "@plugins/chan
 import { e164, providerError, type MediaRef, type ParsedEvent } from "@plugins/channels/messaging.server";
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
 import { gatewayTime, mediaName, reach, type OutgoingSms, type SmsDialect } from "./dialect";
+import { boundedBytes } from "@plugins/channels/media.server";
+import { INBOUND_MEDIA_MAX } from "./limits";
 
 /** How far a request's timestamp may be from our clock. */
 export const MAX_SKEW_SECONDS = 300;
@@ -103,7 +105,7 @@ async function downloadMedia(_account: ChannelAccount, media: MediaRef) {
   const response = await fetch(media.id, { signal: AbortSignal.timeout(60_000) });
   if (!response.ok) throw await providerError(response, gatewayErrorText);
   const mime = media.mime || response.headers.get("content-type")?.split(";")[0].trim() || "application/octet-stream";
-  return { bytes: Buffer.from(await response.arrayBuffer()), mime, name: media.name || "file" };
+  return { bytes: await boundedBytes(response, INBOUND_MEDIA_MAX), mime, name: media.name || "file" };
 }
 
 /** A signed JSON post to the gateway's send URL. */

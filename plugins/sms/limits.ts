@@ -3,6 +3,8 @@
 // types it accepts). Refused before anything is sent, with this plugin's delivery texts.
 export const BODY_MAX = 1600;
 export const MMS_MAX_BYTES = 5 * 1024 * 1024;
+/** A customer's MMS file is read no further than this (carriers deliver at most a few MB): a gateway's bigger answer is refused. */
+export const INBOUND_MEDIA_MAX = 20 * 1024 * 1024;
 /** Numbers one bulk send of the /sms page may reach. */
 export const RECIPIENTS_MAX = 100;
 /** The /sms page's form fields. */

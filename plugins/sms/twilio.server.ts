@@ -15,6 +15,8 @@ import { e164, providerError, type MediaRef, type ParsedEvent } from "@plugins/c
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
 import { gatewayTime, mediaName, reach, type OutgoingSms, type SmsDialect } from "./dialect";
 import { publicWebhookUrl } from "./public.server";
+import { boundedBytes } from "@plugins/channels/media.server";
+import { INBOUND_MEDIA_MAX } from "./limits";
 
 export const TWILIO_API = "https://api.twilio.com";
 export const API_VERSION = "2010-04-01";
@@ -158,7 +160,7 @@ async function downloadMedia(account: ChannelAccount, media: MediaRef) {
   const response = await fetch(media.id, { headers: sameApi ? { Authorization: basicAuth(account) } : {}, signal: AbortSignal.timeout(60_000) });
   if (!response.ok) throw await providerError(response, twilioErrorText);
   const mime = media.mime || response.headers.get("content-type")?.split(";")[0].trim() || "application/octet-stream";
-  return { bytes: Buffer.from(await response.arrayBuffer()), mime, name: media.name || "file" };
+  return { bytes: await boundedBytes(response, INBOUND_MEDIA_MAX), mime, name: media.name || "file" };
 }
 
 async function send(account: ChannelAccount, sms: OutgoingSms) {
