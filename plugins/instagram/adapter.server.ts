@@ -9,7 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
+import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { META_FILE_HOSTS, graphCall, graphFailure, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
 import { fetchProviderFile } from "@plugins/channels/media.server";
 import { metaAccountFor } from "@plugins/meta/accounts.server";
@@ -165,6 +165,20 @@ async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPa
   return directMessage(account, to, part);
 }
 
+/** The account's reaction on a customer's direct message: Instagram takes only "love", so any agent reaction is one (unreact takes it back). */
+async function react(account: ChannelAccount, to: Recipient, providerMessageId: string, emoji: string | null) {
+  if (to.channel !== "IG_PM") return;
+  await graphCall(account, "me/messages", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      recipient: { id: to.customerId },
+      sender_action: emoji ? "react" : "unreact",
+      payload: emoji ? { message_id: providerMessageId, reaction: "love" } : { message_id: providerMessageId },
+    }),
+  });
+}
+
 const parts: MessagingParts = {
   async parse(payload, account) {
     const parsed = parseInstagramEvent(payload, account.config.igId ?? "", account.address);
@@ -177,6 +191,7 @@ const parts: MessagingParts = {
   sendPart,
   // comments take text only: a file is refused before the reply's text goes out
   checkFile: (file, to) => (inComments(to) ? `${NO_FILES_IN_COMMENTS}: ${file.name}` : fileProblem(file)),
+  react,
 };
 
 const receiveMessage = messagingReceive(parts);
@@ -242,4 +257,5 @@ export const adapter: ChannelAdapter = {
     return messagingReceive({ ...parts, parse: () => message })(event, account);
   },
   send: messagingSend(parts),
+  react: messagingReact(parts),
 };

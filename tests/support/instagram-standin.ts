@@ -41,6 +41,8 @@ export interface InstagramStandin {
   sent: IgSent[];
   uploads: { id: string; type: string; name: string; mime: string; bytes: Buffer }[];
   replies: { id: string; commentId: string; message: string }[];
+  /** The account's reactions to customers' messages and their take-backs (sender actions react and unreact). */
+  reactions: { to: string; action: string; messageId: string; reaction?: string }[];
   mentionReplies: { id: string; mediaId: string; commentId?: string; message: string }[];
   /** The customers whose profile was asked for, in order. */
   profileLookups: string[];
@@ -120,6 +122,7 @@ export async function startInstagramStandin(): Promise<InstagramStandin> {
     sent: [] as IgSent[],
     uploads: [] as InstagramStandin["uploads"],
     replies: [] as InstagramStandin["replies"],
+    reactions: [] as InstagramStandin["reactions"],
     mentionReplies: [] as InstagramStandin["mentionReplies"],
     profileLookups: [] as string[],
   };
@@ -217,6 +220,8 @@ export async function startInstagramStandin(): Promise<InstagramStandin> {
         messaging_type?: string;
         tag?: string;
         message?: { text?: string; attachment?: { type?: string; payload?: { attachment_id?: string } } };
+        sender_action?: string;
+        payload?: { message_id?: string; reaction?: string };
       };
       try {
         body = JSON.parse((await readBody(req)).toString("utf8"));
@@ -225,6 +230,13 @@ export async function startInstagramStandin(): Promise<InstagramStandin> {
       }
       const to = body.recipient?.id ?? "";
       if (!users.has(to)) return graphError(res, 400, 100, "(#100) No matching user found", 2018001);
+      if (body.sender_action === "react" || body.sender_action === "unreact") {
+        if (!body.payload?.message_id) return graphError(res, 400, 100, "(#100) The parameter payload[message_id] is required");
+        // Instagram takes one reaction from a business: "love"
+        if (body.sender_action === "react" && body.payload.reaction !== "love") return graphError(res, 400, 100, "(#100) Invalid reaction");
+        standin.reactions.push({ to, action: body.sender_action, messageId: body.payload.message_id, reaction: body.payload.reaction });
+        return json(res, { recipient_id: to });
+      }
       if (!body.message?.text && !body.message?.attachment) return graphError(res, 400, 100, "(#100) Param message must be non-empty");
       const since = Date.now() - (lastWrote.get(to) ?? 0);
       const tagged = body.messaging_type === "MESSAGE_TAG" && body.tag === "HUMAN_AGENT";

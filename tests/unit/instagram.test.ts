@@ -14,7 +14,7 @@ import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { setSetting } from "~/models/settings.server";
 import { sendReply } from "~/conversation/reply.server";
-import { reply, type TicketRow } from "~/conversation/model.server";
+import { reply, toggleReaction, type TicketRow } from "~/conversation/model.server";
 import { createJobWorker } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
@@ -223,6 +223,21 @@ describe.each(DIALECTS)("Instagram (%s)", (dialect) => {
     expect(await states(ticket.id, ids)).toEqual([
       ["read", null],
       ["read", null],
+    ]);
+  });
+
+  it("an agent's reaction to a direct message reaches Instagram as its one reaction, love; taking the last one back unreacts", async () => {
+    const { from, ticket } = await dm("Hana");
+    const [message] = await messagesOf(ticket.id);
+    const { db, schema } = t.handle;
+    const [mid] = await db.select().from(schema.channelMessages).where(eq(schema.channelMessages.messageId, message.id));
+    await toggleReaction(agent, ticket, message.id, "👍");
+    await runJobs();
+    await toggleReaction(agent, ticket, message.id, "👍");
+    await runJobs();
+    expect(ig.reactions.filter((r) => r.to === from).map((r) => [r.action, r.messageId, r.reaction])).toEqual([
+      ["react", mid.providerMessageId, "love"],
+      ["unreact", mid.providerMessageId, undefined],
     ]);
   });
 
