@@ -6,6 +6,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { formError, formResult, type FormResult } from "~/forms";
+import { audit } from "~/accounts/audit.server";
 
 export const FIELD_KINDS = ["text", "number", "date", "select"] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
@@ -59,6 +60,7 @@ export const FIELD_FORM = ["label", "kind", "options", "required"] as const;
 /** Adds a field (admins). */
 export async function addCustomField(
   values: Record<(typeof FIELD_FORM)[number], string>,
+  by: { id: number; username: string },
   now = Date.now(),
 ): Promise<{ ok: true; id: number } | { ok: false; result: FormResult }> {
   const intent = "addField";
@@ -85,16 +87,32 @@ export async function addCustomField(
         createdAt: now,
       })
       .returning({ id: f.id });
+    await audit(
+      { action: "contact.field_added", actor: { id: by.id, name: by.username }, target: { type: "contact_field", id: row.id }, detail: { name: label, kind } },
+      tx,
+    );
     return { ok: true as const, id: row.id };
   });
 }
 
 /** Retires or brings back a field (admins); false when there is no such field. */
-export async function setCustomFieldActive(id: number, active: boolean): Promise<boolean> {
-  const { db, schema } = getDb();
-  const f = schema.contactFields;
-  const done = await db.update(f).set({ active }).where(eq(f.id, id)).returning({ id: f.id });
-  return done.length > 0;
+export async function setCustomFieldActive(id: number, active: boolean, by: { id: number; username: string }): Promise<boolean> {
+  const handle = getDb();
+  const f = handle.schema.contactFields;
+  return handle.transaction(async (tx) => {
+    const [done] = await tx.update(f).set({ active }).where(eq(f.id, id)).returning({ id: f.id, label: f.label });
+    if (!done) return false;
+    await audit(
+      {
+        action: active ? "contact.field_restored" : "contact.field_retired",
+        actor: { id: by.id, name: by.username },
+        target: { type: "contact_field", id },
+        detail: { name: done.label },
+      },
+      tx,
+    );
+    return true;
+  });
 }
 
 /** A contact's values of the active fields, by field id. */

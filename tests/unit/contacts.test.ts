@@ -421,6 +421,14 @@ describe.each(DIALECTS)("Contacts (%s)", (dialect) => {
     expect(await customValues(row.id)).toEqual({ [fields[0].id]: "L-778" });
     await fieldsPost(adminCookie, { intent: "restore", field: String(fields[0].id) });
     expect((await customFields()).map((f) => f.label)).toContain("Loyalty no.");
+    // each change of the fields is in the audit log, by the admin who made it
+    const log = t.handle.schema.auditLog;
+    const entries = await t.handle.db.select().from(log).where(eq(log.targetType, "contact_field")).orderBy(log.id);
+    expect(entries.map((e) => [e.action, e.actorName, e.targetId, JSON.parse(e.detail).name])).toEqual([
+      ...fields.map((f) => ["contact.field_added", "admin", String(f.id), f.label]),
+      ["contact.field_retired", "admin", String(fields[0].id), "Loyalty no."],
+      ["contact.field_restored", "admin", String(fields[0].id), "Loyalty no."],
+    ]);
 
     // a merge copies the other contact's values of fields this one has none of (its own win); the undo takes exactly those back
     const other = await writesIn({ name: "Farid R", email: "farid.r@example.com" });

@@ -25,17 +25,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  await requireAdmin(request, context);
+  const { user } = await requireAdmin(request, context);
   const form = await request.formData();
   const intent = form.get("intent");
   if (intent === "retire" || intent === "restore") {
     const id = Number(form.get("field"));
-    if (!Number.isSafeInteger(id) || !(await setCustomFieldActive(id, intent === "restore")))
+    if (!Number.isSafeInteger(id) || !(await setCustomFieldActive(id, intent === "restore", user)))
       return refuse(formResult({ intent: "toggle", message: "plugin_contacts.customFields.error.gone" }), 404);
     return redirect("/contacts/fields");
   }
   const values = formValues(form, FIELD_FORM);
-  const added = await addCustomField(values);
+  const added = await addCustomField(values, user);
   if (!added.ok) return refuse(added.result);
   return redirect("/contacts/fields?added=1");
 }
