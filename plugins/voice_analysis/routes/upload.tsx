@@ -16,7 +16,7 @@ import { readVoiceUpload } from "@plugins/ai/voice.server";
 import { VOICE_MAX_BYTES } from "@plugins/ai/voice";
 import { ChartCard, type ChartWidget } from "@plugins/reports/components/ReportUI";
 import { chartConfig } from "@plugins/reports/chart-locale.server";
-import { describeChart, renderSvg } from "@plugins/reports/widgets.server";
+import { describeChart, renderSvg, type WidgetData } from "@plugins/reports/widgets.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -65,15 +65,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { key: "level", label: t("plugin_voice_analysis.result.level") },
     ],
   };
-  const charts: ChartWidget[] = [
-    {
-      id: "voice-levels",
-      title: t("plugin_voice_analysis.result.levelsTitle"),
-      description: describeChart(bar, barData, t, language),
-      svg: await renderSvg(bar, barRows),
-      data: barData,
-    },
-  ];
+  // a chart as the reports plugin draws it: its SVG, its table and a sentence describing it
+  const widget = async (id: string, title: string, spec: TopLevelSpec, data: WidgetData): Promise<ChartWidget> => ({
+    id,
+    title,
+    description: describeChart(spec, data, t, language),
+    svg: await renderSvg(spec, data.rows),
+    data,
+  });
+  const charts = [await widget("voice-levels", t("plugin_voice_analysis.result.levelsTitle"), bar, barData)];
   const pieRows = Object.entries(result.percentage)
     .filter(([, share]) => share > 0)
     .map(([emotion, share]) => ({ emotion: t(`plugin_ai.emotion.${emotion}`), share }));
@@ -95,13 +95,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         { key: "share", label: t("plugin_voice_analysis.result.share") },
       ],
     };
-    charts.push({
-      id: "voice-emotions",
-      title: t("plugin_voice_analysis.result.emotionsTitle"),
-      description: describeChart(pie, pieData, t, language),
-      svg: await renderSvg(pie, pieRows),
-      data: pieData,
-    });
+    charts.push(await widget("voice-emotions", t("plugin_voice_analysis.result.emotionsTitle"), pie, pieData));
   }
   return json({
     refused: null,
