@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { Manager } from "socket.io-client";
 import {
   NEW_MESSAGE_STACK,
   clearTyping,
@@ -7,6 +8,7 @@ import {
   realtime,
   receiveMessages,
   retryDelay,
+  SOCKET_OPTIONS,
   setTyping,
   typingNames,
   withDelta,
@@ -51,5 +53,22 @@ describe("realtime store", () => {
   it("retries a cut socket within the spec's 5 s, spread over its second half", () => {
     expect(retryDelay(0)).toBe(5_000);
     expect(retryDelay(1)).toBe(2_500);
+  });
+
+  it("lets socket.io retry first after 1.25-3.75 s, then every 2.5-5 s", () => {
+    const waits = (random: number) => {
+      const manager = new Manager("http://localhost:9", { ...SOCKET_OPTIONS, autoConnect: false });
+      const backoff = (manager as unknown as { backoff: { duration(): number } }).backoff;
+      const spy = vi.spyOn(Math, "random").mockReturnValue(random);
+      try {
+        return [backoff.duration(), backoff.duration(), backoff.duration(), backoff.duration()];
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    // socket.io moves each wait down (an even first decimal of the random) or up by random x half of it
+    expect(waits(0.05)).toEqual([2_500 - 62, 5_000 - 125, 5_000, 5_000]);
+    expect(waits(0.45)).toEqual([2_500 - 562, 5_000 - 1_125, 5_000, 5_000]);
+    expect(waits(0.95)).toEqual([2_500 + 1_187, 5_000, 5_000, 5_000]);
   });
 });

@@ -9,12 +9,14 @@ export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 export const RECONNECT_DELAY_MS = 5_000;
 /**
- * The socket's options. Retries wait the spec's 5 s less up to half of it at random, so 1,000
- * pages cut off at once come back spread over 2.5 s instead of all in the same instant.
+ * The socket's options. socket.io doubles the wait after each failed retry, up to the spec's 5 s,
+ * each wait moved by up to half of it at random: the first retry comes after 1.25-3.75 s, every
+ * later one after 2.5-5 s. 1,000 pages cut off at once so come back spread over 2.5 s, and all of
+ * them within 5 s of the cut, instead of all in the same instant.
  */
 export const SOCKET_OPTIONS = {
   transports: ["websocket"],
-  reconnectionDelay: RECONNECT_DELAY_MS,
+  reconnectionDelay: RECONNECT_DELAY_MS / 2,
   reconnectionDelayMax: RECONNECT_DELAY_MS,
   randomizationFactor: 0.5,
 };
@@ -66,6 +68,12 @@ export const realtime = proxy({
 });
 
 export type ListDelta = { lastMessage: string; updatedAt: number; by: string };
+
+/**
+ * ticketId -> the newest message an open conversation shows (kept out of the proxy: it changes
+ * with every message and nothing renders from it). A rejoin asks the messages after it.
+ */
+export const lastShown = new Map<number, number>();
 
 /** Messages for an open conversation, each once, in order (an event and a replay may both bring one). */
 export function receiveMessages(ticketId: number, messages: { id: number }[]) {

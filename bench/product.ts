@@ -121,11 +121,14 @@ export async function connectClient(base: string, cookie: string, ticket: Ticket
   const options = await productOptions(legacy);
   const socket = io(base, { ...options, extraHeaders: { cookie }, auth: relay ? { department: "department" } : {}, timeout: 20_000 });
   const c: Client = { socket, ticket, base, cookie, seen: new Set(), down: false, backAt: 0, joined: false };
+  // as the page does: the join brings the messages after the newest one seen (not the legacy page)
+  const after = () => (relay || legacy ? undefined : Math.max(0, ...c.seen));
   const join = () =>
-    socket.emit("joinRoom", { ticketId: c.ticket.id }, async (answer: { ok: boolean }) => {
+    socket.emit("joinRoom", { ticketId: c.ticket.id, after: after() }, async (answer: { ok: boolean; messages?: { id: number }[]; more?: boolean }) => {
       if (!answer.ok) throw new Error("joinRoom refused");
-      // as the page does; a failed replay (the server swamped) is asked again shortly
-      if (!relay && !legacy)
+      for (const m of answer.messages ?? []) c.seen.add(m.id);
+      // more than one answer holds is asked page by page; a failed replay (the server swamped) is asked again shortly
+      if (!relay && !legacy && (!answer.messages || answer.more))
         for (let tries = 0; ; tries++) {
           try {
             await catchUp(c);
@@ -163,11 +166,16 @@ export async function connectClient(base: string, cookie: string, ticket: Ticket
     if (id) opts.onDelta?.(id, Date.now());
   });
   await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    // a socket that never came is closed, not left retrying behind the caller's back
-    socket.once("connect_error", (error) => {
+    // a socket that never came is closed, not left retrying behind the caller's back; once it
+    // came, a later connect_error (the server restarting) is socket.io's to retry, as in the page
+    const refused = (error: Error) => {
       socket.close();
       reject(error);
+    };
+    socket.once("connect_error", refused);
+    socket.once("connect", () => {
+      socket.off("connect_error", refused);
+      resolve();
     });
   });
   return c;

@@ -58,7 +58,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const children: ChildProcess[] = [];
 
 function spawnNode(port: number, extra: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["build/server.js"], {
+  // BENCH_SERVER_ARGS: node flags for the product's servers (e.g. --cpu-prof to see where a phase goes)
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_ARGS?.split(" ").filter(Boolean) ?? []), "build/server.js"], {
     cwd: SERVER_DIR,
     env: {
       ...process.env,
@@ -230,9 +231,11 @@ async function storm(
   tickets: Ticket[],
   restart?: () => Promise<void>,
   replays = true,
+  pid?: number,
 ) {
   const run = poster(post, tickets, RATE);
   await sleep(1000);
+  const cpuAtCut = pid ? cpuSeconds(pid) : 0;
   const cutAt = Date.now();
   let backUpAt = cutAt;
   if (restart) {
@@ -242,6 +245,7 @@ async function storm(
   await sleep(50);
   const allBack = await waitUntil(() => clients.every((c) => c.joined && c.backAt > cutAt), 90_000);
   const back = Date.now();
+  const cpu = pid ? `, server CPU ${(cpuSeconds(pid) - cpuAtCut).toFixed(2)} s until then` : "";
   // a few more messages after everyone is back, then what each client holds
   await sleep(1000);
   await run.stop();
@@ -250,7 +254,7 @@ async function storm(
   for (const c of clients) for (const id of run.written.get(c.ticket.id) ?? []) if (!c.seen.has(id)) missing++;
   const notBack = clients.filter((c) => !(c.joined && c.backAt > cutAt)).length;
   console.log(
-    `${label.padEnd(28)} all back ${allBack ? `${((back - cutAt) / 1000).toFixed(2)} s after the cut${restart ? `, ${((back - backUpAt) / 1000).toFixed(2)} s after the server was up` : ""}` : `NOT within 90 s (${notBack} not back)`}; messages written ${[...run.written.values()].flat().length}, missing from clients ${replays ? missing : `${missing} (a relay replays nothing)`}`,
+    `${label.padEnd(28)} all back ${allBack ? `${((back - cutAt) / 1000).toFixed(2)} s after the cut${restart ? `, ${((back - backUpAt) / 1000).toFixed(2)} s after the server was up` : ""}${cpu}` : `NOT within 90 s (${notBack} not back)`}; messages written ${[...run.written.values()].flat().length}, missing from clients ${replays ? missing : `${missing} (a relay replays nothing)`}`,
   );
 }
 
@@ -345,7 +349,8 @@ async function main() {
     const relaySamples: Sample[] = [];
     const relayClients = await connectAll([`http://localhost:${PORT + 2}`], agents, rooms, relaySamples, true);
     const floor = await steady("relay, one process", [], [relay.pid!], relayPost(`http://localhost:${PORT + 2}`), relayClients, relaySamples, rooms, true);
-    if (PHASES.includes("storm")) await storm("relay, connections cut", relayClients, relayPost(`http://localhost:${PORT + 2}`), rooms, undefined, false);
+    if (PHASES.includes("storm"))
+      await storm("relay, connections cut", relayClients, relayPost(`http://localhost:${PORT + 2}`), rooms, undefined, false, relay.pid);
     for (const c of relayClients) c.socket.close();
     await stop(relay);
 
@@ -353,7 +358,7 @@ async function main() {
     const one = await steady("product, one node", [base], [node.pid!], productPost(base, adminToken), clients, samples, rooms, false);
     console.log(`  CPU per event: ${(one.perDelivery / floor.perDelivery).toFixed(2)}x the relay's (target within 1.5x); p99 target under 50 ms`);
     if (PHASES.includes("storm")) {
-      await storm("product, connections cut", clients, productPost(base, adminToken), rooms);
+      await storm("product, connections cut", clients, productPost(base, adminToken), rooms, undefined, true, node.pid);
       await storm("product, server restarted", clients, productPost(base, adminToken), rooms, async () => {
         await stop(node);
         node = spawnNode(PORT);

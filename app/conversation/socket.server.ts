@@ -7,9 +7,20 @@ import { VISITOR_NAMESPACE, visitorRoom } from "~/realtime.server";
 import { safely, ticketIdOf, ticketRoom } from "~/socket-tools.server";
 import { canRead } from "./access.server";
 import { conversationById, markConversationRead } from "./model.server";
+import { messagesAfter, shownMessages } from "./message-view.server";
+import { getWorkspace } from "~/models/settings.server";
 import { unreadCounts } from "./unread.server";
 import { attachNoticeFilter } from "./notice-filter.server";
 import { CLIENT_EVENTS, SERVER_EVENTS } from "~/realtime-events";
+
+/** joinRoom's answer: the messages after `after` only when it was asked with one. */
+export type JoinAnswer = { ok: boolean; messages?: { id: number }[]; more?: boolean };
+
+/** The last message id a joining page shows (0: none yet), or undefined when it asked no replay. */
+function replayFrom(payload: unknown) {
+  const after = (payload as { after?: unknown } | null)?.after;
+  return typeof after === "number" && Number.isSafeInteger(after) && after >= 0 ? after : undefined;
+}
 
 export function attachConversationSocket(io: Server, socket: Socket) {
   const userId = socket.data.userId as number;
@@ -27,13 +38,17 @@ export function attachConversationSocket(io: Server, socket: Socket) {
       return next;
     };
 
-  // joinRoom {ticketId}: only conversations this user may read; answers {ok} to the ack.
-  // Access is checked again after joining: a removal that landed in between wins.
+  // joinRoom {ticketId, after?}: only conversations this user may read; answers {ok} to the ack.
+  // Access is checked again after joining: a removal that landed in between wins. With `after`
+  // (the last message the page shows) the answer also carries the messages after it, as the page
+  // shows them: a page back after a cut catches up in its join, not in a request of its own, so a
+  // storm of 1,000 reconnects costs no HTTP round at all (what is written after the join comes as
+  // events; a message in both is shown once).
   socket.on(
     "joinRoom",
     safely(
       socket,
-      inOrder(async (payload: unknown, ack?: (answer: { ok: boolean }) => void) => {
+      inOrder(async (payload: unknown, ack?: (answer: JoinAnswer) => void) => {
         const ticketId = ticketIdOf(payload);
         const user = ticketId ? await findUserById(userId) : undefined;
         let ok = !!user && (await canRead(user, ticketId!));
@@ -42,7 +57,11 @@ export function attachConversationSocket(io: Server, socket: Socket) {
           ok = await canRead(user!, ticketId!);
           if (!ok) await socket.leave(ticketRoom(ticketId!));
         }
-        if (typeof ack === "function") ack({ ok });
+        if (typeof ack !== "function") return;
+        const after = replayFrom(payload);
+        if (!ok || after === undefined) return ack({ ok });
+        const { messages, more } = await messagesAfter(await conversationById(user!, ticketId!), after);
+        ack({ ok, messages: shownMessages(messages, (await getWorkspace()).timeZone), more });
       }),
     ),
   );

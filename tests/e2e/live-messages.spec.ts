@@ -85,9 +85,13 @@ test("messages written while the socket was cut are all shown once after it reco
   // nothing arrives while cut
   await expect(page.locator(".text-body", { hasText: missed[0] })).toHaveCount(0);
 
+  // the rejoin itself brings what was missed: no request of its own (a storm of pages costs no HTTP round)
+  const checks: string[] = [];
+  page.on("request", (request) => void (request.url().includes("/api/ticket/data/check/") && checks.push(request.url())));
   offline = false;
   await expect(page.getByText("No connection")).toHaveCount(0, { timeout: 20_000 });
   for (const text of missed) await expect(page.locator(".text-body", { hasText: text })).toHaveCount(1);
+  expect(checks).toEqual([]);
   await expect(page.locator(".text-body", { hasText: before })).toHaveCount(1);
   // in the order they were written
   const bodies = await page.locator(".text-body").allTextContents();

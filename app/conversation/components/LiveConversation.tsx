@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { subscribe } from "valtio";
-import { LOCAL_TYPING_MS, mergeMessages, realtime, receiveMessages, retryDelay, typingNames, useRealtime } from "~/realtime-store";
+import { LOCAL_TYPING_MS, lastShown, mergeMessages, realtime, receiveMessages, retryDelay, typingNames, useRealtime } from "~/realtime-store";
 import { CLIENT_EVENTS } from "~/realtime-events";
 
 /** Joins ticket:<id> while the page is open, and again after every reconnect; each join then asks what was missed. */
@@ -13,13 +13,20 @@ export function useConversationRoom(ticketId: number) {
     let open = true;
     const join = () => {
       // (re)join when the connection comes up; a reconnect is a new socket on the server
+      // the join brings what was written after the newest message shown (while offline, or since
+      // the page loaded); only more than one answer holds is asked for again, page by page
       if (realtime.status === "connected" && !joined)
-        realtime.socket?.emit(CLIENT_EVENTS.joinRoom, { ticketId }, (answer: { ok: boolean }) => {
-          if (!open) return; // a late answer after leaving is ignored
-          realtime.rooms[ticketId] = answer.ok;
-          // in the room now: what was written before (while offline, or since the page loaded) is asked for
-          if (answer.ok) realtime.catchUp[ticketId] = (realtime.catchUp[ticketId] ?? 0) + 1;
-        });
+        realtime.socket?.emit(
+          CLIENT_EVENTS.joinRoom,
+          { ticketId, after: lastShown.get(ticketId) },
+          (answer: { ok: boolean; messages?: { id: number }[]; more?: boolean }) => {
+            if (!open) return; // a late answer after leaving is ignored
+            realtime.rooms[ticketId] = answer.ok;
+            if (!answer.ok) return;
+            if (answer.messages) receiveMessages(ticketId, answer.messages);
+            if (!answer.messages || answer.more) realtime.catchUp[ticketId] = (realtime.catchUp[ticketId] ?? 0) + 1;
+          },
+        );
       joined = realtime.status === "connected";
       if (!joined) realtime.rooms[ticketId] = false;
     };
@@ -50,6 +57,8 @@ export function useLiveMessages<M extends { id: number }>(ticketId: number, load
   const shown = newest ? mergeMessages(loaded, snap.arrived[ticketId]) : (loaded as M[]);
   const last = useRef(0);
   last.current = shown.at(-1)?.id ?? 0;
+  if (newest) lastShown.set(ticketId, last.current);
+  else lastShown.delete(ticketId); // older pages take no replay
   const asked = (snap.catchUp[ticketId] ?? 0) + snap.resyncs;
   useEffect(() => {
     if (!asked || !newest) return;
@@ -82,6 +91,7 @@ export function useLiveMessages<M extends { id: number }>(ticketId: number, load
   useEffect(
     () => () => {
       delete realtime.arrived[ticketId];
+      lastShown.delete(ticketId);
     },
     [ticketId],
   );
