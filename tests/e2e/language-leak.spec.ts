@@ -88,6 +88,10 @@ const USER_DATA: [selector: string, reason: string][] = [
     ".calendar-holiday, .calendar-items a, #calendar-country-select option",
     "appointments' titles; public holidays' names from date-holidays (proper names like Deepavali, alike in every language) and ICU's country names (many alike in Malay)",
   ],
+  [
+    ".kb-list tbody td:first-child, .kb-list tbody td:first-child a, .kb-article, .kb-article *, #kb-filter-category option:not([value=''])",
+    "knowledge base articles' titles, text and categories, written by the admins",
+  ],
   [".forms-page h2, .login-card:has(.survey-form) > h1, .survey-form > label, .survey-rating > legend", "a survey's title and questions, written by its admin"],
 ];
 
