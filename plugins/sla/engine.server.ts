@@ -54,12 +54,14 @@ export const TEST_CLOCK_FILE = "sla-test-clock";
  * engine's now forward. Any other environment: the real clock, and no file is read.
  */
 export function slaNow() {
-  if (process.env.NODE_ENV !== "test") return Date.now();
-  return Date.now() + (Number(process.env.SLA_CLOCK_OFFSET_MS) || 0) + testClockFileOffset();
+  // read at run time: the server's build folds process.env.NODE_ENV to "production", and the
+  // browser tests run that build with NODE_ENV=test
+  const env = process.env;
+  if (env.NODE_ENV !== "test") return Date.now();
+  return Date.now() + (Number(env.SLA_CLOCK_OFFSET_MS) || 0) + testClockFileOffset(env.DATA_DIR);
 }
 
-function testClockFileOffset() {
-  const dir = process.env.DATA_DIR;
+function testClockFileOffset(dir: string | undefined) {
   if (!dir) return 0;
   try {
     return Number(fs.readFileSync(path.join(dir, TEST_CLOCK_FILE), "utf8").trim()) || 0;

@@ -42,9 +42,10 @@ async function knowledgeBasePages(page: Page) {
   let href = (await listed.count()) ? await listed.getAttribute("href") : null;
   if (!href) {
     await page.goto("/kb/new");
-    await page.locator('input[name="title"]').fill("Guard article");
-    await page.locator('textarea[name="body"]').fill("Written by the page guards.");
-    await page.locator('button[name="intent"][value="save"]').click();
+    const form = page.locator("form", { has: page.locator('textarea[name="body"]') });
+    await form.locator('input[name="title"]').fill("Guard article");
+    await form.locator('textarea[name="body"]').fill("Written by the page guards.");
+    await form.locator('button[name="intent"][value="save"]').click();
     await page.waitForURL(/\/kb\/\d+\?saved=1$/);
     href = new URL(page.url()).pathname;
   }
