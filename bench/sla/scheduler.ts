@@ -4,7 +4,7 @@
 //   - the pass over the due ones (warning or breach per ticket: alert row, system message,
 //     notifications, next check; one transaction per ticket),
 //   - a second pass right after (nothing due: one index probe).
-//   node --import tsx bench/sla/scheduler.ts          (BENCH_TICKETS, BENCH_DUE to change the sizes)
+//   npm run bench:sla          (BENCH_TICKETS, BENCH_DUE to change the sizes)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -4,13 +4,15 @@
 // asks of a call ticket: direction, DID, the caller's number, the agent, ring / talk / hold / ACW
 // durations and the hang-up cause. An event is stored (in one transaction) before Kamailio gets its
 // 200; every event is keyed by the SIP Call-ID and moves the call only forward, so a repeated or
-// late event changes nothing.
+// late event changes nothing. A call to an agent that ends unanswered (no answer, cancelled by the
+// caller, busy) is a missed call: the agent gets a "call_missed" notification in the same transaction.
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { receive } from "~/conversation/receive.server";
 import { touch, FROM_OUTSIDE } from "~/conversation/model.server";
+import { addNotification, told } from "~/conversation/notifications.server";
 import { getSettings } from "~/models/settings.server";
 import { startOfDay } from "~/time";
 import { sameSecret, sipHookSecret } from "./sip.server";
@@ -85,6 +87,14 @@ export async function sipEventHook(secret: string, form: URLSearchParams, at = D
   return { status: 200, body: "stored" };
 }
 
+/** Hang-up causes that make an unanswered call to an agent a missed one (a decline is the agent's own choice). */
+export const MISSED_CAUSES = ["no_answer", "cancelled", "busy"];
+
+/** Whether an ended call is one its agent missed: inbound or internal to them, never answered, given up or busy. */
+export function isMissed(call: Pick<CallRow, "direction" | "agentUserId" | "answeredAt" | "hangupCause">) {
+  return call.direction !== "outbound" && call.agentUserId != null && call.answeredAt == null && MISSED_CAUSES.includes(call.hangupCause ?? "");
+}
+
 /** Stores one event of a call (see the file's head); the call's row after it, or null for an unknown call. */
 export async function recordCallEvent(event: CallEvent, at = Date.now()): Promise<CallRow | null> {
   if (event.event === "restart") {
@@ -95,7 +105,8 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
   const handle = getDb();
   const { schema } = handle;
   const c = schema.calls;
-  return handle.transaction(async (tx) => {
+  let missedBy: number | null = null;
+  const row = await handle.transaction(async (tx) => {
     const [call] = await tx.select().from(c).where(eq(c.sipCallId, event.call_id));
     if (!call || call.state === "ended") return call ?? null;
     let set: Partial<CallRow> | null = null;
@@ -117,8 +128,28 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
     if (!set) return call;
     const [after] = await tx.update(c).set(set).where(eq(c.id, call.id)).returning();
     await touch(tx, call.ticketId, FROM_OUTSIDE, at);
+    // a missed call: its agent hears of it (the host's notification model, in this transaction)
+    if (isMissed(after)) {
+      const t = schema.tickets;
+      const [ticket] = await tx.select({ ticketNumber: t.ticketNumber, kind: t.kind, title: t.title }).from(t).where(eq(t.id, call.ticketId));
+      await addNotification(
+        tx,
+        {
+          userId: after.agentUserId!,
+          type: "call_missed",
+          channel: ticket.kind,
+          ticketNumber: ticket.ticketNumber,
+          title: ticket.title,
+          body: after.fromNumber,
+        },
+        at,
+      );
+      missedBy = after.agentUserId;
+    }
     return after;
   });
+  if (missedBy != null) told(missedBy, "system");
+  return row;
 }
 
 async function startCall(event: Extract<CallEvent, { event: "invite" }>, at: number) {

@@ -11,6 +11,8 @@
 // the system message, the notifications, and the row's next check. A pass killed midway leaves
 // the rest due: nothing is lost, and an event already written is never sent again. Both run in
 // one job kind queued each few seconds under a key per time slot: one node runs each slot.
+import fs from "node:fs";
+import path from "node:path";
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { getDb, rows, type DbHandle, type Tx } from "@db/client";
 import { systemMessage } from "~/conversation/model.server";
@@ -43,10 +45,29 @@ export function monthlyAlertLimit(plan: number): number | null {
   return null;
 }
 
-/** A test clock: in NODE_ENV=test only, SLA_CLOCK_OFFSET_MS moves the engine's now forward. */
+/** The file (in DATA_DIR) whose milliseconds move the test clock forward while the server runs. */
+export const TEST_CLOCK_FILE = "sla-test-clock";
+
+/**
+ * A test clock: in NODE_ENV=test only, SLA_CLOCK_OFFSET_MS and the milliseconds written in
+ * DATA_DIR/sla-test-clock (the browser tests move it without restarting the server) move the
+ * engine's now forward. Any other environment: the real clock, and no file is read.
+ */
 export function slaNow() {
-  const offset = process.env.NODE_ENV === "test" ? Number(process.env.SLA_CLOCK_OFFSET_MS) || 0 : 0;
-  return Date.now() + offset;
+  // read at run time: the server's build folds process.env.NODE_ENV to "production", and the
+  // browser tests run that build with NODE_ENV=test
+  const env = process.env;
+  if (env.NODE_ENV !== "test") return Date.now();
+  return Date.now() + (Number(env.SLA_CLOCK_OFFSET_MS) || 0) + testClockFileOffset(env.DATA_DIR);
+}
+
+function testClockFileOffset(dir: string | undefined) {
+  if (!dir) return 0;
+  try {
+    return Number(fs.readFileSync(path.join(dir, TEST_CLOCK_FILE), "utf8").trim()) || 0;
+  } catch {
+    return 0;
+  }
 }
 
 export interface CalendarSetting {

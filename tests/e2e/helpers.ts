@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { expect } from "@playwright/test";
 
@@ -76,4 +78,12 @@ export async function showList(page: Page) {
   if (!isPhone(page) || (await page.locator(".ticket-item").first().isVisible())) return;
   await page.getByRole("link", { name: "Back to list" }).click();
   await expect(page.locator(".ticket-item").first()).toBeVisible();
+}
+
+/**
+ * The server's SLA test clock (plugins/sla/engine.server.ts slaNow, NODE_ENV=test only): the
+ * engine's now runs `ms` ahead of the real clock from now on (0: the real clock again).
+ */
+export function moveServerClock(ms: number) {
+  fs.writeFileSync(path.join(process.env.E2E_DATA_DIR!, "sla-test-clock"), String(ms));
 }

@@ -23,6 +23,8 @@ const ownBase = `http://localhost:${OWN_PORT}`;
 let server: ChildProcess | undefined;
 let dataDir = "";
 test.beforeAll(async () => {
+  // as long as waitHealthy may wait (a loaded machine starts the server slowly)
+  test.setTimeout(150_000);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-leak-"));
   server = startServer({
     PORT: String(OWN_PORT),
@@ -87,6 +89,10 @@ const USER_DATA: [selector: string, reason: string][] = [
   [
     ".calendar-holiday, .calendar-items a, #calendar-country-select option",
     "appointments' titles; public holidays' names from date-holidays (proper names like Deepavali, alike in every language) and ICU's country names (many alike in Malay)",
+  ],
+  [
+    ".kb-list tbody td:first-child, .kb-list tbody td:first-child a, .kb-article, .kb-article *, #kb-filter-category option:not([value='']), textarea#kb-body",
+    "knowledge base articles' titles, text (on the page and in the editor) and categories, written by the admins",
   ],
   [".forms-page h2, .login-card:has(.survey-form) > h1, .survey-form > label, .survey-rating > legend", "a survey's title and questions, written by its admin"],
 ];

@@ -30,5 +30,24 @@ export async function adminPages(page: Page): Promise<string[]> {
   await page.goto("/ticket?channel=WHATSAPP");
   const whatsapp = await page.locator(".ticket-item").first().getAttribute("data-ticket");
   if (whatsapp) pages.add(`/whatsapp/template/${whatsapp}`);
+  // the knowledge base's pages of one article (edit, history, delete): the first listed, else one written here
+  for (const kb of await knowledgeBasePages(page)) pages.add(kb);
   return [...pages].sort();
+}
+
+/** /kb/new and an article's edit, history and delete pages (an article is written when there is none). */
+async function knowledgeBasePages(page: Page) {
+  await page.goto("/kb");
+  const listed = page.locator(".kb-list tbody a[href^='/kb/']").first();
+  let href = (await listed.count()) ? await listed.getAttribute("href") : null;
+  if (!href) {
+    await page.goto("/kb/new");
+    const form = page.locator("form", { has: page.locator('textarea[name="body"]') });
+    await form.locator('input[name="title"]').fill("Guard article");
+    await form.locator('textarea[name="body"]').fill("Written by the page guards.");
+    await form.locator('button[name="intent"][value="save"]').click();
+    await page.waitForURL(/\/kb\/\d+\?saved=1$/);
+    href = new URL(page.url()).pathname;
+  }
+  return ["/kb/new", href, `${href}/history`, `${href}/delete`];
 }

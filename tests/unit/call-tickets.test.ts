@@ -153,4 +153,41 @@ describe.each(DIALECTS)("CALL tickets from Kamailio's events (%s)", (dialect) =>
     expect((await listCalls(admin, {}, tz, { ongoing: true })).total).toBe(0);
     expect((await listCalls(admin, { number: "15550199" }, tz)).calls[0]).toMatchObject({ state: "ended", cause: "server_restart" });
   });
+
+  it("tells the agent of a call they missed (no answer, cancelled, busy) once, and of no other", async () => {
+    const { db, schema } = t.handle;
+    const n = schema.notifications;
+    const missedOf = async (userId: number, callId: string) => {
+      const [call] = await db.select().from(schema.calls).where(eq(schema.calls.sipCallId, callId));
+      const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, call.ticketId));
+      const rows = await db.select().from(n).where(eq(n.userId, userId));
+      return rows.filter((r) => r.type === "call_missed" && r.ticketNumber === ticket.ticketNumber).map((r) => [r.channel, r.category, r.body]);
+    };
+    // an outside caller gives up while it rings: the agent called hears of it, once however often the end is reported
+    await recordCallEvent({ event: "invite", call_id: "miss-1", from: "+60 12 000 1111", to: "2001" });
+    await recordCallEvent({ event: "end", call_id: "miss-1", code: 487 });
+    await recordCallEvent({ event: "end", call_id: "miss-1", code: 487 });
+    expect(await missedOf(agent.id, "miss-1")).toEqual([["call", "system", "+60120001111"]]);
+    expect(await missedOf(agent2.id, "miss-1")).toEqual([]);
+    // busy and unanswered internal calls: the callee, not the caller
+    await recordCallEvent({ event: "invite", call_id: "miss-2", from: "2001", to: "2002" });
+    await recordCallEvent({ event: "end", call_id: "miss-2", code: 486 });
+    expect(await missedOf(agent2.id, "miss-2")).toEqual([["call", "system", "2001"]]);
+    expect(await missedOf(agent.id, "miss-2")).toEqual([]);
+    await recordCallEvent({ event: "invite", call_id: "miss-3", from: "+15550111", to: "2002" });
+    await recordCallEvent({ event: "end", call_id: "miss-3", code: 408 });
+    expect(await missedOf(agent2.id, "miss-3")).toEqual([["call", "system", "+15550111"]]);
+    // not missed: an answered call, one the agent declined, and an outbound call the customer did not take
+    await recordCallEvent({ event: "invite", call_id: "kept-1", from: "+15550112", to: "2001" });
+    await recordCallEvent({ event: "answer", call_id: "kept-1" });
+    await recordCallEvent({ event: "end", call_id: "kept-1", code: 200, by: "2001" });
+    await recordCallEvent({ event: "invite", call_id: "kept-2", from: "+15550113", to: "2001" });
+    await recordCallEvent({ event: "end", call_id: "kept-2", code: 603 });
+    await recordCallEvent({ event: "invite", call_id: "kept-3", from: "2001", to: "+15550114" });
+    await recordCallEvent({ event: "end", call_id: "kept-3", code: 480 });
+    for (const id of ["kept-1", "kept-2", "kept-3"]) {
+      expect(await missedOf(agent.id, id)).toEqual([]);
+      expect(await missedOf(agent2.id, id)).toEqual([]);
+    }
+  });
 });

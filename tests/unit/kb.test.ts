@@ -129,6 +129,9 @@ describe.each(DIALECTS)("knowledge base (%s)", (dialect) => {
     const link = `https://help.example${publicPath({ id, type: "kb", lang: "en", title: "Warranty terms" })}`;
     expect(section.items[0]!.actions!.map((a) => a.insert)).toEqual(["Our wombat warranty lasts a year.", link]);
     expect(new URLSearchParams(section.items[0]!.actions![0]!.href.slice(1).split("#")[0]).get("draft")).toBe("Our wombat warranty lasts a year.");
+    // the same overlay on live chat and call pages; none in a workspace chat
+    for (const kind of ["livechat", "call"])
+      expect((await kbPanel(input("wombat", kind)))!.items.map((i) => i.actions!.map((a) => a.insert))).toEqual([["Our wombat warranty lasts a year.", link]]);
     expect(await kbPanel(input("wombat", "chat"))).toBeNull();
     expect(await kbPanel({ ...input("wombat"), viewer: { ...viewer, permissions: [...viewer.permissions, "hide_case"] } })).toBeNull();
     expect((await kbPanel(input("")))!.items).toEqual([]);
