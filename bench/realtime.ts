@@ -11,7 +11,9 @@
 //    the time until all are back in their rooms with what they missed, and messages missing;
 //  - TABS chromium pages (visible) on one busy ticket at TAB_RATE messages a second: from commit
 //    to the text in the DOM (a MutationObserver stamps performance.timeOrigin + now, the same
-//    clock as the server's Date.now on this machine).
+//    clock as the server's Date.now on this machine), and the renderers' own work per message per
+//    tab (DevTools' TaskDuration), which says how many tabs one machine can keep live;
+//    BENCH_TAB_PROFILE=file.cpuprofile keeps the first tab's CPU profile.
 // BENCH_SERVER_DIR: the folder of another build to measure (the code before a change); with
 // BENCH_LEGACY=1 the clients behave as that code's pages did (fixed 5 s retries, reloading the
 // page's four loaders after a reconnect).
@@ -285,6 +287,22 @@ async function tabs(base: string, agents: Agent[], ticket: Ticket, adminToken: s
   const visible = (await Promise.all(pages.map((p) => p.evaluate(() => document.visibilityState)))).filter((v) => v === "visible").length;
   console.log(`  ${TABS} tabs open and live in ${((Date.now() - opened) / 1000).toFixed(1)} s (${visible} visible)`);
 
+  // the renderers' own work (script, layout, style, paint tasks), read from each tab's DevTools
+  // metrics: CPU per message per tab is what tells how many tabs a machine can keep live
+  const sessions = await Promise.all(pages.map((p) => p.context().newCDPSession(p)));
+  const taskSeconds = async () => {
+    let sum = 0;
+    for (const s of sessions) {
+      const { metrics } = await s.send("Performance.getMetrics");
+      sum += metrics.find((m) => m.name === "TaskDuration")?.value ?? 0;
+    }
+    return sum;
+  };
+  await Promise.all(sessions.map((s) => s.send("Performance.enable")));
+  const tasksBefore = await taskSeconds();
+  // BENCH_TAB_PROFILE=file.cpuprofile: the first tab's CPU profile over the run (open it in DevTools)
+  const profile = process.env.BENCH_TAB_PROFILE;
+  if (profile) await sessions[0].send("Profiler.enable").then(() => sessions[0].send("Profiler.start"));
   const texts = new Map<string, number>();
   const post = productPost(base, adminToken);
   const run = poster(
@@ -299,6 +317,11 @@ async function tabs(base: string, agents: Agent[], ticket: Ticket, adminToken: s
   await sleep(TAB_SECONDS * 1000);
   await run.stop();
   await sleep(3000);
+  const perMessage = ((await taskSeconds()) - tasksBefore) / TABS / Math.max(1, texts.size);
+  if (profile) fs.writeFileSync(profile, JSON.stringify((await sessions[0].send("Profiler.stop")).profile));
+  console.log(
+    `  renderer work per message per tab ${(perMessage * 1000).toFixed(2)} ms: 100 tabs at ${TAB_RATE}/s need ${(perMessage * 100 * TAB_RATE).toFixed(2)} cores for the pages alone`,
+  );
   const commits = commitTimes([...texts.values()]);
   const onScreen: number[] = [];
   let missing = 0;
