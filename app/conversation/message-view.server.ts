@@ -27,7 +27,15 @@ export interface MessageView {
   reply: { id: number; sender: string; body: string; encrypted: boolean } | null;
   /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
   email: EmailView | null;
-  notes: { id: number; body: string; author: string; userId: number; updatedAt: number }[];
+  /** `encrypted`: a note of an end-to-end encrypted conversation, opened by the participants' browsers (body is ''). */
+  notes: {
+    id: number;
+    body: string;
+    author: string;
+    userId: number;
+    updatedAt: number;
+    encrypted: { cipher: string; version: number; clientId: string } | null;
+  }[];
   reactions: { reaction: string; usernames: string[] }[];
   readBy: string[];
   /** Agent messages on a channel: how far it got ('' when it does not go out), and the provider's reason. */
@@ -89,7 +97,14 @@ export async function decorateMessages(ticket: { id: number }, rows: MessageRow[
       email: emailView(mailById.get(r.id), r),
       notes: notes
         .filter((n) => n.messageId === r.id)
-        .map((n) => ({ id: n.id, body: n.body, author: userById.get(n.userId)?.name ?? "?", userId: n.userId, updatedAt: n.updatedAt })),
+        .map((n) => ({
+          id: n.id,
+          body: n.body,
+          author: userById.get(n.userId)?.name ?? "?",
+          userId: n.userId,
+          updatedAt: n.updatedAt,
+          encrypted: n.cipher ? { cipher: n.cipher, version: n.keyVersion ?? 0, clientId: n.clientId ?? "" } : null,
+        })),
       reactions: [...byReaction].map(([reaction, usernames]) => ({ reaction, usernames })),
       readBy: readers.filter((p) => p.userId !== r.senderUserId && p.lastReadAt >= r.createdAt).map((p) => userById.get(p.userId)?.name ?? "?"),
       deliveryState: r.deliveryState as DeliveryState,

@@ -14,7 +14,7 @@ import { decorateMessages, type SystemEvent } from "./message-view.server";
 import { queueLinkPreviews } from "~/conversation/link-preview.server";
 import { recordEvents } from "~/conversation/sync.server";
 import { rememberRequest } from "~/request-keys.server";
-import { ENCRYPTED_FILE_NAME, ENCRYPTED_FILE_TYPE, ENCRYPTED_MESSAGE_TYPE } from "~/conversation/encrypted";
+import { CLIENT_ID_PATTERN, ENCRYPTED_FILE_NAME, ENCRYPTED_FILE_TYPE, ENCRYPTED_MESSAGE_TYPE, isEnvelope } from "~/conversation/encrypted";
 
 export class NotFound extends Error {}
 /** An encrypted message the conversation does not take (`message`: a translation key): not encrypted, an old key version, a replay. */
@@ -153,13 +153,7 @@ export async function reply(
     const rows: (typeof schema.messages.$inferInsert)[] = [];
     const sealed = input.encrypted;
     if (sealed) {
-      // checked again in the write's transaction: a new key version or a participant change may have come in between
-      const [current] = await tx
-        .select({ encryption: schema.tickets.encryption, version: schema.tickets.encryptionVersion, rekey: schema.tickets.encryptionRekey })
-        .from(schema.tickets)
-        .where(eq(schema.tickets.id, ticket.id));
-      if (!current?.encryption) throw new EncryptionRefused("conversation.encryption.notEncrypted");
-      if (current.rekey || current.version !== sealed.keyVersion) throw new EncryptionRefused("conversation.encryption.oldKey");
+      await checkKeyVersion(tx, ticket.id, sealed.keyVersion);
       const file = input.files[0];
       rows.push({
         ticketId: ticket.id,
@@ -375,13 +369,26 @@ export async function removeParticipant(actor: Actor, ticket: TicketRow, userId:
 /**
  * Participants changed: an encrypted conversation needs a new key version, which the next sender's
  * browser makes (wrapped for the participants from now on only); until then ciphertext is refused.
+ * Not with `encryption_method` 'aes': its key comes from a passphrase shared out of band, which
+ * the participants' set does not change.
  */
 export async function needsNewKey(tx: Tx, ticketId: number) {
   const t = getDb().schema.tickets;
   await tx
     .update(t)
     .set({ encryptionRekey: true })
-    .where(and(eq(t.id, ticketId), eq(t.encryption, true)));
+    .where(and(eq(t.id, ticketId), eq(t.encryption, true), eq(t.encryptionMethod, "rsa")));
+}
+
+/**
+ * An encrypted message or note is taken only sealed with the conversation's current key version,
+ * checked in the write's transaction: a new version or a participant change may have come in between.
+ */
+async function checkKeyVersion(tx: Tx, ticketId: number, keyVersion: number) {
+  const t = getDb().schema.tickets;
+  const [current] = await tx.select({ encryption: t.encryption, version: t.encryptionVersion, rekey: t.encryptionRekey }).from(t).where(eq(t.id, ticketId));
+  if (!current?.encryption) throw new EncryptionRefused("conversation.encryption.notEncrypted");
+  if (current.rekey || current.version !== keyVersion) throw new EncryptionRefused("conversation.encryption.oldKey");
 }
 
 /** Only messages of this ticket can be touched through it. */
@@ -407,20 +414,42 @@ export async function messagesOfTicket(ticket: Pick<TicketRow, "id">, ids: numbe
     .orderBy(asc(m.id));
 }
 
-export async function addNote(actor: Actor, ticket: TicketRow, messageId: number, body: string) {
-  // a note is stored as written: an end-to-end encrypted conversation takes none (they would be readable on the server)
-  if (ticket.encryption) throw new EncryptionRefused("conversation.encryption.noNotes");
+/**
+ * A private note on a message. In an end-to-end encrypted conversation only a sealed one (the
+ * browser's envelope of the current key version, bound to this message, under a fresh client id):
+ * a plain note there would be stored readable.
+ */
+export async function addNote(
+  actor: Actor,
+  ticket: TicketRow,
+  messageId: number,
+  body: string,
+  encrypted?: { cipher: string; keyVersion: number; clientId: string },
+) {
+  if (ticket.encryption && !encrypted) throw new EncryptionRefused("conversation.encryption.noNotes");
+  if (encrypted && !(isEnvelope(encrypted.cipher) && CLIENT_ID_PATTERN.test(encrypted.clientId) && Number.isSafeInteger(encrypted.keyVersion)))
+    throw new EncryptionRefused("conversation.encryption.malformed");
   await messageOf(ticket, messageId);
   const handle = getDb();
   const now = Date.now();
   let mentioned: number[] = [];
   const note = await handle.transaction(async (tx) => {
     await rememberRequest(tx);
-    const [row] = await tx
-      .insert(handle.schema.messageNotes)
-      .values({ messageId, userId: actor.id, body: body.slice(0, 2000), createdAt: now, updatedAt: now })
-      .returning();
-    mentioned = await notifyMentions(tx, actor, ticket, row.body, now);
+    if (encrypted) await checkKeyVersion(tx, ticket.id, encrypted.keyVersion);
+    const values = encrypted
+      ? { body: "", cipher: encrypted.cipher, keyVersion: encrypted.keyVersion, clientId: encrypted.clientId }
+      : { body: body.slice(0, 2000) };
+    let row: typeof handle.schema.messageNotes.$inferSelect;
+    try {
+      [row] = await tx
+        .insert(handle.schema.messageNotes)
+        .values({ messageId, userId: actor.id, ...values, createdAt: now, updatedAt: now })
+        .returning();
+    } catch (error) {
+      if (encrypted && isUniqueViolation(error)) throw new EncryptionRefused("conversation.encryption.replayed");
+      throw error;
+    }
+    if (!encrypted) mentioned = await notifyMentions(tx, actor, ticket, row.body, now);
     return row;
   });
   toOpenPages(ticket, SERVER_EVENTS.receiveNote, { messageId, noteId: note.id });

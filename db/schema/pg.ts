@@ -239,10 +239,15 @@ export const messageNotes = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     body: text("body").notNull(),
+    /** A note in an end-to-end encrypted conversation: the browser's envelope (body stays ''), as on messages. */
+    cipher: text("cipher"),
+    keyVersion: integer("key_version"),
+    /** The author's browser's id for it (bound into the ciphertext): unique per message, so a replay is refused. */
+    clientId: text("client_id"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
-  (t) => [index("message_notes_message_idx").on(t.messageId)],
+  (t) => [index("message_notes_message_idx").on(t.messageId), uniqueIndex("message_notes_message_client_idx").on(t.messageId, t.clientId)],
 );
 
 export const messageReactions = pgTable(
@@ -1746,6 +1751,25 @@ export const e2eeKeyBackups = pgTable("e2ee_key_backups", {
   /** The fingerprint of the public key it belongs to. */
   fingerprint: text("fingerprint").notNull(),
   updatedAt: time("updated_at").notNull(),
+});
+
+/**
+ * An end-to-end encrypted conversation with `encryption_method` 'aes' (plugins/e2ee): its key is
+ * derived in each participant's browser from a passphrase they share out of band (PBKDF2-SHA-256
+ * with this salt); the server keeps only the salt and a key-check value (a known text sealed with
+ * that key, so a browser can tell a wrong passphrase), never the passphrase or the key.
+ */
+export const e2eeSharedKeys = pgTable("e2ee_shared_keys", {
+  ticketId: integer("ticket_id")
+    .primaryKey()
+    .references(() => tickets.id, { onDelete: "cascade" }),
+  /** base64, 16 random bytes */
+  salt: text("salt").notNull(),
+  iterations: integer("iterations").notNull(),
+  /** The first browser's envelope of the check text; null until a participant entered the passphrase. */
+  keyCheck: text("key_check"),
+  checkedBy: integer("checked_by").references(() => users.id, { onDelete: "set null" }),
+  createdAt: time("created_at").notNull(),
 });
 
 /** Video meetings (plugin meeting): started from a conversation (ticket_id) or the shell (none). */

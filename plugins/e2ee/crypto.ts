@@ -21,6 +21,9 @@ const dec = new TextDecoder();
 
 export const RSA_PARAMS: RsaHashedKeyGenParams = { name: "RSA-OAEP", modulusLength: 3072, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" };
 export const PBKDF2_ITERATIONS = 600_000;
+/** The spec's `encryption_method`: 'rsa' (a key per version wrapped per participant) or 'aes' (one key from a shared passphrase). */
+export const ENCRYPTION_METHODS = ["rsa", "aes"] as const;
+export type EncryptionMethod = (typeof ENCRYPTION_METHODS)[number];
 /** The least a stored backup may claim (the server refuses fewer). */
 export const MIN_PBKDF2_ITERATIONS = 310_000;
 
@@ -131,6 +134,18 @@ export function unwrapConversationKey(wrapped: string, privateKey: CryptoKey): P
   return subtle().unwrapKey("raw", fromBase64(wrapped), privateKey, { name: "RSA-OAEP" }, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
 }
 
+/**
+ * Shares a conversation key version with someone added later: opened with this user's private key
+ * and wrapped for theirs, in one step (the extractable key lives only inside this call).
+ */
+export async function rewrapConversationKey(wrapped: string, privateKey: CryptoKey, publicKeyBase64: string): Promise<string> {
+  const key = await subtle().unwrapKey("raw", fromBase64(wrapped), privateKey, { name: "RSA-OAEP" }, { name: "AES-GCM", length: 256 }, true, [
+    "encrypt",
+    "decrypt",
+  ]);
+  return wrapConversationKey(key, publicKeyBase64);
+}
+
 /** What a message's ciphertext is bound to. */
 export interface MessageContext {
   ticketId: number;
@@ -138,8 +153,16 @@ export interface MessageContext {
   clientId: string;
 }
 
-const additionalData = (c: MessageContext, part: "message" | "file") =>
-  enc.encode(`omnidesk-e2ee-v${ENVELOPE_VERSION}|ticket:${c.ticketId}|key:${c.version}|id:${c.clientId}|${part}`);
+/**
+ * What a ciphertext is: a message, its attachment, or a private note on one message (the note's
+ * own part names that message, so neither can be replayed as the other nor moved to another message).
+ */
+export type Part = "message" | "file" | { note: number };
+
+const additionalData = (c: MessageContext, part: Part) =>
+  enc.encode(
+    `omnidesk-e2ee-v${ENVELOPE_VERSION}|ticket:${c.ticketId}|key:${c.version}|id:${c.clientId}|${typeof part === "string" ? part : `note:${part.note}`}`,
+  );
 
 /** What an encrypted message holds: its text and, for an attachment, the file's real name, type and size. */
 export interface MessagePayload {
@@ -152,16 +175,17 @@ export function newClientId(): string {
   return toBase64(random(16)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export async function encryptMessage(key: CryptoKey, c: MessageContext, payload: MessagePayload): Promise<string> {
+/** A message's (or, with `part` {note: messageId}, a note's) envelope. */
+export async function encryptMessage(key: CryptoKey, c: MessageContext, payload: MessagePayload, part: Part = "message"): Promise<string> {
   const iv = random(12);
-  const ct = await subtle().encrypt({ name: "AES-GCM", iv, additionalData: additionalData(c, "message") }, key, enc.encode(JSON.stringify(payload)));
+  const ct = await subtle().encrypt({ name: "AES-GCM", iv, additionalData: additionalData(c, part) }, key, enc.encode(JSON.stringify(payload)));
   return JSON.stringify({ v: ENVELOPE_VERSION, iv: toBase64(iv), ct: toBase64(ct) });
 }
 
 export class DecryptError extends Error {}
 
 /** The envelope's payload; DecryptError when it is malformed, tampered with, or bound to another message. */
-export async function decryptMessage(key: CryptoKey, c: MessageContext, envelope: string): Promise<MessagePayload> {
+export async function decryptMessage(key: CryptoKey, c: MessageContext, envelope: string, part: Part = "message"): Promise<MessagePayload> {
   let parsed: { v?: unknown; iv?: unknown; ct?: unknown };
   try {
     parsed = JSON.parse(envelope);
@@ -172,7 +196,7 @@ export async function decryptMessage(key: CryptoKey, c: MessageContext, envelope
   try {
     const iv = fromBase64(parsed.iv);
     if (iv.length !== 12) throw new DecryptError("nonce");
-    const plain = await subtle().decrypt({ name: "AES-GCM", iv, additionalData: additionalData(c, "message") }, key, fromBase64(parsed.ct));
+    const plain = await subtle().decrypt({ name: "AES-GCM", iv, additionalData: additionalData(c, part) }, key, fromBase64(parsed.ct));
     const payload = JSON.parse(dec.decode(plain)) as MessagePayload;
     if (typeof payload.text !== "string") throw new DecryptError("payload");
     return payload;
@@ -198,5 +222,39 @@ export async function decryptFile(key: CryptoKey, c: MessageContext, sealed: Arr
     return await subtle().decrypt({ name: "AES-GCM", iv: u.subarray(0, 12), additionalData: additionalData(c, "file") }, key, u.subarray(12));
   } catch {
     throw new DecryptError("authentication failed");
+  }
+}
+
+// encryption_method 'aes': the conversation key comes from a passphrase the participants share out
+// of band, never from the server (which keeps the salt and a key-check value only).
+
+/** The shared conversation key of an 'aes' conversation (non-extractable), from its passphrase and the conversation's salt. */
+export async function deriveSharedKey(passphrase: string, saltBase64: string, iterations: number): Promise<CryptoKey> {
+  if (iterations < MIN_PBKDF2_ITERATIONS) throw new Error("weak derivation");
+  const material = await subtle().importKey("raw", enc.encode(passphrase.normalize("NFKC")), "PBKDF2", false, ["deriveKey"]);
+  return subtle().deriveKey({ name: "PBKDF2", hash: "SHA-256", salt: fromBase64(saltBase64), iterations }, material, { name: "AES-GCM", length: 256 }, false, [
+    "encrypt",
+    "decrypt",
+  ]);
+}
+
+const checkData = (ticketId: number) => enc.encode(`omnidesk-e2ee-v${ENVELOPE_VERSION}|ticket:${ticketId}|key-check`);
+const CHECK_TEXT = "omnidesk-e2ee-key-check";
+
+/** The key-check value the first browser stores: a known text sealed with the key, bound to the conversation. */
+export async function makeKeyCheck(key: CryptoKey, ticketId: number): Promise<string> {
+  const iv = random(12);
+  const ct = await subtle().encrypt({ name: "AES-GCM", iv, additionalData: checkData(ticketId) }, key, enc.encode(CHECK_TEXT));
+  return JSON.stringify({ v: ENVELOPE_VERSION, iv: toBase64(iv), ct: toBase64(ct) });
+}
+
+/** Whether a derived key is the conversation's (a wrong passphrase opens no key-check value). */
+export async function keyCheckMatches(key: CryptoKey, ticketId: number, check: string): Promise<boolean> {
+  try {
+    const e = JSON.parse(check) as { iv: string; ct: string };
+    const plain = await subtle().decrypt({ name: "AES-GCM", iv: fromBase64(e.iv), additionalData: checkData(ticketId) }, key, fromBase64(e.ct));
+    return dec.decode(plain) === CHECK_TEXT;
+  } catch {
+    return false;
   }
 }

@@ -9,7 +9,9 @@ import { AccessDenied, type Reader } from "~/conversation/access.server";
 import { conversationById, systemMessage, touch, type TicketRow } from "~/conversation/model.server";
 import { announce } from "~/conversation/events.server";
 import { SERVER_EVENTS } from "~/realtime-events";
-import { fingerprintOf, importPublicKey, MIN_PBKDF2_ITERATIONS, type Backup } from "./crypto";
+import { randomBytes } from "node:crypto";
+import { isEnvelope } from "~/conversation/encrypted";
+import { ENCRYPTION_METHODS, fingerprintOf, importPublicKey, MIN_PBKDF2_ITERATIONS, PBKDF2_ITERATIONS, type Backup, type EncryptionMethod } from "./crypto";
 
 /** Conversation kinds whose messages may be end-to-end encrypted (both sides are our own pages). */
 export const ENCRYPTABLE_KINDS = ["chat"] as const;
@@ -85,6 +87,7 @@ export async function publishKey(user: { id: number }, publicKey: string) {
               mine.map((m) => m.ticketId),
             ),
             eq(schema.tickets.encryption, true),
+            eq(schema.tickets.encryptionMethod, "rsa"),
           ),
         );
     return { fingerprint, changed: true };
@@ -109,13 +112,16 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
     .where(eq(p.ticketId, ticket.id))
     .orderBy(asc(p.addedAt), asc(p.userId));
   const ids = people.map((x) => x.userId);
-  const [keys, wrapped] = await Promise.all([
+  const [keys, wrapped, held, shared] = await Promise.all([
     ids.length ? db.select().from(k).where(inArray(k.userId, ids)).orderBy(desc(k.createdAt), desc(k.id)) : Promise.resolve([]),
     db
       .select({ version: w.version, wrappedKey: w.wrappedKey, fingerprint: w.fingerprint })
       .from(w)
       .where(and(eq(w.ticketId, ticket.id), eq(w.userId, reader.id)))
       .orderBy(asc(w.version)),
+    // which versions each participant holds (not the keys): what a participant may share with a newcomer
+    db.select({ userId: w.userId, version: w.version }).from(w).where(eq(w.ticketId, ticket.id)).orderBy(asc(w.version)),
+    sharedKeyOf(ticket.id),
   ]);
   const mine = await currentKey(reader.id);
   return {
@@ -134,9 +140,12 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
         publicKey: current?.publicKey ?? null,
         fingerprint: current?.fingerprint ?? null,
         previousFingerprints: theirs.filter((x) => x.replacedAt !== null).map((x) => x.fingerprint),
+        versions: held.filter((x) => x.userId === person.userId).map((x) => x.version),
       };
     }),
     keys: wrapped,
+    /** encryption_method 'aes': the salt and key-check value of the passphrase-derived key (null for 'rsa'). */
+    shared: ticket.encryptionMethod === "aes" && shared ? { salt: shared.salt, iterations: shared.iterations, check: shared.keyCheck } : null,
   };
 }
 
@@ -152,6 +161,7 @@ export async function addKeyVersion(
 ) {
   const ticket = await conversationById(actor, ticketId);
   if (!ticket.encryption) throw new E2eeRefused("conversation.encryption.notEncrypted");
+  if (ticket.encryptionMethod !== "rsa") throw new E2eeRefused("plugin_e2ee.errors.method");
   if (!(await isParticipant(ticket.id, actor.id))) throw new AccessDenied();
   const handle = getDb();
   const { schema } = handle;
@@ -201,9 +211,15 @@ export async function addKeyVersion(
   return { version: input.version };
 }
 
-/** A participant turns end-to-end encryption on (it stays on); the first sender's browser makes key version 1. */
-export async function enableEncryption(actor: Actor, ticket: TicketRow) {
+/**
+ * A participant turns end-to-end encryption on (it stays on). 'rsa': the first sender's browser
+ * makes key version 1, wrapped for each participant's public key. 'aes': the one key (version 1)
+ * is derived in each browser from a passphrase the participants share out of band, with the salt
+ * made here; the first browser to enter it stores the key-check value.
+ */
+export async function enableEncryption(actor: Actor, ticket: TicketRow, method: EncryptionMethod = "rsa") {
   if (!(ENCRYPTABLE_KINDS as readonly string[]).includes(ticket.kind)) throw new E2eeRefused("plugin_e2ee.errors.kind");
+  if (!ENCRYPTION_METHODS.includes(method)) throw new E2eeRefused("plugin_e2ee.errors.method");
   if (!(await isParticipant(ticket.id, actor.id))) throw new E2eeRefused("plugin_e2ee.errors.participantOnly", 403);
   if (ticket.encryption) return false;
   const handle = getDb();
@@ -212,11 +228,24 @@ export async function enableEncryption(actor: Actor, ticket: TicketRow) {
   const changed = await handle.transaction(async (tx) => {
     const moved = await tx
       .update(schema.tickets)
-      .set({ encryption: true, encryptionMethod: "rsa", encryptionVersion: 0, encryptionRekey: true })
+      .set(
+        method === "aes"
+          ? { encryption: true, encryptionMethod: "aes", encryptionVersion: 1, encryptionRekey: false }
+          : { encryption: true, encryptionMethod: "rsa", encryptionVersion: 0, encryptionRekey: true },
+      )
       .where(and(eq(schema.tickets.id, ticket.id), eq(schema.tickets.encryption, false)))
       .returning({ id: schema.tickets.id });
     if (!moved.length) return false;
-    await systemMessage(tx, ticket.id, { event: "plugin", by: actor.name, text: "plugin_e2ee.system.enabled", values: {} }, now);
+    if (method === "aes")
+      await tx
+        .insert(schema.e2eeSharedKeys)
+        .values({ ticketId: ticket.id, salt: randomBytes(16).toString("base64"), iterations: PBKDF2_ITERATIONS, createdAt: now });
+    await systemMessage(
+      tx,
+      ticket.id,
+      { event: "plugin", by: actor.name, text: method === "aes" ? "plugin_e2ee.system.enabledShared" : "plugin_e2ee.system.enabled", values: {} },
+      now,
+    );
     // the list's preview of the last (plain) message goes: from now on it says 'Encrypted message'
     await touch(tx, ticket.id, actor.id, now, { lastMessage: "" });
     return true;
@@ -264,4 +293,85 @@ export async function safetyNumbers(viewerId: number, ticketId: number) {
     .where(eq(p.ticketId, ticketId))
     .orderBy(asc(p.addedAt), asc(p.userId));
   return rows;
+}
+
+async function sharedKeyOf(ticketId: number) {
+  const { db, schema } = getDb();
+  const [row] = await db.select().from(schema.e2eeSharedKeys).where(eq(schema.e2eeSharedKeys.ticketId, ticketId));
+  return row ?? null;
+}
+
+/**
+ * The first participant's browser to enter an 'aes' conversation's passphrase stores its key-check
+ * value (a known text sealed with the derived key), so the others' browsers can tell a wrong
+ * passphrase. Set once: a second one is refused (409), the browser checks against the stored one.
+ */
+export async function setKeyCheck(actor: Actor, ticketId: number, check: string) {
+  const ticket = await conversationById(actor, ticketId);
+  if (!ticket.encryption || ticket.encryptionMethod !== "aes") throw new E2eeRefused("plugin_e2ee.errors.method");
+  if (!(await isParticipant(ticket.id, actor.id))) throw new AccessDenied();
+  if (typeof check !== "string" || !isEnvelope(check)) throw new E2eeRefused("conversation.encryption.malformed");
+  const { db, schema } = getDb();
+  const s = schema.e2eeSharedKeys;
+  const set = await db
+    .update(s)
+    .set({ keyCheck: check, checkedBy: actor.id })
+    .where(and(eq(s.ticketId, ticket.id), isNull(s.keyCheck)))
+    .returning({ ticketId: s.ticketId });
+  if (!set.length) throw new E2eeRefused("plugin_e2ee.errors.checkSet", 409);
+  return { stored: true };
+}
+
+/**
+ * A participant shares earlier key versions with another participant (someone added later, who
+ * otherwise reads only what comes after): those versions' conversation keys, unwrapped in the
+ * sharer's browser and wrapped there for the other's current public key. Taken only for versions
+ * the sharer holds, for the other's current key; versions the other already holds are left as they are.
+ */
+export async function shareHistory(
+  actor: Actor,
+  ticketId: number,
+  input: { userId: number; keys: { version: number; wrappedKey: string; fingerprint: string }[] },
+) {
+  const ticket = await conversationById(actor, ticketId);
+  if (!ticket.encryption || ticket.encryptionMethod !== "rsa") throw new E2eeRefused("plugin_e2ee.errors.method");
+  if (!(await isParticipant(ticket.id, actor.id))) throw new AccessDenied();
+  if (!(await isParticipant(ticket.id, input.userId)) || input.userId === actor.id) throw new E2eeRefused("plugin_e2ee.errors.shareWith");
+  const theirs = await currentKey(input.userId);
+  const handle = getDb();
+  const w = handle.schema.e2eeWrappedKeys;
+  const mine = await handle.db
+    .select({ version: w.version })
+    .from(w)
+    .where(and(eq(w.ticketId, ticket.id), eq(w.userId, actor.id)));
+  const held = new Set(mine.map((x) => x.version));
+  const fine = input.keys.every(
+    (x) =>
+      held.has(x.version) &&
+      x.fingerprint === theirs?.fingerprint &&
+      typeof x.wrappedKey === "string" &&
+      x.wrappedKey.length <= 2000 &&
+      BASE64.test(x.wrappedKey),
+  );
+  // a version the sharer never had, or wrapped for another key than the newcomer's current one
+  if (!theirs || !input.keys.length || !fine) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
+  const [who] = await handle.db.select({ name: handle.schema.users.name }).from(handle.schema.users).where(eq(handle.schema.users.id, input.userId));
+  const added = await handle.transaction(async (tx) => {
+    const rows = await tx
+      .insert(w)
+      .values(input.keys.map((x) => ({ ticketId: ticket.id, version: x.version, userId: input.userId, wrappedKey: x.wrappedKey, fingerprint: x.fingerprint })))
+      .onConflictDoNothing()
+      .returning({ version: w.version });
+    // everyone sees who opened the earlier messages to whom
+    if (rows.length)
+      await systemMessage(
+        tx,
+        ticket.id,
+        { event: "plugin", by: actor.name, text: "plugin_e2ee.system.shared", values: { name: who?.name ?? "?" } },
+        Date.now(),
+      );
+    return rows;
+  });
+  if (added.length) await announce(ticket, SERVER_EVENTS.updateTicket, { encryptionShared: input.userId });
+  return { shared: added.map((x) => x.version) };
 }

@@ -2,7 +2,9 @@
 // crypto module (Node's WebCrypto): the database file and the stored files never hold the
 // plaintext; a tampered ciphertext or wrapped key, a replayed message id, an old key version
 // after a removal and a changed key are each refused; the lists, search and the JSON twins say
-// 'Encrypted message'; a key comes back on a new browser from its passphrase backup.
+// 'Encrypted message'; a key comes back on a new browser from its passphrase backup. Private notes
+// are sealed like messages (bound to their message); earlier key versions can be shared with someone
+// added later; encryption_method 'aes' derives the key from a passphrase the server never sees.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,6 +26,12 @@ import { action as keyAction } from "./routes/api.key";
 import { action as backupAction, loader as backupLoader } from "./routes/api.backup";
 import { action as versionAction, loader as keysLoader } from "./routes/api.conversation";
 import { action as sendAction } from "./routes/api.send";
+import { action as noteAction } from "./routes/api.note";
+import { action as shareAction } from "./routes/api.share";
+import { action as sharedKeyAction } from "./routes/api.shared-key";
+import { action as enableAction } from "./routes/enable";
+import { sessionCookie } from "~/cookies.server";
+import { apiMessage as twinMessage } from "~/conversation/api.server";
 import { enableEncryption } from "./e2ee.server";
 import { e2eePanel } from "./panel.server";
 import {
@@ -31,6 +39,10 @@ import {
   decryptFile,
   decryptMessage,
   DecryptError,
+  deriveSharedKey,
+  keyCheckMatches,
+  makeKeyCheck,
+  rewrapConversationKey,
   encryptFile,
   encryptMessage,
   newClientId,
@@ -48,6 +60,10 @@ const SECRET_REPLY = "second-PLAINTEXT-quokka-after-removal";
 const SECRET_FILE = "FILE-CONTENT-zebra-lighthouse-7 ".repeat(40);
 const SECRET_NAME = "quarterly-secret-plan.txt";
 const PASSPHRASE = "correct horse battery staple";
+const SECRET_NOTE = "private-NOTE-PLAINTEXT-okapi-13";
+const SECRET_SHARED = "aes-PLAINTEXT-pangolin-shared";
+const SECRET_SHARED_NOTE = "aes-note-PLAINTEXT-axolotl";
+const ROOM_PASSPHRASE = "our room passphrase, told in person";
 
 const context = { cspNonce: "", clientIp: "127.0.0.1" };
 type User = NonNullable<Awaited<ReturnType<typeof findUserByUsername>>>;
@@ -160,9 +176,9 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     // plain text is refused, on the page's path and on the JSON twin
     const plain = await sendReply(users.admin, on, { fields: { message: SECRET_TEXT }, files: [], fileErrors: [] });
     expect(plain).toEqual({ ok: false, message: "conversation.encryption.plaintext" });
-    // a private note would be stored as written: refused
+    // a plain private note would be stored as written: refused (the page's path)
     const { messages } = await loadMessages(on);
-    await expect(addNote(users.admin, on, messages[0].id, SECRET_TEXT)).rejects.toBeInstanceOf(EncryptionRefused);
+    await expect(addNote(users.admin, on, messages[0].id, SECRET_NOTE)).rejects.toBeInstanceOf(EncryptionRefused);
     const twin = new FormData();
     twin.set("_token", tokens.admin);
     twin.set("ticket_id", String(ticketId));
@@ -269,6 +285,39 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect(again.body.code).toBe("conversation.encryption.replayed");
   });
 
+  it("takes a private note only sealed, bound to its message: read by participants, never as a message", async () => {
+    const ticket = await conversationById(users.agent, ticketId);
+    const m = (await loadMessages(ticket)).messages.find((x) => x.encrypted)!;
+    const c = { ticketId, version: 2, clientId: newClientId() };
+    const cipher = await encryptMessage(v1, c, { text: SECRET_NOTE }, { note: m.id });
+    const body = { message_id: m.id, cipher, key_version: 2, client_id: c.clientId };
+    const post = (b: unknown) =>
+      call(() => noteAction({ request: jsonRequest(`/api/e2ee/note/${ticketId}`, "agent", b), params: { ticketId: String(ticketId) }, context }));
+    expect((await post(body)).body).toEqual({ result: "success", data: { saved: true } });
+    // the same note again: a replay
+    expect((await post(body)).body.code).toBe("conversation.encryption.replayed");
+    // not an envelope, or another version than the current one
+    expect((await post({ ...body, cipher: SECRET_NOTE, client_id: newClientId() })).body.code).toBe("conversation.encryption.malformed");
+    expect((await post({ ...body, key_version: 1, client_id: newClientId() })).status).toBe(409);
+    const after = (await loadMessages(ticket)).messages.find((x) => x.id === m.id)!;
+    const note = after.notes[0];
+    expect(note.body).toBe("");
+    expect(note.encrypted).toEqual({ cipher, version: 2, clientId: c.clientId });
+    // the other participant opens it as a note on this message only
+    const key = (await keyFor("admin", 2))!;
+    expect((await decryptMessage(key, { ticketId, version: 2, clientId: note.encrypted!.clientId }, note.encrypted!.cipher, { note: m.id })).text).toBe(
+      SECRET_NOTE,
+    );
+    const nc = { ticketId, version: 2, clientId: note.encrypted!.clientId };
+    await expect(decryptMessage(key, nc, note.encrypted!.cipher)).rejects.toBeInstanceOf(DecryptError);
+    await expect(decryptMessage(key, nc, note.encrypted!.cipher, { note: m.id + 1 })).rejects.toBeInstanceOf(DecryptError);
+    // and a message's envelope does not pass for a note
+    const mc = { ticketId, version: 2, clientId: m.encrypted!.clientId };
+    await expect(decryptMessage(key, mc, m.encrypted!.cipher, { note: m.id })).rejects.toBeInstanceOf(DecryptError);
+    // the JSON twin says 'Encrypted message' for it
+    expect(twinMessage(after).notes[0].text).toBe("Encrypted message");
+  });
+
   it("makes a removed participant unable to read what comes after, and refuses the old key version", async () => {
     const admin = await conversationById(users.admin, ticketId);
     await removeParticipant(users.admin, admin, users.agent2.id);
@@ -300,12 +349,66 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect(agent2Keys).toEqual([1, 2, 4]);
   });
 
-  it("shows a key change: history kept, a new version due, other safety numbers", async () => {
+  it("lets a newcomer read earlier messages only once a participant shares those key versions", async () => {
+    const { db, schema } = t.handle;
+    const [row] = await db
+      .insert(schema.users)
+      .values({ username: "newcomer", name: "Nia Newcomer", type: "agent", passwordHash: "x", createdAt: Date.now() })
+      .returning();
+    users.newcomer = (await findUserByUsername("newcomer"))!;
+    tokens.newcomer = (await createSession(row.id)).token;
+    ids.newcomer = await createIdentity(PASSPHRASE, 310_000);
+    await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", "newcomer", { publicKey: ids.newcomer.publicKey }), params: {}, context }));
+    await addParticipant(users.admin, await conversationById(users.admin, ticketId), "newcomer", false);
+    const made = await newVersion("admin");
+    expect(made.answer.status).toBe(200);
+    const firstMessage = (await loadMessages(await conversationById(users.newcomer, ticketId))).messages.find((x) => x.encrypted)!;
+    const c = { ticketId, version: firstMessage.encrypted!.version, clientId: firstMessage.encrypted!.clientId };
+    // before: only the version made after they came
+    const before = (await keysOf("newcomer")).body.data;
+    expect(before.keys.map((k: any) => k.version)).toEqual([made.version]);
+    expect(await keyFor("newcomer", c.version)).toBeNull();
+    const mine = (await keysOf("admin")).body.data;
+    const them = mine.participants.find((p: any) => p.username === "newcomer");
+    expect(them.versions).toEqual([made.version]);
+    const share = (who: string, body: unknown) =>
+      call(() => shareAction({ request: jsonRequest(`/api/e2ee/share/${ticketId}`, who, body), params: { ticketId: String(ticketId) }, context }));
+    const wrappedFor = async (fingerprint: string) =>
+      Promise.all(
+        mine.keys
+          .filter((k: any) => !them.versions.includes(k.version))
+          .map(async (k: any) => ({
+            version: k.version,
+            wrappedKey: await rewrapConversationKey(k.wrappedKey, ids.admin.privateKey, them.publicKey),
+            fingerprint,
+          })),
+      );
+    // refused: for another key than theirs, a version the sharer never held, by someone outside, with oneself
+    expect((await share("admin", { userId: them.userId, keys: await wrappedFor(ids.agent.fingerprint) })).status).toBe(409);
+    const good = await wrappedFor(them.fingerprint);
+    expect((await share("admin", { userId: them.userId, keys: [{ ...good[0], version: 99 }] })).status).toBe(409);
+    expect((await share("agent2", { userId: them.userId, keys: good })).status).toBe(409); // agent2 was removed before version 3: never held it
+    expect((await share("admin", { userId: users.admin.id, keys: good })).status).toBe(400);
+    const shared = await share("admin", { userId: them.userId, keys: good });
+    expect(shared.body.data.shared.sort()).toEqual(good.map((k: any) => k.version).sort());
+    // now the newcomer opens the first message
+    const key = (await keyFor("newcomer", c.version))!;
+    expect((await decryptMessage(key, c, firstMessage.encrypted!.cipher)).text).toBe(SECRET_TEXT);
+    // everyone sees it was shared
+    const system = (await loadMessages(await conversationById(users.admin, ticketId))).messages.filter((m) => m.type === "system").at(-1);
+    expect(JSON.parse(system!.body)).toMatchObject({ text: "plugin_e2ee.system.shared", values: { name: "Nia Newcomer" } });
+    // sharing again adds nothing
+    expect((await share("admin", { userId: them.userId, keys: good })).body.data.shared).toEqual([]);
+  });
+
+  it("shows a key change: history kept, a new version due; the panel leaves the safety numbers to the browser", async () => {
     const before = await e2eePanel({ ticket: await conversationById(users.admin, ticketId), reader: users.admin, viewer: undefined as never });
     const oldNumber = await safetyNumber(ids.admin.fingerprint, ids.agent.fingerprint);
     expect(oldNumber).toMatch(/^(\d{5} ){11}\d{5}$/);
     expect(oldNumber).toBe(await safetyNumber(ids.agent.fingerprint, ids.admin.fingerprint));
-    expect(JSON.stringify(before)).toContain(oldNumber);
+    // the server's page shows no number of its own (one it computed could hide a swapped key)
+    expect(JSON.stringify(before)).not.toMatch(/\d{5} \d{5}/);
+    expect(JSON.stringify(before)).toContain("plugin_e2ee.panel.safetyInBrowser");
     const replaced = ids.agent;
     ids.agent = await createIdentity(PASSPHRASE);
     const { body } = await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", "agent", { publicKey: ids.agent.publicKey }), params: {}, context }));
@@ -315,9 +418,8 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect(agent.fingerprint).toBe(ids.agent.fingerprint);
     expect(agent.previousFingerprints).toEqual([replaced.fingerprint]);
     expect(keys.rekey).toBe(true);
-    const after = await e2eePanel({ ticket: await conversationById(users.admin, ticketId), reader: users.admin, viewer: undefined as never });
-    expect(JSON.stringify(after)).not.toContain(oldNumber);
-    expect(JSON.stringify(after)).toContain(await safetyNumber(ids.admin.fingerprint, ids.agent.fingerprint));
+    // the browser's number changes with the key
+    expect(await safetyNumber(ids.admin.fingerprint, ids.agent.fingerprint)).not.toBe(oldNumber);
     // a version wrapped for the replaced key is refused
     const stale = await postVersion("admin", {
       version: keys.version + 1,
@@ -350,6 +452,84 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect(weak.status).toBe(400);
   });
 
+  it("encryption_method 'aes': a key from the participants' shared passphrase, the server keeping only a salt and a key-check value", async () => {
+    const room = await createConversation(users.admin, { channel: "chat", title: "Shared room", body: "", usernames: ["agent", "agent2"] });
+    const cookie = await sessionCookie().serialize(tokens.admin);
+    const enable = await call(async () => {
+      const r = await enableAction({
+        request: new Request(`http://localhost/e2ee/enable/${room.ticketNumber}`, {
+          method: "POST",
+          body: new URLSearchParams({ method: "aes" }),
+          headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" },
+        }),
+        params: { number: String(room.ticketNumber) },
+        context,
+      });
+      return new Response(JSON.stringify({ result: r.status === 302 ? "redirect" : "failed" }), { status: r.status });
+    });
+    expect(enable.status).toBe(302);
+    const on = await conversationById(users.admin, room.id);
+    expect([on.encryption, on.encryptionMethod, on.encryptionVersion, on.encryptionRekey]).toEqual([true, "aes", 1, false]);
+    // the helpers below work on the module's conversation: point them at this one for this test
+    const rsaTicket = ticketId;
+    ticketId = room.id;
+    try {
+      const { body } = await keysOf("agent");
+      expect(body.data).toMatchObject({ method: "aes", version: 1, shared: { iterations: 600_000, check: null } });
+      // no wrapped key versions with a shared passphrase
+      expect((await newVersion("admin")).answer.body.code).toBe("plugin_e2ee.errors.method");
+      // the first browser to enter the passphrase stores the key-check value; a second one is refused
+      const adminKey = await deriveSharedKey(ROOM_PASSPHRASE, body.data.shared.salt, body.data.shared.iterations);
+      const setCheck = async (who: string, check: string) =>
+        call(() =>
+          sharedKeyAction({ request: jsonRequest(`/api/e2ee/shared-key/${room.id}`, who, { check }), params: { ticketId: String(room.id) }, context }),
+        );
+      expect((await setCheck("admin", "not an envelope")).status).toBe(400);
+      expect((await setCheck("admin", await makeKeyCheck(adminKey, room.id))).status).toBe(200);
+      const wrongKey = await deriveSharedKey("a wrong passphrase!", body.data.shared.salt, body.data.shared.iterations);
+      expect((await setCheck("agent", await makeKeyCheck(wrongKey, room.id))).status).toBe(409);
+      const check = (await keysOf("agent")).body.data.shared.check;
+      expect(await keyCheckMatches(wrongKey, room.id, check)).toBe(false);
+      // a key-check value is bound to its conversation
+      expect(await keyCheckMatches(adminKey, rsaTicket, check)).toBe(false);
+      const agentKey = await deriveSharedKey(ROOM_PASSPHRASE, body.data.shared.salt, body.data.shared.iterations);
+      expect(await keyCheckMatches(agentKey, room.id, check)).toBe(true);
+      // messages and notes take the same path as with 'rsa'
+      const sent = await sealAndSend("admin", adminKey, 1, SECRET_SHARED);
+      expect(sent.status).toBe(200);
+      expect((await sealAndSend("admin", adminKey, 2, "not this version")).status).toBe(409);
+      const plain = await sendReply(users.admin, on, { fields: { message: SECRET_SHARED }, files: [], fileErrors: [] });
+      expect(plain).toEqual({ ok: false, message: "conversation.encryption.plaintext" });
+      const m = (await loadMessages(on)).messages.find((x) => x.encrypted)!;
+      const c = { ticketId: room.id, version: 1, clientId: m.encrypted!.clientId };
+      expect((await decryptMessage(agentKey, c, m.encrypted!.cipher)).text).toBe(SECRET_SHARED);
+      await expect(decryptMessage(wrongKey, c, m.encrypted!.cipher)).rejects.toBeInstanceOf(DecryptError);
+      const nc = { ticketId: room.id, version: 1, clientId: newClientId() };
+      const noteCipher = await encryptMessage(agentKey, nc, { text: SECRET_SHARED_NOTE }, { note: m.id });
+      const note = await call(() =>
+        noteAction({
+          request: jsonRequest(`/api/e2ee/note/${room.id}`, "agent", { message_id: m.id, cipher: noteCipher, key_version: 1, client_id: nc.clientId }),
+          params: { ticketId: String(room.id) },
+          context,
+        }),
+      );
+      expect(note.status).toBe(200);
+      // a participant removed: no new key (they may know the passphrase; the panel says so), sending goes on
+      await removeParticipant(users.admin, on, users.agent2.id);
+      expect((await conversationById(users.admin, room.id)).encryptionRekey).toBe(false);
+      expect((await sealAndSend("admin", adminKey, 1, SECRET_SHARED)).status).toBe(200);
+      expect(JSON.stringify(await e2eePanel({ ticket: on, reader: users.admin, viewer: undefined as never }))).toContain("plugin_e2ee.panel.onShared");
+      // an 'rsa' conversation takes no key-check value
+      expect((await setCheck("admin", check)).status).toBe(409);
+      const rsaCheck = await call(() =>
+        sharedKeyAction({ request: jsonRequest(`/api/e2ee/shared-key/${rsaTicket}`, "admin", { check }), params: { ticketId: String(rsaTicket) }, context }),
+      );
+      expect(rsaCheck.body.code).toBe("plugin_e2ee.errors.method");
+    } finally {
+      ticketId = rsaTicket;
+    }
+  }, 60_000);
+
   it("leaves none of the plaintext in the database (its file on SQLite, every table's rows on PostgreSQL) or the stored files", async () => {
     const parts: Buffer[] = [];
     if (dialect === "sqlite") {
@@ -377,8 +557,20 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     const dump = Buffer.concat([...parts, ...stored.map((f) => fs.readFileSync(f))]);
     // the dump is real: it holds what is stored in the clear (the chat's title, a plain chat's text)
     expect(dump.includes(Buffer.from("Project room"))).toBe(true);
+    expect(dump.includes(Buffer.from("Shared room"))).toBe(true);
     expect(dump.includes(Buffer.from("a narwhal in plain text"))).toBe(true);
-    for (const secret of [SECRET_TEXT, SECRET_REPLY, "zebra-lighthouse", SECRET_NAME, "PLAINTEXT", PASSPHRASE])
+    for (const secret of [
+      SECRET_TEXT,
+      SECRET_REPLY,
+      "zebra-lighthouse",
+      SECRET_NAME,
+      "PLAINTEXT",
+      PASSPHRASE,
+      SECRET_NOTE,
+      SECRET_SHARED,
+      SECRET_SHARED_NOTE,
+      ROOM_PASSPHRASE,
+    ])
       for (const encoding of ["utf8", "utf16le"] as const) expect(dump.includes(Buffer.from(secret, encoding)), `${secret} (${encoding})`).toBe(false);
   });
 });

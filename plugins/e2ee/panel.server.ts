@@ -1,17 +1,21 @@
 // The conversation's "End-to-end encryption" panel (app/conversation/panels.server.ts): off with a
-// way to turn it on (a real form on /e2ee/enable), or on with its key version and the viewer's
-// safety number with each other participant, to compare out of band (same digits on both sides).
+// way to turn it on (a real form on /e2ee/enable), or on with its method and key version. The
+// safety numbers to compare are drawn into it by the browser's script only (browser-client.ts).
 import type { PanelInput, PanelSection } from "~/conversation/panels.server";
 import { getDb } from "@db/client";
 import { eq } from "drizzle-orm";
-import { safetyNumber } from "./crypto";
 import { ENCRYPTABLE_KINDS, safetyNumbers } from "./e2ee.server";
 
 export async function e2eePanel({ ticket, reader }: PanelInput): Promise<PanelSection | null> {
   if (!(ENCRYPTABLE_KINDS as readonly string[]).includes(ticket.kind)) return null;
   const { db, schema } = getDb();
   const [row] = await db
-    .select({ encryption: schema.tickets.encryption, version: schema.tickets.encryptionVersion, rekey: schema.tickets.encryptionRekey })
+    .select({
+      encryption: schema.tickets.encryption,
+      method: schema.tickets.encryptionMethod,
+      version: schema.tickets.encryptionVersion,
+      rekey: schema.tickets.encryptionRekey,
+    })
     .from(schema.tickets)
     .where(eq(schema.tickets.id, ticket.id));
   if (!row) return null;
@@ -25,14 +29,14 @@ export async function e2eePanel({ ticket, reader }: PanelInput): Promise<PanelSe
       empty: "plugin_e2ee.panel.off",
       actions: me ? [{ label: { key: "plugin_e2ee.panel.enable" }, href: `/e2ee/enable/${ticket.ticketNumber}` }] : [],
     };
+  // a shared passphrase: no keys per person to compare, and a removed participant who knows it still could read
+  if (row.method === "aes") return { title: "plugin_e2ee.panel.title", items: [{ label: { key: "plugin_e2ee.panel.onShared" } }], actions: [] };
   const items: PanelSection["items"] = [{ label: { key: "plugin_e2ee.panel.on", values: { version: String(row.version) } } }];
   if (row.rekey) items.push({ label: { key: "plugin_e2ee.panel.rekey" } });
   if (me && !me.fingerprint) items.push({ label: { key: "plugin_e2ee.panel.myNoKey" }, href: "/e2ee/keys" });
-  for (const p of people) {
-    if (p.userId === reader.id) continue;
-    if (!p.fingerprint) items.push({ label: { key: "plugin_e2ee.panel.noKey", values: { name: p.name } } });
-    else if (me?.fingerprint)
-      items.push({ label: { key: "plugin_e2ee.panel.safety", values: { name: p.name, number: await safetyNumber(me.fingerprint, p.fingerprint) } } });
-  }
+  for (const p of people) if (p.userId !== reader.id && !p.fingerprint) items.push({ label: { key: "plugin_e2ee.panel.noKey", values: { name: p.name } } });
+  // the numbers to compare are the browser's own, from the keys it encrypts for (a server that
+  // swapped a key would show matching numbers of its own): the script draws them here
+  if (people.some((p) => p.userId !== reader.id && p.fingerprint)) items.push({ label: { key: "plugin_e2ee.panel.safetyInBrowser" } });
   return { title: "plugin_e2ee.panel.title", items, actions: [keys] };
 }

@@ -1,14 +1,17 @@
 // End-to-end encrypted workspace chat in three browser contexts (Alya, Brian, the admin): keys made
 // in each browser, encryption turned on by a real form, messages and a file sealed in the sender's
 // browser and opened in the others', safety numbers that agree, a removed participant who cannot
-// open what comes after, the missing-key text with the draft kept, the key restored on a new
-// browser profile from its passphrase, and the honest text without JavaScript.
+// open what comes after (until a participant shares the earlier key versions with them), private
+// notes sealed like messages, the missing-key text with the draft kept, the key restored on a new
+// browser profile from its passphrase, a swapped key flagged, encryption_method 'aes' with a
+// shared passphrase, and the honest text without JavaScript.
 import fs from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { chooseLanguage, hydrated, login } from "./helpers";
 
 const PASSPHRASE = "tangerine submarine 1987";
+const ROOM_PASSPHRASE = "told at the coffee machine";
 const UNDECRYPTABLE = "Message could not be decrypted";
 const MISSING_KEY = "You cannot read or send message because you don't have the encryption key on this browser.";
 
@@ -46,7 +49,6 @@ async function startChat(page: Page, subject: string, people: string[], message:
 }
 
 const panel = (page: Page) => page.locator('[data-panel="e2ee"]');
-const safety = async (page: Page, name: string) => (await panel(page).getByText(`Safety number with ${name}:`).textContent())!.replace(/^.*: /, "").trim();
 /** The number this browser computes from the key it encrypts for (the one to compare out of band). */
 const browserSafety = async (page: Page, name: string) =>
   (await panel(page).getByText(`Safety number with ${name}, as this browser computes it`).textContent())!.replace(/^.*: /, "").trim();
@@ -54,6 +56,13 @@ const browserSafety = async (page: Page, name: string) =>
 async function send(page: Page, text: string) {
   await page.getByRole("textbox", { name: "Reply", exact: true }).fill(text);
   await page.getByRole("button", { name: "Send" }).click();
+}
+
+/** A private note on a message. */
+async function addNote(message: Locator, note: string) {
+  await message.locator("summary", { hasText: "Actions" }).click();
+  await message.getByLabel("Private note").fill(note);
+  await message.getByRole("button", { name: "Add note" }).click();
 }
 
 test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, restore from the passphrase", async ({ browser, baseURL }) => {
@@ -105,15 +114,20 @@ test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, r
   });
   expect(stored).not.toContain("Names and figures");
 
-  // safety numbers: the same digits on both sides
+  // a private note by Brian, sealed in his browser and bound to the message; Alya's opens it
+  await addNote(brian.locator("article.message", { hasText: "The budget is 42k" }), "Check with finance first");
+  await expect(alya.locator('[data-e2ee-note] [data-e2ee-state="decrypted"]')).toHaveText("Check with finance first", { timeout: 20_000 });
+
+  // safety numbers, computed by each browser from the keys it encrypts for: the same digits on both sides
   await alya.reload();
   await brian.reload();
-  const alyaSees = await safety(alya, "Brian Agent");
+  const alyaSees = await browserSafety(alya, "Brian Agent");
   expect(alyaSees).toMatch(/^(\d{5} ){11}\d{5}$/);
-  expect(await safety(brian, "Alya Agent")).toBe(alyaSees);
-  // each browser works the number out from the keys it encrypts for: with an honest server, the same
-  expect(await browserSafety(alya, "Brian Agent")).toBe(alyaSees);
   expect(await browserSafety(brian, "Alya Agent")).toBe(alyaSees);
+  // the server's page shows none of its own (one it computed could hide a swapped key), and nothing is flagged
+  await expect(panel(alya).getByText(/Safety numbers to compare are computed by your browser/)).toBeVisible();
+  await expect(panel(alya).getByText(`Safety number with Brian Agent: `)).toHaveCount(0);
+  await expect(panel(alya).locator("[data-e2ee-mismatch]")).toHaveCount(0);
 
   // the admin is removed: the next message is sealed with a new key version they do not get
   await alya.getByRole("button", { name: "Remove Demo Admin" }).click();
@@ -128,6 +142,24 @@ test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, r
   await expect(admin.locator('[data-e2ee-state="decrypted"]', { hasText: "The budget is 42k" })).toBeVisible({ timeout: 20_000 });
   await expect(admin.locator('[data-e2ee-state="undecryptable"]')).toHaveText(UNDECRYPTABLE);
   await expect(admin.getByText("After the admin left")).toHaveCount(0);
+
+  // the admin is added back: they read what comes next, not what was sealed while they were out,
+  // until Alya shares the earlier key versions with them
+  await alya.getByLabel("Add a person").selectOption({ label: "Demo Admin" });
+  await alya.getByRole("button", { name: "Add", exact: true }).click();
+  await hydrated(alya);
+  await send(alya, "Welcome back, admin");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Welcome back, admin" })).toBeVisible({ timeout: 20_000 });
+  await admin.reload();
+  await expect(admin.locator('[data-e2ee-state="decrypted"]', { hasText: "Welcome back, admin" })).toBeVisible({ timeout: 20_000 });
+  await expect(admin.locator('[data-e2ee-state="undecryptable"]')).toHaveText(UNDECRYPTABLE);
+  await alya.reload();
+  await panel(alya).getByRole("button", { name: "Share earlier messages with Demo Admin" }).click();
+  await expect(panel(alya).getByText("Demo Admin can now read the earlier messages.")).toBeVisible({ timeout: 20_000 });
+  // the admin's open page learns of it (the system message comes in) and opens the message
+  await expect(admin.locator(".system-message", { hasText: "shared the earlier encrypted messages with Demo Admin" })).toBeVisible({ timeout: 20_000 });
+  await expect(admin.locator('[data-e2ee-state="decrypted"]', { hasText: "After the admin left" })).toBeVisible({ timeout: 20_000 });
+  await expect(admin.locator('[data-e2ee-state="undecryptable"]')).toHaveCount(0);
 
   // Brian on a new browser profile: no key here, sending blocked and the draft kept
   const fresh = await browser.newContext();
@@ -169,6 +201,11 @@ test("an end-to-end encrypted chat: messages, a file, removal, safety numbers, r
   await expect(plain.getByRole("heading", { name: new RegExp(subject) })).toBeVisible();
   await expect(plain.getByText("This message is end-to-end encrypted: it needs JavaScript to decrypt.").first()).toBeVisible();
   await expect(plain.getByText("The budget is 42k")).toHaveCount(0);
+  await expect(plain.getByText("Check with finance first")).toHaveCount(0);
+  await expect(plain.locator("[data-e2ee-note]")).toContainText("it needs JavaScript to decrypt");
+  // a plain note is refused: it would be stored readable
+  await addNote(plain.locator("article.message:has([data-e2ee-message])").last(), "a note without JavaScript");
+  await expect(plain.getByRole("alert")).toContainText("Notes in an end-to-end encrypted conversation are encrypted in your browser");
   // a plain reply is refused, the text kept
   await send(plain, "typed without JavaScript");
   await expect(plain.getByRole("alert")).toContainText("This conversation is end-to-end encrypted");
@@ -199,6 +236,30 @@ test("a participant's changed key is warned of before sending; the pages pass ax
   await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "First, with the key I know" })).toBeVisible({ timeout: 20_000 });
   found.push(...(await axe(alya)));
 
+  // a key swapped on the way (the server hands Alya's browser another key for Brian than the
+  // fingerprint it names for him): flagged beside the safety numbers, and warned of before sending
+  const keysRoute = /\/api\/e2ee\/conversation\/\d+$/;
+  await alya.route(keysRoute, async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    const response = await route.fetch();
+    const body = await response.json();
+    const mine = body.data.participants.find((p: { name: string }) => p.name === "Alya Agent");
+    for (const p of body.data.participants) if (p.name === "Brian Agent") p.publicKey = mine.publicKey;
+    await route.fulfill({ response, json: body });
+  });
+  await alya.reload();
+  await expect(panel(alya).locator("[data-e2ee-mismatch]")).toContainText("the key this browser got for Brian Agent is not the one the server names", {
+    timeout: 20_000,
+  });
+  await hydrated(alya);
+  await send(alya, "Sent to a swapped key?");
+  await expect(alya.locator('[data-e2ee-say="warning"]')).toContainText("Brian Agent");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "Sent to a swapped key?" })).toHaveCount(0);
+  await alya.unroute(keysRoute);
+  await alya.reload();
+  await expect(panel(alya).getByText(/Safety number with Brian Agent, as this browser computes it/)).toBeVisible({ timeout: 20_000 });
+  await expect(panel(alya).locator("[data-e2ee-mismatch]")).toHaveCount(0);
+
   // Brian makes a new key (another browser, say): Alya is warned before her next message goes
   await brian.goto("/e2ee/keys");
   await expect(brian.getByText("Creating a new key replaces your current one")).toBeVisible();
@@ -219,4 +280,79 @@ test("a participant's changed key is warned of before sending; the pages pass ax
   await expect(brian.locator('[data-e2ee-state="undecryptable"]')).toHaveText(UNDECRYPTABLE);
   expect(found).toEqual([]);
   await Promise.all(contexts.map((c) => c.close()));
+});
+
+test("encryption_method 'aes': a shared passphrase entered in each browser, messages and notes; without JavaScript the honest text", async ({
+  browser,
+  baseURL,
+}) => {
+  test.setTimeout(150_000);
+  const contexts = await Promise.all([0, 1].map(() => browser.newContext()));
+  const [alya, brian] = await Promise.all(contexts.map((c) => c.newPage()));
+  // no personal keys needed: the key comes from the passphrase
+  for (const [page, user] of [
+    [alya, "agent"],
+    [brian, "agent2"],
+  ] as const) {
+    await chooseLanguage(page.context(), baseURL!);
+    await login(page, user, "agent");
+  }
+  const subject = `Shared secret ${Date.now()}`;
+  const url = await startChat(alya, subject, ["Brian Agent"], "Before the passphrase");
+  await panel(alya).getByRole("link", { name: "Turn on encryption" }).click();
+  await alya.getByRole("radio", { name: /^AES: one key from a passphrase/ }).check();
+  await alya.getByRole("button", { name: "Turn on encryption" }).click();
+  await expect(alya).toHaveURL(new RegExp(`${url}$`));
+  await expect(alya.locator(".system-message", { hasText: "turned on end-to-end encryption with a shared passphrase" })).toBeVisible();
+  await expect(panel(alya).getByText(/including a participant who was removed/)).toBeVisible();
+
+  // Alya is the first: she chooses the passphrase (twice) and sends
+  await hydrated(alya);
+  const first = alya.locator("[data-e2ee-passphrase]");
+  await expect(first).toContainText("nobody has entered yet");
+  await first.getByLabel("Conversation passphrase (at least 10 characters)").fill(ROOM_PASSPHRASE);
+  await first.getByLabel("Passphrase again").fill(ROOM_PASSPHRASE);
+  await first.getByRole("button", { name: "Unlock" }).click();
+  await expect(alya.locator("[data-e2ee-missing]")).toHaveCount(0, { timeout: 20_000 });
+  await send(alya, "The door code is 4711");
+  await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "The door code is 4711" })).toBeVisible({ timeout: 20_000 });
+
+  // Brian cannot read it until he enters the passphrase; a wrong one is told apart
+  await brian.goto(url);
+  await hydrated(brian);
+  await expect(brian.locator('[data-e2ee-state="missing-key"]').first()).toHaveText(MISSING_KEY);
+  const enter = brian.locator("[data-e2ee-passphrase]");
+  await expect(enter).toContainText("Enter the passphrase the participants of this conversation share.");
+  await enter.getByLabel("Conversation passphrase (at least 10 characters)").fill("not our passphrase");
+  await enter.getByRole("button", { name: "Unlock" }).click();
+  await expect(enter.getByRole("alert")).toHaveText("This is not the conversation's passphrase.", { timeout: 20_000 });
+  await enter.getByLabel("Conversation passphrase (at least 10 characters)").fill(ROOM_PASSPHRASE);
+  await enter.getByRole("button", { name: "Unlock" }).click();
+  await expect(brian.locator('[data-e2ee-state="decrypted"]', { hasText: "The door code is 4711" })).toBeVisible({ timeout: 20_000 });
+  // a note of his, opened in Alya's browser; the key stays on his browser across a reload
+  await addNote(brian.locator("article.message", { hasText: "The door code is 4711" }), "Changes on Monday");
+  await expect(alya.locator('[data-e2ee-note] [data-e2ee-state="decrypted"]')).toHaveText("Changes on Monday", { timeout: 20_000 });
+  await brian.reload();
+  await expect(brian.locator('[data-e2ee-state="decrypted"]', { hasText: "The door code is 4711" })).toBeVisible({ timeout: 20_000 });
+  const found = (await new AxeBuilder({ page: brian }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => v.id);
+  expect(found).toEqual([]);
+
+  // without JavaScript: turning it on works (a real form), the messages say they need JavaScript
+  const nojs = await browser.newContext({ javaScriptEnabled: false });
+  await chooseLanguage(nojs, baseURL!);
+  const plain = await nojs.newPage();
+  await login(plain, "agent", "agent");
+  const other = await startChat(plain, `No script ${Date.now()}`, ["Brian Agent"], "Plain before");
+  await plain.goto(`/e2ee/enable/${other.split("/").pop()}`);
+  await plain.getByRole("radio", { name: /^AES: one key from a passphrase/ }).check();
+  await plain.getByRole("button", { name: "Turn on encryption" }).click();
+  await expect(plain).toHaveURL(new RegExp(`${other}$`));
+  await expect(plain.getByText("End-to-end encrypted", { exact: true })).toBeVisible();
+  await plain.goto(url);
+  await expect(plain.getByText("This message is end-to-end encrypted: it needs JavaScript to decrypt.").first()).toBeVisible();
+  await expect(plain.getByText("The door code is 4711")).toHaveCount(0);
+  await expect(plain.getByText("Changes on Monday")).toHaveCount(0);
+  await send(plain, "typed without JavaScript");
+  await expect(plain.getByRole("alert")).toContainText("This conversation is end-to-end encrypted");
+  await Promise.all([...contexts, nojs].map((c) => c.close()));
 });

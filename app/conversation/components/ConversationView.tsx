@@ -254,7 +254,23 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
         <ul className="notes" aria-label={t("conversation.notes")}>
           {m.notes.map((n) => (
             <li key={n.id}>
-              <strong>{n.author}</strong>: {n.body}
+              <strong>{n.author}</strong>:{" "}
+              {n.encrypted ? (
+                // opened in the browser by plugins/e2ee, like an encrypted message (bound to this message)
+                <span
+                  data-e2ee-note={n.id}
+                  data-e2ee-on={m.id}
+                  data-e2ee-cipher={n.encrypted.cipher}
+                  data-e2ee-version={n.encrypted.version}
+                  data-e2ee-client-id={n.encrypted.clientId}
+                >
+                  <span className="muted" data-e2ee-text>
+                    {t("conversation.encryption.needsJs")}
+                  </span>
+                </span>
+              ) : (
+                n.body
+              )}
               {n.userId === data.me.id || data.me.type === "admin" ? (
                 <ActionButton intent="delete_note" fields={{ note_id: n.id }} label={t("conversation.deleteNote")} />
               ) : null}
@@ -279,20 +295,18 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
           {mine || data.me.type === "admin" ? (
             <ActionButton intent="delete_message" fields={{ message_id: m.id }} label={t("conversation.delete")} danger />
           ) : null}
-          {/* an end-to-end encrypted conversation takes no notes: they are stored as written */}
-          {data.ticket.encryption ? null : (
-            <Form method="post" className="note-form">
-              <Intent value="note" />
-              <input type="hidden" name="message_id" value={m.id} />
-              <label>
-                {t("conversation.addNote")}
-                <input name="note" maxLength={2000} />
-              </label>
-              <button type="submit" className="button">
-                {t("conversation.saveNote")}
-              </button>
-            </Form>
-          )}
+          {/* in an end-to-end encrypted conversation plugins/e2ee seals the note in the browser (data-e2ee-note-form); without JavaScript it is refused */}
+          <Form method="post" className="note-form" data-e2ee-note-form={data.ticket.encryption ? m.id : undefined}>
+            <Intent value="note" />
+            <input type="hidden" name="message_id" value={m.id} />
+            <label>
+              {t("conversation.addNote")}
+              <input name="note" maxLength={2000} />
+            </label>
+            <button type="submit" className="button">
+              {t("conversation.saveNote")}
+            </button>
+          </Form>
         </div>
       </details>
     </article>

@@ -1,29 +1,38 @@
 // The encrypted conversation in the browser, on top of the host's conversation page (which marks
 // it: `.conversation[data-encryption]`, each encrypted message `[data-e2ee-message]` with its
 // envelope, the `[data-composer-slot]` above the reply form `#reply`):
-// - opens each message with the conversation key of its version (unwrapped with this browser's
-//   private key), refusing a tampered one, an old key version after a newer one, a replayed id:
-//   'Message could not be decrypted';
+// - opens each message and private note with the conversation key of its version (unwrapped with
+//   this browser's private key, or for `encryption_method` 'aes' derived from the passphrase the
+//   participants share), refusing a tampered one, an old key version after a newer one, a replayed
+//   id: 'Message could not be decrypted';
+// - seals a private note like a message, bound to the message it is on;
 // - seals the reply (text, and each file before upload) with the current key version, making the
 //   next version first when the participants changed (wrapped only for those still in);
 // - without the key here: the spec's missing-key text, sending blocked, the draft kept;
-// - a participant's key changed since last seen: a warning before sending.
+// - a participant's key changed since last seen, or does not match the fingerprint the server
+//   claims for it (a swapped key): a warning before sending, flagged beside the safety numbers;
+// - shares earlier key versions with someone added later, when a participant chooses to.
 import {
   decryptFile,
   decryptMessage,
+  deriveSharedKey,
   encryptFile,
   encryptMessage,
   fingerprintOf,
+  keyCheckMatches,
+  makeKeyCheck,
   safetyNumber,
   newClientId,
   newConversationKey,
+  rewrapConversationKey,
   unwrapConversationKey,
   wrapConversationKey,
   type MessageContext,
+  type Part,
 } from "../crypto";
 import { ALLOWED_TYPES, MAX_FILE_BYTES } from "~/file-types";
 import { ENCRYPTED_FILE_NAME, ENCRYPTED_FILE_TYPE } from "~/conversation/encrypted";
-import { api, ApiError, loadIdentity, markSeen, seenFingerprint, type StoredIdentity } from "./keystore";
+import { api, ApiError, loadIdentity, loadSharedKey, markSeen, saveSharedKey, seenFingerprint, type StoredIdentity } from "./keystore";
 
 type T = (key: string, values?: Record<string, string>) => string;
 
@@ -32,8 +41,13 @@ interface Participant {
   username: string;
   name: string;
   publicKey: string | null;
+  /** Computed here from publicKey (the one to trust). */
   fingerprint: string | null;
+  /** What the server says the fingerprint is. */
+  serverFingerprint: string | null;
   previousFingerprints: string[];
+  /** The key versions wrapped for them. */
+  versions: number[];
 }
 
 interface ConversationKeys {
@@ -45,13 +59,23 @@ interface ConversationKeys {
   rekey: boolean;
   participants: Participant[];
   keys: { version: number; wrappedKey: string; fingerprint: string }[];
+  shared: { salt: string; iterations: number; check: string | null } | null;
 }
 
 interface State {
   keys: ConversationKeys;
   identity: StoredIdentity | null;
+  /** encryption_method 'aes': the passphrase-derived key, once entered on this browser. */
+  sharedKey: CryptoKey | null;
   unwrapped: Map<number, Promise<CryptoKey | null>>;
+  /** How many messages (system ones too) the page showed when this was fetched. */
+  shown: number;
 }
+
+const shownMessages = (root: ParentNode) => root.querySelectorAll(".system-message, [data-e2ee-message]").length;
+
+/** Whether this browser holds what opens the conversation (its identity key, or the shared key for 'aes'). */
+const ready = (state: State) => (state.keys.method === "aes" ? !!state.sharedKey : !!state.identity);
 
 export class E2eeClient {
   private states = new Map<number, Promise<State>>();
@@ -105,10 +129,15 @@ export class E2eeClient {
         const [keys, identity] = await Promise.all([api<ConversationKeys>(`/api/e2ee/conversation/${ticketId}`), loadIdentity(this.userId)]);
         // fingerprints are computed here from the keys this browser will wrap for, never taken from
         // the server's word: a key the server swaps shows as a changed key before anything is sent
-        for (const p of keys.participants) p.fingerprint = p.publicKey ? await fingerprintOf(p.publicKey) : null;
+        for (const p of keys.participants) {
+          p.serverFingerprint = p.fingerprint;
+          p.fingerprint = p.publicKey ? await fingerprintOf(p.publicKey) : null;
+        }
         // a key here that is not the published one (replaced on another browser) opens nothing
         const usable = identity && keys.fingerprint === identity.fingerprint ? identity : null;
-        return { keys, identity: usable, unwrapped: new Map() };
+        let sharedKey = keys.shared ? await loadSharedKey(this.userId, ticketId) : null;
+        if (sharedKey && keys.shared?.check && !(await keyCheckMatches(sharedKey, ticketId, keys.shared.check))) sharedKey = null;
+        return { keys, identity: usable, sharedKey, unwrapped: new Map(), shown: shownMessages(document) };
       })();
       this.states.set(ticketId, s);
       s.catch(() => this.states.delete(ticketId));
@@ -117,6 +146,8 @@ export class E2eeClient {
   }
 
   private keyOf(state: State, version: number): Promise<CryptoKey | null> {
+    // one key, from the shared passphrase
+    if (state.keys.method === "aes") return Promise.resolve(version === 1 ? state.sharedKey : null);
     let k = state.unwrapped.get(version);
     if (!k) {
       const wrapped = state.keys.keys.find((w) => w.version === version);
@@ -138,10 +169,24 @@ export class E2eeClient {
     const items = [...root.querySelectorAll<HTMLElement>("[data-e2ee-message]")];
     // a message sealed with a version this browser has not fetched yet: fetch again, once
     if (pageVersion > state.keys.version || items.some((el) => Number(el.dataset.e2eeVersion) > state.keys.version)) state = await this.state(ticketId, true);
+    // something new on the page while messages of versions this browser lacks are shown: earlier
+    // versions may have been shared with this user meanwhile
+    else if (
+      shownMessages(root) > state.shown &&
+      state.keys.method === "rsa" &&
+      items.some((el) => !state.keys.keys.some((k) => k.version === Number(el.dataset.e2eeVersion)))
+    )
+      state = await this.state(ticketId, true);
     this.showComposerState(root, state);
     void this.drawSafetyNumbers(state);
     let newest = 0;
     const ids = new Set<string>();
+    const done = (el: HTMLElement, version: number) => {
+      const mark = `${version}:${ready(state) ? "k" : "-"}:${state.keys.keys.length}`;
+      if (el.dataset.e2eeDone === mark) return true;
+      el.dataset.e2eeDone = mark;
+      return false;
+    };
     for (const el of items) {
       const version = Number(el.dataset.e2eeVersion);
       const clientId = el.dataset.e2eeClientId ?? "";
@@ -150,40 +195,100 @@ export class E2eeClient {
       const suspicious = version < newest || ids.has(clientId);
       newest = Math.max(newest, version);
       ids.add(clientId);
-      if (el.dataset.e2eeDone === `${version}:${state.identity ? "k" : "-"}`) continue;
-      el.dataset.e2eeDone = `${version}:${state.identity ? "k" : "-"}`;
-      void this.open(el, state, { ticketId, version, clientId }, suspicious);
+      if (!done(el, version)) void this.open(el, state, { ticketId, version, clientId }, suspicious);
+    }
+    // private notes: bound to their message (the server keeps each note's id unique per message)
+    for (const el of root.querySelectorAll<HTMLElement>("[data-e2ee-note]")) {
+      const version = Number(el.dataset.e2eeVersion);
+      if (!done(el, version))
+        void this.open(el, state, { ticketId, version, clientId: el.dataset.e2eeClientId ?? "" }, false, { note: Number(el.dataset.e2eeOn) });
     }
   }
 
   /**
-   * The safety numbers as this browser computes them from the keys it encrypts for, beside the
-   * server's in the panel: these are the ones to compare out of band, since a server that swapped
-   * a key could show matching numbers of its own.
+   * The safety numbers as this browser computes them from the keys it encrypts for, in the panel:
+   * the only ones to compare out of band (a server that swapped a key could show matching numbers
+   * of its own). A key whose fingerprint is not the one the server claims for it is flagged; and
+   * someone who lacks earlier key versions this browser holds can be given them.
    */
   private async drawSafetyNumbers(state: State) {
     const panel = document.querySelector<HTMLElement>('[data-panel="e2ee"]');
     const mine = state.identity?.fingerprint;
-    if (!panel || !mine) return;
-    const lines: string[] = [];
-    for (const p of state.keys.participants)
-      if (p.userId !== this.userId && p.fingerprint)
-        lines.push(this.t("plugin_e2ee.client.safety", { name: p.name, number: await safetyNumber(mine, p.fingerprint) }));
+    if (!panel || !mine || state.keys.method !== "rsa") return;
+    const lines: { text: string; flagged: boolean; share?: Participant }[] = [];
+    const held = state.keys.keys.map((k) => k.version);
+    for (const p of state.keys.participants) {
+      if (p.userId === this.userId || !p.fingerprint) continue;
+      const flagged = p.fingerprint !== p.serverFingerprint;
+      lines.push({
+        text: this.t(flagged ? "plugin_e2ee.client.safetyMismatch" : "plugin_e2ee.client.safety", {
+          name: p.name,
+          number: await safetyNumber(mine, p.fingerprint),
+        }),
+        flagged,
+        share: !flagged && held.some((v) => !p.versions.includes(v)) ? p : undefined,
+      });
+    }
+    const signature = JSON.stringify(lines.map((l) => [l.text, l.flagged, !!l.share]));
     let list = panel.querySelector<HTMLUListElement>("ul[data-e2ee-safety]");
     if (!list) {
       list = document.createElement("ul");
       list.dataset.e2eeSafety = "";
       panel.append(list);
     }
-    if (list.dataset.lines === lines.join("\n")) return;
-    list.dataset.lines = lines.join("\n");
+    if (list.dataset.lines === signature) return;
+    list.dataset.lines = signature;
     list.replaceChildren(
       ...lines.map((line) => {
         const item = document.createElement("li");
-        item.textContent = line;
+        item.textContent = line.text;
+        if (line.flagged) {
+          item.className = "form-error";
+          item.setAttribute("role", "alert");
+          item.dataset.e2eeMismatch = "";
+        }
+        if (line.share) item.append(" ", this.shareButton(state, line.share));
         return item;
       }),
     );
+  }
+
+  /** Gives a participant the key versions this browser holds and they lack (they then read the earlier messages). */
+  private shareButton(state: State, p: Participant) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "button";
+    button.dataset.e2eeShare = String(p.userId);
+    button.textContent = this.t("plugin_e2ee.client.share", { name: p.name });
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      void (async () => {
+        try {
+          const keys = [];
+          for (const k of state.keys.keys)
+            if (!p.versions.includes(k.version))
+              keys.push({
+                version: k.version,
+                wrappedKey: await rewrapConversationKey(k.wrappedKey, state.identity!.privateKey, p.publicKey!),
+                fingerprint: p.fingerprint!,
+              });
+          await api(`/api/e2ee/share/${state.keys.ticketId}`, { json: { userId: p.userId, keys } });
+          button.replaceWith(
+            Object.assign(document.createElement("span"), { className: "muted", textContent: this.t("plugin_e2ee.client.shared", { name: p.name }) }),
+          );
+          this.reset(state.keys.ticketId);
+        } catch (error) {
+          button.disabled = false;
+          button.after(
+            Object.assign(document.createElement("span"), {
+              className: "field-error",
+              textContent: this.t("plugin_e2ee.client.failed", { error: error instanceof Error ? error.message : String(error) }),
+            }),
+          );
+        }
+      })();
+    });
+    return button;
   }
 
   private output(el: HTMLElement) {
@@ -191,7 +296,8 @@ export class E2eeClient {
     if (fallback) fallback.hidden = true;
     let out = el.querySelector<HTMLElement>("[data-e2ee-out]");
     if (!out) {
-      out = document.createElement("div");
+      // a note sits inline in its list item
+      out = document.createElement(el.tagName === "SPAN" ? "span" : "div");
       out.dataset.e2eeOut = "";
       el.appendChild(out);
     }
@@ -199,17 +305,18 @@ export class E2eeClient {
     return out;
   }
 
-  private async open(el: HTMLElement, state: State, context: MessageContext, suspicious: boolean) {
+  private async open(el: HTMLElement, state: State, context: MessageContext, suspicious: boolean, part: Part = "message") {
     const out = () => this.output(el);
+    const inline = el.tagName === "SPAN";
     const fail = (text: string) => {
-      const p = document.createElement("p");
+      const p = document.createElement(inline ? "span" : "p");
       p.className = "field-error";
       p.dataset.e2eeState = "undecryptable";
       p.textContent = text;
       out().appendChild(p);
     };
-    if (!state.identity) {
-      const p = document.createElement("p");
+    if (!ready(state)) {
+      const p = document.createElement(inline ? "span" : "p");
       p.className = "muted";
       p.dataset.e2eeState = "missing-key";
       p.textContent = this.t("plugin_e2ee.client.missingKey");
@@ -220,14 +327,14 @@ export class E2eeClient {
     if (!key) return fail(this.t("plugin_e2ee.client.undecryptable"));
     let payload;
     try {
-      payload = await decryptMessage(key, context, el.dataset.e2eeCipher ?? "");
+      payload = await decryptMessage(key, context, el.dataset.e2eeCipher ?? "", part);
     } catch {
       return fail(this.t("plugin_e2ee.client.undecryptable"));
     }
     const box = out();
     if (payload.text) {
-      const p = document.createElement("p");
-      p.className = "text-body";
+      const p = document.createElement(inline ? "span" : "p");
+      p.className = inline ? "" : "text-body";
       p.dataset.e2eeState = "decrypted";
       p.textContent = payload.text;
       box.appendChild(p);
@@ -273,20 +380,91 @@ export class E2eeClient {
     const slot = this.slot(root);
     if (!slot) return;
     const missing = slot.querySelector("[data-e2ee-missing]");
-    if (state.identity) {
+    if (ready(state)) {
       missing?.remove();
       return;
     }
     if (missing) return;
-    const p = document.createElement("p");
+    const p = document.createElement("div");
     p.className = "form-error";
     p.dataset.e2eeMissing = "";
     p.append(this.t("plugin_e2ee.client.missingKey"), " ");
-    const link = document.createElement("a");
-    link.href = "/e2ee/keys";
-    link.textContent = this.t("plugin_e2ee.client.setup");
-    p.appendChild(link);
+    if (state.keys.shared) p.append(this.passphraseForm(root, state.keys.ticketId, !state.keys.shared.check));
+    else {
+      const link = document.createElement("a");
+      link.href = "/e2ee/keys";
+      link.textContent = this.t("plugin_e2ee.client.setup");
+      p.appendChild(link);
+    }
     slot.appendChild(p);
+  }
+
+  /**
+   * encryption_method 'aes': the conversation's passphrase, entered here (it never leaves this
+   * browser). The first one to enter it chooses it (typed twice) and stores the key-check value;
+   * after that a wrong one is told apart by that value.
+   */
+  private passphraseForm(root: HTMLElement, ticketId: number, first: boolean) {
+    const form = document.createElement("form");
+    form.className = "stack";
+    form.dataset.e2eePassphrase = "";
+    const field = (name: string, label: string) => {
+      const l = document.createElement("label");
+      const input = Object.assign(document.createElement("input"), { type: "password", name, required: true, minLength: 10, autocomplete: "off" });
+      l.append(label, input);
+      return l;
+    };
+    const intro = Object.assign(document.createElement("p"), {
+      textContent: this.t(first ? "plugin_e2ee.client.sharedFirst" : "plugin_e2ee.client.sharedEnter"),
+    });
+    const error = Object.assign(document.createElement("p"), { className: "field-error", hidden: true });
+    error.setAttribute("role", "alert");
+    const button = Object.assign(document.createElement("button"), {
+      type: "submit",
+      className: "button",
+      textContent: this.t("plugin_e2ee.client.sharedSubmit"),
+    });
+    form.append(intro, field("passphrase", this.t("plugin_e2ee.client.sharedPassphrase")));
+    if (first) form.append(field("confirm", this.t("plugin_e2ee.keys.confirm")));
+    form.append(error, button);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const pass = String(data.get("passphrase") ?? "");
+      const fail = (key: string) => Object.assign(error, { hidden: false, textContent: this.t(key) });
+      if (pass.length < 10) return fail("plugin_e2ee.keys.short");
+      if (first && data.get("confirm") !== pass) return fail("plugin_e2ee.keys.mismatch");
+      button.disabled = true;
+      void (async () => {
+        try {
+          if (!(await this.enterPassphrase(ticketId, pass))) return fail("plugin_e2ee.client.sharedWrong");
+          root.querySelector("[data-e2ee-missing]")?.remove();
+          this.reset(ticketId);
+        } finally {
+          button.disabled = false;
+        }
+      })();
+    });
+    return form;
+  }
+
+  /** Derives the shared key; stores the key-check value if nobody has yet. False: a wrong passphrase. */
+  private async enterPassphrase(ticketId: number, passphrase: string) {
+    let keys = await api<ConversationKeys>(`/api/e2ee/conversation/${ticketId}`);
+    if (!keys.shared) return false;
+    const key = await deriveSharedKey(passphrase, keys.shared.salt, keys.shared.iterations);
+    if (!keys.shared.check) {
+      try {
+        await api(`/api/e2ee/shared-key/${ticketId}`, { json: { check: await makeKeyCheck(key, ticketId) } });
+      } catch (error) {
+        // someone else set it meanwhile: check against theirs
+        if (!(error instanceof ApiError && error.status === 409)) throw error;
+        keys = await api<ConversationKeys>(`/api/e2ee/conversation/${ticketId}`);
+      }
+    }
+    if (keys.shared?.check && !(await keyCheckMatches(key, ticketId, keys.shared.check))) return false;
+    await saveSharedKey(this.userId, ticketId, key);
+    return true;
   }
 
   private say(root: HTMLElement, text: string, kind: "error" | "status" | "warning", action?: { label: string; run: () => void }) {
@@ -312,20 +490,63 @@ export class E2eeClient {
 
   private onSubmit = (event: SubmitEvent) => {
     const form = event.target;
-    if (!(form instanceof HTMLFormElement) || form.id !== "reply") return;
+    if (!(form instanceof HTMLFormElement) || (form.id !== "reply" && !form.dataset.e2eeNoteForm)) return;
     const root = form.closest<HTMLElement>(".conversation[data-encryption][data-ticket-id]");
     if (!root) return;
-    // an encrypted conversation's reply never goes out as the plain form
+    // an encrypted conversation's reply or note never goes out as the plain form
     event.preventDefault();
     event.stopImmediatePropagation();
-    if (!this.sending) void this.send(root, form);
+    if (this.sending) return;
+    if (form.id === "reply") void this.send(root, form);
+    else void this.sendNote(root, form);
   };
+
+  /** A private note, sealed with the current key version and bound to its message. */
+  private async sendNote(root: HTMLElement, form: HTMLFormElement) {
+    const ticketId = Number(root.dataset.ticketId);
+    const messageId = Number(form.dataset.e2eeNoteForm);
+    const box = form.querySelector<HTMLInputElement>('input[name="note"]');
+    const text = box?.value.trim() ?? "";
+    if (!text) return;
+    this.sending = true;
+    const tell = (message: string) => {
+      form.querySelector("[data-e2ee-say]")?.remove();
+      if (!message) return;
+      const p = Object.assign(document.createElement("p"), { className: "form-error", textContent: message });
+      p.dataset.e2eeSay = "error";
+      p.setAttribute("role", "alert");
+      form.append(p);
+    };
+    try {
+      const state = await this.state(ticketId, true);
+      if (!ready(state)) return tell(this.t("plugin_e2ee.client.missingKey"));
+      await this.withCurrentKey(ticketId, state, async (current) => {
+        const version = current.keys.version;
+        const key = await this.keyOf(current, version);
+        if (!key) throw new Error(this.t("plugin_e2ee.client.missingKey"));
+        const context = { ticketId, version, clientId: newClientId() };
+        const cipher = await encryptMessage(key, context, { text: text.slice(0, 2000) }, { note: messageId });
+        await api(`/api/e2ee/note/${ticketId}`, { json: { message_id: messageId, cipher, key_version: version, client_id: context.clientId } });
+      });
+      if (box) box.value = "";
+      tell("");
+    } catch (error) {
+      tell(this.t("plugin_e2ee.client.failed", { error: error instanceof Error ? error.message : String(error) }));
+    } finally {
+      this.sending = false;
+    }
+  }
 
   /** People whose key differs from the one this user last saw (first sight is remembered, not warned of). */
   private async changedKeys(state: State) {
     const changed: Participant[] = [];
     for (const p of state.keys.participants) {
       if (p.userId === this.userId || !p.fingerprint) continue;
+      // the key is not the one the server names: swapped on the way
+      if (p.fingerprint !== p.serverFingerprint) {
+        changed.push(p);
+        continue;
+      }
       const seen = await seenFingerprint(this.userId, p.userId);
       if (!seen) await markSeen(this.userId, p.userId, p.fingerprint);
       else if (seen !== p.fingerprint) changed.push(p);
@@ -344,7 +565,7 @@ export class E2eeClient {
     try {
       let state = await this.state(ticketId, true);
       this.showComposerState(root, state);
-      if (!state.identity) {
+      if (!ready(state)) {
         // spec section 8; the typed text stays where it is
         this.say(root, this.t("plugin_e2ee.client.missingKey"), "error");
         return;
@@ -374,22 +595,7 @@ export class E2eeClient {
       const parts: { text: string; file?: File }[] = [];
       if (text) parts.push({ text });
       for (const file of files) parts.push({ text: "", file });
-      for (const part of parts) {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            state = await this.ensureCurrentKey(ticketId, state);
-            await this.sendOne(ticketId, state, part, replyTo);
-            break;
-          } catch (error) {
-            // a new key version came in between (someone was added or removed): fetch, seal again
-            if (attempt < 2 && error instanceof ApiError && error.status === 409) {
-              state = await this.state(ticketId, true);
-              continue;
-            }
-            throw error;
-          }
-        }
-      }
+      for (const part of parts) state = await this.withCurrentKey(ticketId, state, (current) => this.sendOne(ticketId, current, part, replyTo));
       if (box) box.value = "";
       if (input) input.value = "";
       this.say(root, "", "status");
@@ -400,8 +606,26 @@ export class E2eeClient {
     }
   }
 
+  /** Runs `send` with the current key version; a new one came in between (someone was added or removed): fetch, seal again. */
+  private async withCurrentKey(ticketId: number, state: State, send: (state: State) => Promise<unknown>): Promise<State> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        state = await this.ensureCurrentKey(ticketId, state);
+        await send(state);
+        return state;
+      } catch (error) {
+        if (attempt < 2 && error instanceof ApiError && error.status === 409) {
+          state = await this.state(ticketId, true);
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
   /** The key of the current version; makes the next version first when one is due (or none exists). */
   private async ensureCurrentKey(ticketId: number, state: State): Promise<State> {
+    if (state.keys.method === "aes") return state;
     if (!state.keys.rekey && state.keys.version > 0 && (await this.keyOf(state, state.keys.version))) return state;
     if (!state.keys.rekey && state.keys.version > 0) throw new Error(this.t("plugin_e2ee.client.missingKey"));
     const key = await newConversationKey();

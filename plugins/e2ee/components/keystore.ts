@@ -1,12 +1,15 @@
 // This browser's end-to-end encryption keys, in IndexedDB: per signed-in user, the private key
 // (a non-extractable CryptoKey: the browser keeps it, script cannot read its bytes) with its
-// public key and fingerprint, and the fingerprints of other people's keys as last seen (so a
-// change is noticed before sending). Nothing here is sent to the server.
+// public key and fingerprint, the fingerprints of other people's keys as last seen (so a change is
+// noticed before sending), and the passphrase-derived keys of 'aes' conversations. Nothing here is
+// sent to the server.
 import { createIdentity, fingerprintOf, restoreIdentity, type Backup } from "../crypto";
 
 const DB_NAME = "omnidesk-e2ee";
 const KEYS = "keys";
 const SEEN = "seen";
+/** encryption_method 'aes': each conversation's passphrase-derived key (non-extractable), per user. */
+const SHARED = "shared";
 
 export interface StoredIdentity {
   userId: number;
@@ -17,10 +20,13 @@ export interface StoredIdentity {
 
 function openDb(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => {
-      request.result.createObjectStore(KEYS);
-      request.result.createObjectStore(SEEN);
+    const request = indexedDB.open(DB_NAME, 2);
+    request.onupgradeneeded = (event) => {
+      if (event.oldVersion < 1) {
+        request.result.createObjectStore(KEYS);
+        request.result.createObjectStore(SEEN);
+      }
+      if (event.oldVersion < 2) request.result.createObjectStore(SHARED);
     };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
@@ -50,6 +56,11 @@ export const saveIdentity = (identity: StoredIdentity) => run(KEYS, "readwrite",
 export const seenFingerprint = (userId: number, otherId: number) => run<string | undefined>(SEEN, "readonly", (s) => s.get(`${userId}:${otherId}`));
 
 export const markSeen = (userId: number, otherId: number, fingerprint: string) => run(SEEN, "readwrite", (s) => s.put(fingerprint, `${userId}:${otherId}`));
+
+export const loadSharedKey = (userId: number, ticketId: number) =>
+  run<CryptoKey | undefined>(SHARED, "readonly", (s) => s.get(`${userId}:${ticketId}`)).then((x) => x ?? null);
+
+export const saveSharedKey = (userId: number, ticketId: number, key: CryptoKey) => run(SHARED, "readwrite", (s) => s.put(key, `${userId}:${ticketId}`));
 
 type Answer<T> = { result: "success"; data: T } | { result: "failed"; description: string; code?: string };
 

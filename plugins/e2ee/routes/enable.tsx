@@ -14,6 +14,7 @@ import { formResult, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { pageMeta } from "~/meta";
 import { E2eeRefused, enableEncryption } from "../e2ee.server";
+import { ENCRYPTION_METHODS, type EncryptionMethod } from "../crypto";
 
 async function open(request: Request, context: object | undefined, number: string | undefined) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -37,8 +38,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const { user, ticket } = await open(request, context, params.number);
+  const method = String((await request.formData()).get("method") ?? "rsa");
   try {
-    await enableEncryption(user, ticket);
+    await enableEncryption(user, ticket, method as EncryptionMethod);
   } catch (error) {
     if (error instanceof E2eeRefused) return refuse(formResult({ message: error.message }), error.status);
     throw error;
@@ -68,6 +70,14 @@ export default function EnableEncryption() {
         <Form method="post" className="stack">
           <FormMessage result={failed} />
           <p>{t("plugin_e2ee.enable.intro", { number: data.number })}</p>
+          <fieldset className="stack">
+            <legend>{t("plugin_e2ee.enable.method")}</legend>
+            {ENCRYPTION_METHODS.map((method) => (
+              <label key={method} className="inline">
+                <input type="radio" name="method" value={method} defaultChecked={method === "rsa"} /> {t(`plugin_e2ee.enable.${method}`)}
+              </label>
+            ))}
+          </fieldset>
           <div>
             <button type="submit" className="button primary" disabled={busy}>
               {t("plugin_e2ee.enable.submit")}
