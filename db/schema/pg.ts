@@ -1087,6 +1087,20 @@ export const caseEvents = pgTable(
 
 // ---------- the product catalogue (plugins/product) ----------
 
+/**
+ * An image kept for a refused product form (plugins/product/products.server.ts) until the form is
+ * sent again; a periodic job removes those of forms never sent again (and their files).
+ */
+export const productPendingImages = pgTable(
+  "product_pending_images",
+  {
+    fileKey: text("file_key").primaryKey(),
+    userId: integer("user_id"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("product_pending_images_created_idx").on(t.createdAt)],
+);
+
 /** A product agents can find and link to tickets; price in minor units of its currency (ISO 4217). */
 export const products = pgTable(
   "products",
@@ -1173,6 +1187,21 @@ export const contactIdentities = pgTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.value] }), index("contact_identities_contact_idx").on(t.contactId)],
 );
+
+/**
+ * A custom contact tab (spec section 3: id, name, start_index, data_per_page): a named list of
+ * contacts on /contacts, those its search finds (all when empty), data_per_page a page; its pages
+ * are numbered from start_index in GET /api/contacts/custom (plugins/contacts/tabs.server.ts).
+ */
+export const contactTabs = pgTable("contact_tabs", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull(),
+  search: text("search").notNull().default(""),
+  startIndex: integer("start_index").notNull().default(0),
+  dataPerPage: integer("data_per_page").notNull().default(20),
+  position: integer("position").notNull().default(0),
+  createdAt: time("created_at").notNull(),
+});
 
 /** A field admins add to every contact (plugins/contacts/custom-fields.server.ts): text, number, date or select. */
 export const contactFields = pgTable("contact_fields", {
