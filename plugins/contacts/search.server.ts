@@ -24,7 +24,7 @@ const COMMON = 5_000;
 /** SQLite: a 1-2 character term starting more distinct trigrams than this is not looked up in the index. */
 const SHORT_TERMS = 256;
 /** PostgreSQL: the newest contacts read to tell a common term from a rare one. */
-const PROBE = 4_000;
+const PROBE = 1_000;
 /** PostgreSQL: a term matching at least this share of the newest contacts is common. */
 const COMMON_SHARE = 0.005;
 /** The most contacts a walk is expected to read; a deeper page reads the index's hits instead. */
@@ -164,9 +164,11 @@ async function pgSearch(variants: Variants, offset: number, limit: number): Prom
   if (common || (!everyIndexed && share > 0 && (offset + limit) / share <= WALK_MAX))
     return ids(await rows<{ id: number }>(walk(sql`EXISTS (SELECT 1 FROM contact_search s WHERE s.contact_id = ${c.id} AND (${plain}))`, offset, limit)));
   // rare: the hits first (materialised, so the planner cannot turn it into a walk), then sorted
-  const found = everyIndexed ? sql`(${sql.join(indexed as SQL[], sql` OR `)}${phone})` : plain;
+  // the exact phone as its own set: OR-ed into the text's condition it would keep the index from serving it
+  const byText = sql`SELECT s.contact_id FROM contact_search s WHERE ${everyIndexed ? sql.join(indexed as SQL[], sql` OR `) : plain}`;
+  const found = variants.phone ? sql`${byText} UNION ${phoneOwner(variants.phone)}` : byText;
   return ids(
-    await rows<{ id: number }>(sql`WITH hits AS MATERIALIZED (SELECT s.contact_id FROM contact_search s WHERE ${found})
+    await rows<{ id: number }>(sql`WITH hits AS MATERIALIZED (${found})
       SELECT ${c.id} AS id FROM hits JOIN ${c} ON ${c.id} = hits.contact_id WHERE ${c.mergedInto} IS NULL
       ORDER BY ${c.createdAt} DESC, ${c.id} DESC LIMIT ${limit} OFFSET ${offset}`),
   );
