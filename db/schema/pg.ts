@@ -1188,21 +1188,6 @@ export const contactIdentities = pgTable(
   (t) => [primaryKey({ columns: [t.kind, t.value] }), index("contact_identities_contact_idx").on(t.contactId)],
 );
 
-/**
- * A custom contact tab (spec section 3: id, name, start_index, data_per_page): a named list of
- * contacts on /contacts, those its search finds (all when empty), data_per_page a page; its pages
- * are numbered from start_index in GET /api/contacts/custom (plugins/contacts/tabs.server.ts).
- */
-export const contactTabs = pgTable("contact_tabs", {
-  id: serial("id").primaryKey(),
-  name: text("name").notNull(),
-  search: text("search").notNull().default(""),
-  startIndex: integer("start_index").notNull().default(0),
-  dataPerPage: integer("data_per_page").notNull().default(20),
-  position: integer("position").notNull().default(0),
-  createdAt: time("created_at").notNull(),
-});
-
 /** A field admins add to every contact (plugins/contacts/custom-fields.server.ts): text, number, date or select. */
 export const contactFields = pgTable("contact_fields", {
   id: serial("id").primaryKey(),

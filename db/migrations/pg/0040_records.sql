@@ -1,13 +1,3 @@
-CREATE TABLE "contact_tabs" (
-	"id" serial PRIMARY KEY NOT NULL,
-	"name" text NOT NULL,
-	"search" text DEFAULT '' NOT NULL,
-	"start_index" integer DEFAULT 0 NOT NULL,
-	"data_per_page" integer DEFAULT 20 NOT NULL,
-	"position" integer DEFAULT 0 NOT NULL,
-	"created_at" bigint NOT NULL
-);
---> statement-breakpoint
 CREATE TABLE "product_pending_images" (
 	"file_key" text PRIMARY KEY NOT NULL,
 	"user_id" integer,
