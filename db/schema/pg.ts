@@ -1092,6 +1092,20 @@ export const caseEvents = pgTable(
 
 // ---------- the product catalogue (plugins/product) ----------
 
+/**
+ * An image kept for a refused product form (plugins/product/products.server.ts) until the form is
+ * sent again; a periodic job removes those of forms never sent again (and their files).
+ */
+export const productPendingImages = pgTable(
+  "product_pending_images",
+  {
+    fileKey: text("file_key").primaryKey(),
+    userId: integer("user_id"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("product_pending_images_created_idx").on(t.createdAt)],
+);
+
 /** A product agents can find and link to tickets; price in minor units of its currency (ISO 4217). */
 export const products = pgTable(
   "products",

@@ -1,11 +1,12 @@
-// Contacts as agents see them: the list (search by name, email or phone, newest first, paged), one
-// contact with its emails, phones and channel ids, its identity edited, and its conversations
-// across channels, only those the viewer may read (the host's access rules).
-import { and, desc, eq, exists, inArray, isNull, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+// Contacts as agents see them: the list (newest first, paged; searched by name, email or phone
+// through search.server.ts), one contact with its emails, phones and channel ids, its identity
+// edited, and its conversations across channels, only those the viewer may read (the host's
+// access rules).
+import { and, desc, eq, inArray, isNull, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { conversationPath } from "~/conversation/channels";
-import { containsText } from "~/sql-contains.server";
+import { searchContactIds } from "./search.server";
 import { checkIdNumber, ID_TYPES } from "./identity";
 import { nameKeyOf, normaliseEmail, normalisePhone, type IdentityKind } from "./identities";
 
@@ -18,28 +19,6 @@ export const NAME_MAX = 200;
 export const SALUTATION_MAX = 30;
 export const NOTES_MAX = 5_000;
 
-const contains = containsText;
-
-/** The search's condition: a name or email containing the words, or the phone they make (whole, or digits within). */
-function searchCondition(q: string): SQL | undefined {
-  const { db, schema } = getDb();
-  const c = schema.contacts;
-  const ci = schema.contactIdentities;
-  const identity = (kind: IdentityKind, match: SQL) =>
-    exists(
-      db
-        .select({ one: sql`1` })
-        .from(ci)
-        .where(and(eq(ci.contactId, c.id), eq(ci.kind, kind), match)),
-    );
-  const conditions: SQL[] = [contains(c.name, q), identity("email", contains(ci.value, normaliseEmail(q) || q.toLowerCase()))];
-  const phone = normalisePhone(q);
-  const digits = q.replace(/[\s().+-]/g, "");
-  if (phone) conditions.push(identity("phone", eq(ci.value, phone)));
-  else if (/^\d{4,}$/.test(digits)) conditions.push(identity("phone", contains(ci.value, digits.replace(/^0+/, ""))));
-  return or(...conditions);
-}
-
 export type ContactRow = { id: number; uid: string; name: string; salutation: string; email: string; phone: string; createdAt: number };
 
 /** A page of contacts, newest first; `more` when another page follows. */
@@ -49,13 +28,21 @@ export async function listContacts(input: { q?: string; page?: number; size?: nu
   const q = (input.q ?? "").trim().slice(0, SEARCH_MAX);
   const size = Math.min(Math.max(1, input.size ?? LIST_PAGE), LIST_PAGE_MAX);
   const page = Math.max(1, Math.floor(input.page ?? 1));
-  const rows = await db
-    .select({ id: c.id, uid: c.uid, name: c.name, salutation: c.salutation, createdAt: c.createdAt })
-    .from(c)
-    .where(and(isNull(c.mergedInto), q ? searchCondition(q) : undefined))
-    .orderBy(desc(c.createdAt), desc(c.id))
-    .limit(size + 1)
-    .offset((page - 1) * size);
+  const columns = { id: c.id, uid: c.uid, name: c.name, salutation: c.salutation, createdAt: c.createdAt };
+  let rows;
+  if (q) {
+    // the search finds the page's ids through its index (search.server.ts); the rows follow in that order
+    const found = await searchContactIds(q, (page - 1) * size, size + 1);
+    const byId = new Map((found.length ? await db.select(columns).from(c).where(inArray(c.id, found)) : []).map((r) => [r.id, r]));
+    rows = found.flatMap((id) => byId.get(id) ?? []);
+  } else
+    rows = await db
+      .select(columns)
+      .from(c)
+      .where(isNull(c.mergedInto))
+      .orderBy(desc(c.createdAt), desc(c.id))
+      .limit(size + 1)
+      .offset((page - 1) * size);
   const shown = rows.slice(0, size);
   const identities = await identitiesOf(shown.map((r) => r.id));
   const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";

@@ -111,6 +111,13 @@ export function pendingImageKey(token: string | undefined, userId: number): stri
   return expected.length === given.length && timingSafeEqual(expected, given) ? key : null;
 }
 
+/** Notes a refused form's stored image, so that it is removed if the form is never sent again (pending.server.ts). */
+async function keepPending(key: string, userId: number) {
+  const { db, schema } = getDb();
+  await db.insert(schema.productPendingImages).values({ fileKey: key, userId, createdAt: Date.now() }).onConflictDoNothing();
+  return key;
+}
+
 async function storedBytes(key: string): Promise<Uint8Array | null> {
   const stream = await fileStorage().get(key);
   return stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : null;
@@ -131,7 +138,7 @@ export async function saveProduct(input: ProductInput, by: By, id?: number): Pro
   const refused = async (parts: { errors?: Record<string, string>; message?: string }, status = 400): Promise<Refused> => {
     let pending = "";
     if (!parts.errors?.image && image.bytes && !imageProblem(image.bytes))
-      pending = pendingImageToken(pendingBytes ? pendingKey! : await storage.put(image.bytes), by.actor.id);
+      pending = pendingImageToken(pendingBytes ? pendingKey! : await keepPending(await storage.put(image.bytes), by.actor.id), by.actor.id);
     return { ok: false, result: formResult({ intent: "save", ...parts, values: { ...values, pending_image: pending } }), status };
   };
   const before = id ? await getProduct(id) : null;
@@ -178,6 +185,8 @@ export async function saveProduct(input: ProductInput, by: By, id?: number): Pro
         rowId = row.id;
         await rememberRequest(tx, { id: rowId });
       }
+      // the pending image is the product's now: the clean-up leaves it alone
+      if (newKey) await tx.delete(schema.productPendingImages).where(eq(schema.productPendingImages.fileKey, newKey));
       await audit(
         {
           action: id ? "product.updated" : "product.created",

@@ -33,6 +33,7 @@ import {
   categories,
 } from "@plugins/product/products.server";
 import { DEMO_CATALOGUE, seedDemoCatalogue } from "@plugins/product/demo.server";
+import { PENDING_MAX_AGE_MS, removeAbandonedImages } from "@plugins/product/pending.server";
 import * as formRoute from "@plugins/product/routes/product.form";
 import * as pageRoute from "@plugins/product/routes/product.$id";
 import * as listRoute from "@plugins/product/routes/product";
@@ -230,6 +231,37 @@ describe.each(DIALECTS)("the product catalogue (%s)", (dialect) => {
 
     expect((await call(formRoute.loader as Fn, get("/product/new", agentCookie))).status).toBe(403);
     expect((await call(formRoute.action as Fn, multipart("/product/new", agentCookie, fields({ sku: "AGENT-1" })))).status).toBe(403);
+  });
+
+  it("removes the image of a refused form nobody sent again once a day has passed, once; a kept image that a product took stays", async () => {
+    const refuse = async (sku: string) => {
+      const r = await call(
+        formRoute.action as Fn,
+        multipart("/product/new", adminCookie, fields({ sku, price: "lots" }), { bytes: PNG, name: "a.png", type: "image/png" }),
+      );
+      expect(r.status).toBe(400);
+      const token: string = (await r.json()).values.pending_image;
+      return { token, key: token.split(".")[0]! };
+    };
+    const exists = async (key: string) => (await fileStorage().get(key)) !== undefined;
+    const abandoned = await refuse("GONE-1");
+    const taken = await refuse("TAKEN-1");
+    const saved = await call(formRoute.action as Fn, multipart("/product/new", adminCookie, { ...fields({ sku: "TAKEN-1" }), pending_image: taken.token }));
+    expect(saved.status).toBe(302);
+    // within the day: nothing goes
+    expect(await removeAbandonedImages(Date.now() + PENDING_MAX_AGE_MS / 2)).toBe(0);
+    expect(await exists(abandoned.key)).toBe(true);
+    const later = Date.now() + PENDING_MAX_AGE_MS + 60_000;
+    expect(await removeAbandonedImages(later)).toBe(1);
+    expect(await exists(abandoned.key)).toBe(false);
+    expect(await exists(taken.key)).toBe(true);
+    // run again (another node's job, a retry): nothing more
+    expect(await removeAbandonedImages(later)).toBe(0);
+    // the form sent after the clean-up: saved without the image, not with another file
+    const late = await call(formRoute.action as Fn, multipart("/product/new", adminCookie, { ...fields({ sku: "GONE-1" }), pending_image: abandoned.token }));
+    expect(late.status).toBe(302);
+    const id = Number(late.headers.get("Location")!.match(/\/product\/(\d+)/)![1]);
+    expect((await getProduct(id))!.imageKey).toBeNull();
   });
 
   it("keeps the chosen image after a refused form: sent again without choosing it, the product has it; a forged token names no file", async () => {
