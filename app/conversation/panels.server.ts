@@ -32,6 +32,8 @@ export interface PanelAction {
   label: PanelText;
   href: string;
   insert?: string;
+  /** A form instead of a link: POST to `href` with these hidden fields (the AI's Dismiss); the plugin's route checks access and redirects back. */
+  fields?: Record<string, string>;
 }
 
 export interface PanelSection {

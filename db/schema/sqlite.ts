@@ -1869,3 +1869,81 @@ export const aiTranslations = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.messageId, t.lang] })],
 );
+
+/**
+ * What became of a reply recommendation (plugins/ai feedback.server.ts): offered when the panel or
+ * the API showed it, then used (sent as it was), edited (sent changed) or dismissed. One row per
+ * customer message and kind.
+ */
+export const aiRecommendationFeedback = sqliteTable(
+  "ai_recommendation_feedback",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    /** The customer's message the recommendation answers. */
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    /** The draft as offered (what a reply is compared with). */
+    draft: text("draft").notNull(),
+    /** '' (offered, nothing done yet), used, edited or dismissed. */
+    outcome: text("outcome").notNull().default(""),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    replyMessageId: integer("reply_message_id"),
+    offeredAt: time("offered_at").notNull(),
+    decidedAt: time("decided_at"),
+  },
+  (t) => [
+    uniqueIndex("ai_rec_feedback_message_kind_idx").on(t.messageId, t.kind),
+    index("ai_rec_feedback_ticket_idx").on(t.ticketId, t.outcome),
+    index("ai_rec_feedback_decided_idx").on(t.decidedAt),
+  ],
+);
+
+/** The agent's final label of a conversation's emotion and classification, with what the AI predicted then (the prediction validator). */
+export const aiTicketLabels = sqliteTable(
+  "ai_ticket_labels",
+  {
+    ticketId: integer("ticket_id")
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    emotion: text("emotion").notNull().default(""),
+    classification: text("classification").notNull().default(""),
+    predictedEmotion: text("predicted_emotion").notNull().default(""),
+    predictedClassification: text("predicted_classification").notNull().default(""),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    labelledAt: time("labelled_at").notNull(),
+  },
+  (t) => [index("ai_ticket_labels_at_idx").on(t.labelledAt)],
+);
+
+/** A word or instrument admins watch for in customers' messages (plugins/analyst trade alerts). */
+export const tradeAlertRules = sqliteTable("trade_alert_rules", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  /** As the admin typed it; matched case-insensitively as a whole word. */
+  keyword: text("keyword").notNull(),
+  active: bool("active").notNull().default(true),
+  createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+  createdAt: time("created_at").notNull(),
+});
+
+/** A customer's message that matched a rule: once per rule and message (the alert is sent once). */
+export const tradeAlertHits = sqliteTable(
+  "trade_alert_hits",
+  {
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => tradeAlertRules.id, { onDelete: "cascade" }),
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.messageId] }), index("trade_alert_hits_ticket_idx").on(t.ticketId)],
+);

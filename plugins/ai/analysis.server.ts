@@ -16,6 +16,7 @@ import type { Analysis } from "./analyse";
 import { analyse } from "./service.server";
 import { aiSettings } from "./settings.server";
 import { numbersOf } from "./scam";
+import { matchReply } from "./feedback.server";
 
 export const ANALYSE_JOB = "ai.analyse";
 /** Messages read at a time. */
@@ -98,7 +99,11 @@ export async function analysePending(after: number, limit = BATCH, handle: DbHan
     if (answer.state === "not_configured") return stored;
     const analysis =
       answer.state === "unavailable" ? { ...answer.analysis, analyser: `${answer.analysis.analyser} (fallback: ${answer.reason})` } : answer.analysis;
-    if (await storeAnalysis(message, analysis, handle, Date.now(), plainText(message))) stored++;
+    if (!(await storeAnalysis(message, analysis, handle, Date.now(), plainText(message)))) continue;
+    stored++;
+    // an agent's reply: did it use or edit a recommendation offered for the customer's message?
+    if (message.senderUserId !== null)
+      await matchReply({ id: message.id, ticketId: message.ticketId, userId: message.senderUserId, text: plainText(message) }, Date.now(), handle);
   }
   return stored;
 }

@@ -11,6 +11,8 @@ import { scamHintsForMessage } from "./scam.server";
 import { chosenLanguage, storedTranslations, ticketLanguage, visitorMessages } from "./translate.server";
 import { usesOutside } from "./service.server";
 import { fitEncoded } from "@plugins/kb/panel.server";
+import { dismissedKinds } from "./feedback.server";
+import { finalLabel } from "./labels.server";
 
 type Item = PanelSection["items"][number];
 
@@ -26,7 +28,7 @@ export async function aiPanels({ ticket, reader }: PanelInput): Promise<PanelSec
     emotion.empty = context.empty = recommend.empty = risk.empty = "plugin_ai.state.notConfigured";
     return [emotion, context, recommend, risk, translate];
   }
-  await recommendations(ticket.id, reader, recommend);
+  await recommendations(ticket, reader, recommend);
   const hints = await scamHintsForMessage({ ticketId: ticket.id });
   risk.items = hints.map((h) => ({ label: { key: `plugin_ai.scam.${h.kind}`, values: { ...h.values, confidence: String(Math.round(h.confidence * 100)) } } }));
   if (!risk.items.length) risk.empty = "plugin_ai.panel.risk.none";
@@ -54,6 +56,18 @@ export async function aiPanels({ ticket, reader }: PanelInput): Promise<PanelSec
   if (found.degraded) notes.push({ label: { key: "plugin_ai.panel.degraded", values: { language: languageKey(found.language) } } });
   if (found.truncated) notes.push({ label: { key: "plugin_ai.panel.truncated", values: { max: String(MAX_CHARS) } } });
   if (found.last?.analyser.includes("(fallback")) notes.push({ label: { key: "plugin_ai.state.unavailable" } });
+  const label = await finalLabel(ticket.id);
+  if (label?.emotion || label?.classification)
+    items.push({
+      label: {
+        key: "plugin_ai.panel.emotion.final",
+        values: {
+          emotion: label.emotion ? `t:plugin_ai.emotion.${label.emotion}` : "t:plugin_ai.label.none",
+          classification: label.classification ? `t:plugin_ai.class.${label.classification}` : "t:plugin_ai.label.none",
+        },
+      },
+    });
+  emotion.actions.push({ label: { key: "plugin_ai.panel.emotion.setLabel" }, href: `/ai/label/${ticket.kind}/${ticket.ticketNumber}` });
   emotion.items = [...items, ...notes];
 
   context.items = [
@@ -77,13 +91,16 @@ const HREF_BUDGET = 6000;
 const draftHref = (text: string) => `?${new URLSearchParams({ draft: fitEncoded(text, HREF_BUDGET) })}#reply`;
 
 /** The recommendations section: each kind with what to do and how, "Insert" (the draft into the reply box) and its sources. */
-async function recommendations(ticketId: number, reader: PanelInput["reader"], section: PanelSection) {
-  const answer = await ticketRecommendations({ ticketId, reader });
+async function recommendations(ticket: PanelInput["ticket"], reader: PanelInput["reader"], section: PanelSection) {
+  const answer = await ticketRecommendations({ ticketId: ticket.id, reader });
   if (answer.state === "no_message" || answer.state === "not_configured") {
     section.empty = answer.state === "no_message" ? "plugin_ai.panel.recommend.none" : "plugin_ai.state.notConfigured";
     return;
   }
-  for (const r of [...answer.recommendations].sort((a, b) => b.confidence - a.confidence)) {
+  const dismissed = answer.messageId ? await dismissedKinds(answer.messageId) : new Set<string>();
+  const shown = answer.recommendations.filter((r) => !dismissed.has(r.kind));
+  if (!shown.length) section.empty = "plugin_ai.panel.recommend.allDismissed";
+  for (const r of shown.sort((a, b) => b.confidence - a.confidence)) {
     const values = {
       kind: `t:plugin_ai.rec.kind.${r.kind}`,
       confidence: String(Math.round(r.confidence * 100)),
@@ -94,6 +111,16 @@ async function recommendations(ticketId: number, reader: PanelInput["reader"], s
       label: { key: r.model ? "plugin_ai.panel.recommend.itemModel" : "plugin_ai.panel.recommend.item", values },
       actions: [
         { label: { key: "plugin_ai.panel.recommend.insert", values: { text: r.whatToSay } }, href: draftHref(r.whatToSay), insert: r.whatToSay },
+        // the agent says it does not fit: kept for /ai_learning, and it leaves the panel
+        ...(answer.messageId
+          ? [
+              {
+                label: { key: "plugin_ai.panel.recommend.dismiss", values: { kind: `t:plugin_ai.rec.kind.${r.kind}` } },
+                href: "/ai/recommendation/dismiss",
+                fields: { kind: ticket.kind, number: String(ticket.ticketNumber), message: String(answer.messageId), recommendation: r.kind },
+              },
+            ]
+          : []),
         ...r.sources.map((s): PanelAction => ({
           label:
             s.type === "kb"

@@ -18,6 +18,7 @@ import { callOutside, openAiConfig, usesOutside } from "./service.server";
 import { chat } from "./adapters/openai.server";
 import { readRecommendations, recommendPrompt } from "./adapters/llm-recommend";
 import { plainText } from "./analysis.server";
+import { recordOffers } from "./feedback.server";
 
 export type RecommendAnswer =
   | { state: "not_configured" }
@@ -76,12 +77,18 @@ export async function ticketRecommendations(input: { ticketId: number; reader: R
     language,
     analysis: { emotion: labels.emotion, confidence: labels.confidence, personality: labels.personality, classification: labels.classification },
   };
-  if (!usesOutside(settings)) return { state: "ok", ...base, recommendations: offline };
+  // what was shown is kept as offered: the agent's next reply is compared with it (feedback.server.ts)
+  const shownFor = message.id;
+  const offered = async (recommendations: Recommendation[]) => {
+    if (shownFor) await recordOffers(input.ticketId, shownFor, recommendations);
+    return recommendations;
+  };
+  if (!usesOutside(settings)) return { state: "ok", ...base, recommendations: await offered(offline) };
   const text = message.text;
   const answer = await callOutside(settings, `recommend\n${text}\n${sources.map((s) => `${s.type}:${s.id}`).join(",")}`, async () =>
     readRecommendations(await chat(openAiConfig(settings), recommendPrompt(text, labels, sources), { maxTokens: 1200 }), text, sources, offline),
   );
   return answer.ok
-    ? { state: "ok", ...base, recommendations: answer.value }
-    : { state: "unavailable", reason: answer.reason, ...base, recommendations: offline };
+    ? { state: "ok", ...base, recommendations: await offered(answer.value) }
+    : { state: "unavailable", reason: answer.reason, ...base, recommendations: await offered(offline) };
 }

@@ -17,12 +17,21 @@ export async function loadDashboardPage(ctx: RequestContext, url: URL, dashboard
   const timeZone = ctx.workspace.timeZone;
   const params = url.searchParams;
   const interval: Interval = isInterval(params.get("interval")) ? (params.get("interval") as Interval) : "day";
-  const asked = params.has("start") || params.has("end");
-  const parsed = asked ? parseRange(params.get("start"), params.get("end"), now, timeZone) : { ok: true as const, range: defaultRange(now, timeZone) };
-  if (!parsed.ok)
-    return { dashboard, values: { start: params.get("start") ?? "", end: params.get("end") ?? "", interval }, error: parsed.error, widgets: [], query: "" };
+  const parsed = rangeFromQuery(params, now, timeZone);
+  if (!parsed.ok) return { dashboard, values: { ...parsed.values, interval }, error: parsed.error, widgets: [], query: "" };
   const { range } = parsed;
   const widgets = await renderDashboard({ dashboard, enabledPlugins: ctx.edition.enabled, range, interval, now, timeZone, language: ctx.language });
   const query = new URLSearchParams({ startDate: range.start, endDate: range.end, step: interval }).toString();
   return { dashboard, values: { start: toDmy(range.start), end: toDmy(range.end), interval }, error: null, widgets, query };
+}
+
+/**
+ * The range a report page's GET form asks for (start and end, DD-MM-YYYY), the last `days` days
+ * when it asks for none; refused with what was typed kept.
+ */
+export function rangeFromQuery(params: URLSearchParams, now: number, timeZone: string, days = 30) {
+  const asked = params.has("start") || params.has("end");
+  const parsed = asked ? parseRange(params.get("start"), params.get("end"), now, timeZone) : { ok: true as const, range: defaultRange(now, timeZone, days) };
+  if (!parsed.ok) return { ok: false as const, error: parsed.error, values: { start: params.get("start") ?? "", end: params.get("end") ?? "" } };
+  return { ok: true as const, range: parsed.range, values: { start: toDmy(parsed.range.start), end: toDmy(parsed.range.end) } };
 }

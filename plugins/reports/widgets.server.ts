@@ -392,3 +392,26 @@ export function csvLine(cells: (string | number | null | undefined)[]) {
       .join(",") + "\r\n"
   );
 }
+
+/** One chart as a page outside the dashboards draws it (voice analysis, analyst pages): its SVG, data table and a sentence describing it. */
+export async function chartWidget(id: string, title: string, spec: TopLevelSpec, data: WidgetData, t: TFunction, language: Language) {
+  const withLocale = { ...spec, config: { ...(spec as { config?: object }).config, ...chartConfig(language) } } as TopLevelSpec;
+  return { id, title, description: describeChart(withLocale, data, t, language), svg: await renderSvg(withLocale, data.rows), data };
+}
+
+/**
+ * A bar chart of `y` by `x` (grouped by `group` side by side when given), with its axis titles;
+ * `percent` fixes the scale at 0..100.
+ */
+export function barSpec(o: { x: string; y: string; xTitle: string; yTitle: string; group?: string; groupTitle?: string; percent?: boolean }): TopLevelSpec {
+  return {
+    width: "container",
+    height: 220,
+    mark: { type: "bar", tooltip: true },
+    encoding: {
+      x: { field: o.x, type: "nominal", sort: null, title: o.xTitle, axis: { labelAngle: 0 } },
+      ...(o.group ? { xOffset: { field: o.group, sort: null }, color: { field: o.group, type: "nominal", sort: null, title: o.groupTitle } } : {}),
+      y: { field: o.y, type: "quantitative", title: o.yTitle, ...(o.percent ? { scale: { domain: [0, 100] } } : {}) },
+    },
+  } as unknown as TopLevelSpec;
+}

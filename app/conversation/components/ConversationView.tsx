@@ -604,8 +604,8 @@ function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
               {item.href ? <Link to={item.href}>{text(item.label)}</Link> : text(item.label)}
               {item.actions?.length ? (
                 <span className="inline-form">
-                  {item.actions.map((action) => (
-                    <PanelActionLink key={action.href} action={action} text={text} />
+                  {item.actions.map((action, n) => (
+                    <PanelActionLink key={`${n}:${action.href}`} action={action} text={text} />
                   ))}
                 </span>
               ) : null}
@@ -625,6 +625,17 @@ function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
 /** A panel's link; one with `insert` puts its text into the reply box at the cursor when JavaScript runs (else its href carries it as ?draft=). */
 function PanelActionLink({ action, text }: { action: Data["panels"][number]["actions"][number]; text: (label: PanelText) => string }) {
   const insert = action.insert;
+  if (action.fields)
+    return (
+      <Form method="post" action={action.href} className="inline" preventScrollReset>
+        {Object.entries(action.fields).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
+        <button type="submit" className="button">
+          {text(action.label)}
+        </button>
+      </Form>
+    );
   return (
     <Link
       to={action.href}

@@ -25,8 +25,9 @@ export function notificationText(t: (key: string, values?: Record<string, unknow
   return t(`notifications.type.${n.type}`, { by: n.body, number: n.ticketNumber ?? "", title: n.title });
 }
 
-/** Where a notification leads (spec section 2: /ticket/{n}, /livechat/{n}, ...). */
-const target = (n: Item) => (n.ticketNumber ? conversationPath(n.channel, n.ticketNumber) : null);
+/** Where a notification leads (spec section 2: /ticket/{n}, /livechat/{n}, a trade alert to analyst_intelligence/{type}/{id}). */
+const target = (n: Item) =>
+  !n.ticketNumber ? null : n.type === "trade_alert" ? `/analyst_intelligence/${n.channel}/${n.ticketNumber}` : conversationPath(n.channel, n.ticketNumber);
 
 export function NotificationItems({ items, now, redirectTo }: { items: Item[]; now: number; redirectTo?: string }) {
   const { t } = useTranslation();

@@ -15,8 +15,7 @@ import { pageMeta } from "~/meta";
 import { readVoiceUpload } from "@plugins/ai/voice.server";
 import { VOICE_MAX_BYTES } from "@plugins/ai/voice";
 import { ChartCard, type ChartWidget } from "@plugins/reports/components/ReportUI";
-import { chartConfig } from "@plugins/reports/chart-locale.server";
-import { describeChart, renderSvg, type WidgetData } from "@plugins/reports/widgets.server";
+import { chartWidget, type WidgetData } from "@plugins/reports/widgets.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
@@ -34,7 +33,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return json({ refused: { key: answer.key, values: answer.values ?? {} }, charts: [] as ChartWidget[], segments: [] }, { status: answer.status });
   const language = (await requestContext(request, context)).language;
   const t = translatorFor(language);
-  const config = chartConfig(language);
   const { result } = answer;
   const energy = t("plugin_voice_analysis.result.energy");
   const pace = t("plugin_voice_analysis.result.pace");
@@ -55,7 +53,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
       y: { field: "level", type: "quantitative", scale: { domain: [0, 100] }, title: t("plugin_voice_analysis.result.level") },
       color: { field: "measure", type: "nominal", title: t("plugin_voice_analysis.result.measure") },
     },
-    config,
   } as unknown as TopLevelSpec;
   const barData = {
     rows: barRows,
@@ -65,14 +62,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { key: "level", label: t("plugin_voice_analysis.result.level") },
     ],
   };
-  // a chart as the reports plugin draws it: its SVG, its table and a sentence describing it
-  const widget = async (id: string, title: string, spec: TopLevelSpec, data: WidgetData): Promise<ChartWidget> => ({
-    id,
-    title,
-    description: describeChart(spec, data, t, language),
-    svg: await renderSvg(spec, data.rows),
-    data,
-  });
+  const widget = (id: string, title: string, spec: TopLevelSpec, data: WidgetData) => chartWidget(id, title, spec, data, t, language);
   const charts = [await widget("voice-levels", t("plugin_voice_analysis.result.levelsTitle"), bar, barData)];
   const pieRows = Object.entries(result.percentage)
     .filter(([, share]) => share > 0)
@@ -86,7 +76,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
         theta: { field: "share", type: "quantitative" },
         color: { field: "emotion", type: "nominal", title: t("plugin_voice_analysis.result.emotion") },
       },
-      config,
     } as unknown as TopLevelSpec;
     const pieData = {
       rows: pieRows,
