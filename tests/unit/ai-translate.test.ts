@@ -2,8 +2,9 @@
 // OpenAI-compatible adapter against the local stand-in: choosing a language other than the
 // customer's translates the visitor's messages (stored per language, the originals unchanged)
 // and the Translation panel shows them, each linking to its original; choosing the customer's own
-// language only sets it; offline, translation says it is not configured (and the choice is still
-// kept); a model that times out or answers garbage is "unavailable"; only the texts leave the
+// language only sets it; offline, the real Apertium translates where Debian's pair is installed
+// (.ci/run installs apertium-eng-spa) and translation says the pair is not available elsewhere
+// (the choice is still kept); with AI off, it is not configured; a model that times out or answers garbage is "unavailable"; only the texts leave the
 // machine, as data, and an answer that carries the prompt is refused.
 import fs from "node:fs";
 import os from "node:os";
@@ -26,6 +27,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 const MALAY = "Saya sangat marah, bungkusan saya belum sampai lagi!";
 const ENGLISH = "I am very angry, my parcel has not arrived yet!";
+const SPANISH = "Hola, mi pedido no ha llegado todavía. ¿Pueden revisarlo, por favor?";
 
 let standin: OpenAiStandin;
 beforeAll(async () => {
@@ -118,13 +120,41 @@ describe.each(DIALECTS)("translation of a conversation (%s)", (dialect) => {
     expect((await panelOf(ticket)).empty).toBe("plugin_ai.translate.none");
   });
 
-  it("says translation is not configured offline, and keeps the choice", async () => {
+  it("offline, says the language pair is not available where Apertium has none (Malay to English), and keeps the choice", async () => {
     await saveSettings({ ...DEFAULTS });
     const ticket = await visitorWrites(["Tolong bantu saya."]);
-    expect(await setLanguage(ticket.id, "en")).toEqual({ translate: true, answer: { state: "not_configured" } });
+    expect(await setLanguage(ticket.id, "en")).toEqual({ translate: true, answer: { state: "no_pair", source: "ms", target: "en" } });
     expect(await chosenLanguage(ticket.id)).toBe("en");
-    expect((await panelOf(ticket)).items[0].label).toEqual({ key: "plugin_ai.translate.notConfigured" });
+    expect((await panelOf(ticket)).items[0].label).toEqual({
+      key: "plugin_ai.translate.noPair",
+      values: { source: "t:plugin_ai.language.ms", target: "t:plugin_ai.language.en" },
+    });
+    await saveSettings({ ...DEFAULTS, adapter: "off" });
     expect(await translateTexts([{ id: 1, text: "x" }], "en")).toEqual({ state: "not_configured" });
+    expect((await panelOf(ticket)).items[0].label).toEqual({ key: "plugin_ai.translate.notConfigured" });
+  });
+
+  it("offline, translates through the real Apertium where Debian's pair is installed (Spanish to English), storing it as Apertium's", async () => {
+    await saveSettings({ ...DEFAULTS });
+    const ticket = await visitorWrites([SPANISH]);
+    const done = await setLanguage(ticket.id, "en");
+    expect(done).toMatchObject({ translate: true, answer: { state: "ok", translator: "apertium" } });
+    const { db, schema } = t.handle;
+    const [message] = await db.select().from(schema.messages).where(eq(schema.messages.ticketId, ticket.id));
+    expect(message.body).toBe(SPANISH);
+    const english = (await storedTranslations([message.id], "en")).get(message.id)!;
+    // Apertium's rule-based English, word for word enough to check
+    expect(english).toMatch(/my (order|request) has not arrived/i);
+    const [row] = await db.select().from(schema.aiTranslations).where(eq(schema.aiTranslations.messageId, message.id));
+    expect(row.translator).toBe("apertium");
+    expect((await panelOf(ticket)).items.map((i) => i.label)).toContainEqual({ text: english });
+    // and out again, English to Spanish, with the source given
+    expect(await translateTexts([{ id: 1, text: "Thank you, your refund is on its way." }], "es", "en")).toMatchObject({
+      state: "ok",
+      texts: [{ id: 1, text: expect.stringMatching(/Gracias/) }],
+    });
+    // nothing leaves the machine: the stand-in heard nothing
+    expect(standin.requests).toHaveLength(0);
   });
 
   it("is unavailable, never hanging, when the model stalls or answers garbage", async () => {
