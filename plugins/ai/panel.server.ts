@@ -8,7 +8,7 @@ import { aiSettings } from "./settings.server";
 import { MAX_CHARS } from "./analyse";
 import { ticketRecommendations } from "./recommend.server";
 import { scamHintsForMessage } from "./scam.server";
-import { chosenLanguage, storedTranslations, ticketLanguage, translatorFor, visitorMessages } from "./translate.server";
+import { chosenLanguage, storedTranslations, ticketLanguage, translatedReplies, translatorFor, visitorMessages } from "./translate.server";
 import { fitEncoded } from "@plugins/kb/panel.server";
 
 type Item = PanelSection["items"][number];
@@ -130,6 +130,21 @@ async function translation(ticket: PanelInput["ticket"], on: boolean): Promise<P
   }
   if (on && own && (await translatorFor(own, chosen)) === "no_pair")
     section.items.push({ label: { key: "plugin_ai.translate.noPair", values: { source: languageKey(own), target: languageKey(chosen) } } });
+  // the agent's replies, told before sending whether they go out translated
+  if (own) {
+    const out = on ? await translatorFor(chosen, own) : "not_configured";
+    section.items.push({
+      label:
+        out === "outside" || out === "apertium"
+          ? { key: "plugin_ai.translate.replyTranslated", values: { language: languageKey(own) } }
+          : { key: "plugin_ai.translate.replyUntranslated", values: { language: languageKey(chosen) } },
+    });
+  }
+  const replies = await translatedReplies(ticket.id);
+  if (replies.length) section.items.push({ label: { key: "plugin_ai.translate.repliesAsWritten" } });
+  // the agent's own words as written, shown as text; the sent translation one click away
+  for (const r of replies)
+    section.items.push({ label: { text: r.original }, actions: [{ label: { key: "plugin_ai.translate.sentText" }, href: `?message_id=${r.id}#m-${r.id}` }] });
   const messages = await visitorMessages(ticket.id);
   const stored = await storedTranslations(
     messages.map((m) => m.id),

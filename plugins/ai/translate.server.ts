@@ -7,7 +7,7 @@
 // and language (ai_translations, translated_text), the originals are never changed.
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
-import { getDb } from "@db/client";
+import { getDb, type Tx } from "@db/client";
 import { LANGUAGES, LANGUAGE_NAMES, type Language } from "~/i18n";
 import { apertiumDirection, apertiumTranslate, ApertiumError } from "./adapters/apertium.server";
 import { chat, AdapterError, answerObject, type ChatMessage } from "./adapters/openai.server";
@@ -189,4 +189,47 @@ export async function setLanguage(ticketId: number, lang: Language): Promise<{ t
   const own = await ticketLanguage(ticketId);
   if (!own || own === lang) return { translate: false };
   return { translate: true, answer: await translateVisitorMessages(ticketId, lang) };
+}
+
+/** How the agent's replies are stored beside the text sent: the original, in the agent's language. */
+export const WRITTEN_BY_AGENT = "agent";
+
+/**
+ * The agent's reply on its way out (the host's outgoingReply seam): when the agent chose a
+ * language for the conversation other than the customer's, the reply is translated into the
+ * customer's language, that is what is written and sent, and the original is kept beside it (in
+ * ai_translations under the agent's language, one click away on the Translation panel). Where no
+ * translator has the pair, or AI is off, it goes out as written (the panel said so before); a
+ * translator that fails now refuses the send, so nothing goes out in a language the customer
+ * may not read without the agent knowing.
+ */
+export async function translateOutgoing(input: { ticketId: number; body: string }) {
+  const chosen = await chosenLanguage(input.ticketId);
+  const own = await ticketLanguage(input.ticketId);
+  if (!chosen || !own || chosen === own) return null;
+  const answer = await translateTexts([{ id: 0, text: input.body }], own, chosen);
+  if (answer.state === "no_pair" || answer.state === "not_configured") return null;
+  if (answer.state === "unavailable") return { refused: "plugin_ai.translate.replyUnavailable" };
+  const sent = answer.texts[0]?.text ?? input.body;
+  return {
+    body: sent,
+    keep: async (tx: Tx, messageId: number) => {
+      await tx.insert(getDb().schema.aiTranslations).values({ messageId, lang: chosen, text: input.body, translator: WRITTEN_BY_AGENT, createdAt: Date.now() });
+    },
+  };
+}
+
+/** The agent's latest replies that went out translated, with what the agent wrote, oldest first. */
+export async function translatedReplies(ticketId: number, limit = TRANSLATE_BATCH) {
+  const { db, schema } = getDb();
+  const m = schema.messages;
+  const t = schema.aiTranslations;
+  const rows = await db
+    .select({ id: m.id, original: t.text })
+    .from(m)
+    .innerJoin(t, and(eq(t.messageId, m.id), eq(t.translator, WRITTEN_BY_AGENT)))
+    .where(eq(m.ticketId, ticketId))
+    .orderBy(desc(m.id))
+    .limit(limit);
+  return rows.reverse();
 }

@@ -10,7 +10,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
+import { findConversation } from "~/conversation/model.server";
+import { sendReply } from "~/conversation/reply.server";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { phraseBookModel, startOpenAiStandin, type OpenAiStandin } from "../support/openai-standin";
 import { seedDemo } from "~/seed/seed";
@@ -155,6 +157,67 @@ describe.each(DIALECTS)("translation of a conversation (%s)", (dialect) => {
     });
     // nothing leaves the machine: the stand-in heard nothing
     expect(standin.requests).toHaveLength(0);
+  });
+
+  it("translates the agent's reply into the customer's language on the way out, keeping what the agent wrote one click away", async () => {
+    await saveSettings({ ...DEFAULTS });
+    const ticket = await visitorWrites([SPANISH]);
+    await setLanguage(ticket.id, "en");
+    // before sending, the panel says the replies go out translated
+    expect((await panelOf(ticket)).items.map((i) => i.label)).toContainEqual({
+      key: "plugin_ai.translate.replyTranslated",
+      values: { language: "t:plugin_ai.language.other" },
+    });
+    const row = await findConversation(agent, ticket.ticketNumber, "ticket");
+    const written = "Thank you, your refund is on its way.";
+    const sent = await sendReply({ ...agent, name: agent.username }, row, { fields: { message: written }, files: [], fileErrors: [], enabled: ["ai"] });
+    expect(sent.ok).toBe(true);
+    const { db, schema } = t.handle;
+    const [reply] = await db
+      .select()
+      .from(schema.messages)
+      .where(and(eq(schema.messages.ticketId, ticket.id), isNotNull(schema.messages.senderUserId)));
+    // what is written and delivered is the Spanish; the English original is kept beside it
+    expect(reply.body).toMatch(/^Gracias/);
+    expect(reply.body).not.toBe(written);
+    expect((await storedTranslations([reply.id], "en")).get(reply.id)).toBe(written);
+    const panel = await panelOf(ticket);
+    const original = panel.items.find((i) => "text" in i.label && i.label.text === written)!;
+    expect(original.actions![0]).toMatchObject({ label: { key: "plugin_ai.translate.sentText" }, href: `?message_id=${reply.id}#m-${reply.id}` });
+    // without the AI plugin enabled, the reply goes out as written
+    const plain = await sendReply({ ...agent, name: agent.username }, row, { fields: { message: "As written." }, files: [], fileErrors: [], enabled: [] });
+    expect(plain.ok && plain.created[0].body).toBe("As written.");
+  });
+
+  it("tells the agent before sending that the reply will go out untranslated where no pair exists, and sends it as written", async () => {
+    await saveSettings({ ...DEFAULTS });
+    const ticket = await visitorWrites([MALAY]);
+    await setLanguage(ticket.id, "en");
+    expect((await panelOf(ticket)).items.map((i) => i.label)).toContainEqual({
+      key: "plugin_ai.translate.replyUntranslated",
+      values: { language: "t:plugin_ai.language.en" },
+    });
+    const row = await findConversation(agent, ticket.ticketNumber, "ticket");
+    const sent = await sendReply({ ...agent, name: agent.username }, row, {
+      fields: { message: "We are checking your parcel." },
+      files: [],
+      fileErrors: [],
+      enabled: ["ai"],
+    });
+    expect(sent.ok && sent.created[0].body).toBe("We are checking your parcel.");
+  });
+
+  it("refuses to send, keeping the reply, when the outside translator fails at that moment", async () => {
+    const ticket = await visitorWrites([MALAY]);
+    await setLanguage(ticket.id, "en");
+    standin.mode = "stall";
+    const row = await findConversation(agent, ticket.ticketNumber, "ticket");
+    expect(
+      await sendReply({ ...agent, name: agent.username }, row, { fields: { message: "We are on it." }, files: [], fileErrors: [], enabled: ["ai"] }),
+    ).toEqual({
+      ok: false,
+      message: "plugin_ai.translate.replyUnavailable",
+    });
   });
 
   it("is unavailable, never hanging, when the model stalls or answers garbage", async () => {
