@@ -15,6 +15,7 @@ import { conversationPath, type Kind } from "~/conversation/channels";
 import { LANGUAGES, LANGUAGE_NAMES } from "~/i18n";
 import { pageMeta } from "~/meta";
 import { aiSettings } from "../settings.server";
+import { usesOutside } from "../service.server";
 import { chosenLanguage, isUiLanguage, setLanguage, ticketLanguage } from "../translate.server";
 
 const KINDS: Kind[] = ["ticket", "livechat", "call"];
@@ -45,6 +46,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       own: await ticketLanguage(ticket.id),
       chosen: await chosenLanguage(ticket.id),
       configured: settings.adapter !== "off",
+      offline: settings.adapter !== "off" && !usesOutside(settings),
     },
     { headers: { "Cache-Control": "private, no-store" } },
   );
@@ -83,9 +85,9 @@ export default function ConversationLanguage() {
       <p data-testid="ai-own-language">
         {data.own && isKnown(data.own) ? t("plugin_ai.translate.own", { language: LANGUAGE_NAMES[data.own] }) : t("plugin_ai.translate.ownUnknown")}
       </p>
-      {!data.configured ? (
+      {!data.configured || data.offline ? (
         <p className="notice" data-testid="ai-translate-state">
-          {t("plugin_ai.translate.notConfigured")}
+          {t(data.configured ? "plugin_ai.translate.offline" : "plugin_ai.translate.notConfigured")}
         </p>
       ) : null}
       {refused ? (
