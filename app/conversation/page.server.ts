@@ -116,7 +116,7 @@ export async function readConversationForm(request: Request): Promise<ParsedForm
 }
 
 /** The conversation's forms (reply, status, labels, ...), for this route and the live chat desk's. */
-export async function conversationAction(request: Request, { user, ticket }: Awaited<ReturnType<typeof open>>, { form, files, fileErrors }: ParsedForm) {
+export async function conversationAction(request: Request, { ctx, user, ticket }: Awaited<ReturnType<typeof open>>, { form, files, fileErrors }: ParsedForm) {
   const intent = String(form.get("intent") ?? "");
   const here = new URL(request.url);
   // back to the conversation, keeping the list's filters
@@ -147,7 +147,7 @@ export async function conversationAction(request: Request, { user, ticket }: Awa
   async function change() {
     switch (input.intent) {
       case "reply": {
-        const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors });
+        const sent = await sendReply(actor, ticket, { fields: Object.fromEntries(form), files, fileErrors, enabled: ctx.edition.enabled });
         // the typed text stays in the form (and in the failed bubble, with Retry)
         if (!sent.ok)
           return refuse(

@@ -7,6 +7,7 @@ import { fileStorage } from "~/storage.server";
 import { storeFiles } from "~/conversation/upload.server";
 import { checkAddresses, replySchema } from "~/conversation/forms";
 import { replyRecipients } from "~/conversation/delivery.server";
+import { outgoingReply } from "~/conversation/outgoing.server";
 
 /** A refusal is a form-level message (FormResult's message and messageValues): the page shows it above the reply. */
 export type SendReplyResult = { ok: true; created: Awaited<ReturnType<typeof reply>> } | { ok: false; message: string; messageValues?: Record<string, string> };
@@ -14,7 +15,13 @@ export type SendReplyResult = { ok: true; created: Awaited<ReturnType<typeof rep
 export async function sendReply(
   actor: Reader & { name: string; username: string },
   ticket: TicketRow,
-  input: { fields: Record<string, unknown>; files: File[]; fileErrors: string[] },
+  input: {
+    fields: Record<string, unknown>;
+    files: File[];
+    fileErrors: string[];
+    /** The edition's enabled plugins: their `outgoingReply` hooks see a plain reply's text before it is written (a translation). */
+    enabled?: readonly string[];
+  },
 ): Promise<SendReplyResult> {
   if (input.fileErrors.length) return { ok: false, message: "conversation.uploadFailed", messageValues: { error: input.fileErrors.join(" ") } };
   const parsed = replySchema.safeParse({ ...input.fields, reply_to: input.fields.reply_to ?? input.fields.reply });
@@ -28,16 +35,20 @@ export async function sendReply(
   if (sealed && "refused" in sealed) return { ok: false, message: sealed.refused };
   if (!body && !input.files.length && !sealed) return { ok: false, message: "conversation.empty" };
   const encrypted = sealed && "cipher" in sealed ? sealed : undefined;
+  const out = body && !encrypted && input.enabled ? await outgoingReply({ ticketId: ticket.id, body }, input.enabled) : { body, keep: [] };
+  if ("refused" in out) return { ok: false, message: out.refused, messageValues: out.values };
   const stored = await storeFiles(input.files);
   try {
     return {
       ok: true,
       created: await reply(actor, ticket, {
-        body,
+        body: out.body,
         replyToId: parsed.data.reply_to,
         files: stored,
         recipients: replyRecipients(parsed.data),
         encrypted,
+        // the text message is the first written
+        attach: out.keep.length ? async (tx, messages) => void (await Promise.all(out.keep.map((k) => k(tx, messages[0].id)))) : undefined,
       }),
     };
   } catch (error) {

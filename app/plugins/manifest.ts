@@ -111,6 +111,15 @@ export const pluginManifest = z.object({
     .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
     .optional(),
   /**
+   * What the plugin does to an agent's reply on its way out (the AI plugin translates it into the
+   * customer's language): "file#export" of an async function of app/conversation/outgoing.server.ts's
+   * OutgoingInput answering an OutgoingAnswer or null (unchanged).
+   */
+  outgoingReply: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
+  /**
    * Fields the plugin adds to the auth check's settings (spec section 3; the softphone's sip,
    * sipIp, sipPort, turn): "file#export" of an async function of the signed-in user ({ id })
    * answering an object merged over the host's defaults, for editions that enable the plugin.

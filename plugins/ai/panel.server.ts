@@ -8,8 +8,7 @@ import { aiSettings } from "./settings.server";
 import { MAX_CHARS } from "./analyse";
 import { ticketRecommendations } from "./recommend.server";
 import { scamHintsForMessage } from "./scam.server";
-import { chosenLanguage, storedTranslations, ticketLanguage, visitorMessages } from "./translate.server";
-import { usesOutside } from "./service.server";
+import { chosenLanguage, storedTranslations, ticketLanguage, translatedReplies, translatorFor, visitorMessages } from "./translate.server";
 import { fitEncoded } from "@plugins/kb/panel.server";
 import { dismissedKinds } from "./feedback.server";
 import { finalLabel } from "./labels.server";
@@ -23,7 +22,7 @@ export async function aiPanels({ ticket, reader }: PanelInput): Promise<PanelSec
   const context: PanelSection = { id: "ai-context", title: "plugin_ai.panel.context.title", items: [], actions: [] };
   const recommend: PanelSection = { id: "ai-recommend", title: "plugin_ai.panel.recommend.title", items: [], actions: [] };
   const risk: PanelSection = { id: "ai-risk", title: "plugin_ai.panel.risk.title", items: [], actions: [] };
-  const translate = await translation(ticket, usesOutside(settings));
+  const translate = await translation(ticket, settings.adapter !== "off");
   if (settings.adapter === "off") {
     emotion.empty = context.empty = recommend.empty = risk.empty = "plugin_ai.state.notConfigured";
     return [emotion, context, recommend, risk, translate];
@@ -142,7 +141,7 @@ const languageKey = (code: string) => (KNOWN_LANGUAGES.has(code) ? `t:plugin_ai.
  * the customer's, the visitor's messages in it (each links to its original, which the
  * conversation shows unchanged); "Choose the language" opens the language form (/ai/language).
  */
-async function translation(ticket: PanelInput["ticket"], configured: boolean): Promise<PanelSection> {
+async function translation(ticket: PanelInput["ticket"], on: boolean): Promise<PanelSection> {
   const section: PanelSection = {
     id: "ai-translate",
     title: "plugin_ai.translate.panelTitle",
@@ -151,11 +150,28 @@ async function translation(ticket: PanelInput["ticket"], configured: boolean): P
   };
   const chosen = await chosenLanguage(ticket.id);
   const own = await ticketLanguage(ticket.id);
-  if (!configured) section.items.push({ label: { key: "plugin_ai.translate.notConfigured" } });
+  if (!on) section.items.push({ label: { key: "plugin_ai.translate.notConfigured" } });
   if (!chosen || chosen === own) {
-    if (configured) section.empty = "plugin_ai.translate.none";
+    if (on) section.empty = "plugin_ai.translate.none";
     return section;
   }
+  if (on && own && (await translatorFor(own, chosen)) === "no_pair")
+    section.items.push({ label: { key: "plugin_ai.translate.noPair", values: { source: languageKey(own), target: languageKey(chosen) } } });
+  // the agent's replies, told before sending whether they go out translated
+  if (own) {
+    const out = on ? await translatorFor(chosen, own) : "not_configured";
+    section.items.push({
+      label:
+        out === "outside" || out === "apertium"
+          ? { key: "plugin_ai.translate.replyTranslated", values: { language: languageKey(own) } }
+          : { key: "plugin_ai.translate.replyUntranslated", values: { language: languageKey(chosen) } },
+    });
+  }
+  const replies = await translatedReplies(ticket.id);
+  if (replies.length) section.items.push({ label: { key: "plugin_ai.translate.repliesAsWritten" } });
+  // the agent's own words as written, shown as text; the sent translation one click away
+  for (const r of replies)
+    section.items.push({ label: { text: r.original }, actions: [{ label: { key: "plugin_ai.translate.sentText" }, href: `?message_id=${r.id}#m-${r.id}` }] });
   const messages = await visitorMessages(ticket.id);
   const stored = await storedTranslations(
     messages.map((m) => m.id),

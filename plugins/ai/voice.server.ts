@@ -3,9 +3,17 @@
 // part's declared type, then the file's first bytes), the analysis of voice.ts, and emotion from
 // a transcript when one is given. A refusal is a translation key of plugin_ai.voice.error.* and
 // its HTTP status, so the JSON twin answers it in English and the page in the reader's language.
+// WAV is decoded here; mp3, ogg, webm, m4a and flac by ffmpeg when installed (decode.server.ts),
+// else refused with "this format needs ffmpeg".
 import { BodyTooLarge, limitBody } from "~/conversation/upload.server";
 import { analyseText } from "./analyse";
+import { decodeWithFfmpeg, ffmpegAvailable } from "./decode.server";
 import { analyseVoice, decodeWav, sniffAudio, VOICE_MAX_BYTES, VoiceError, WAV_TYPES, type Segment } from "./voice";
+
+/** Types a browser gives the formats ffmpeg decodes (a recording from a browser is often video/webm). */
+const OTHER_AUDIO_TYPES = ["video/webm", "video/ogg", "video/mp4", "application/ogg"];
+const isAudioType = (type: string) =>
+  WAV_TYPES.includes(type) || type.startsWith("audio/") || OTHER_AUDIO_TYPES.includes(type) || type === "application/octet-stream";
 
 export interface VoiceResult {
   /** Each emotion's share of the transcript, percent (the spec's percentage[0]). */
@@ -43,12 +51,13 @@ export async function readVoiceUpload(request: Request): Promise<VoiceAnswer> {
   const file = form.get("attachment");
   if (!(file instanceof File) || !file.size) return refused(400, "noFile");
   if (file.size > VOICE_MAX_BYTES) return refused(413, "tooLarge", { max: MB });
-  if (file.type && !WAV_TYPES.includes(file.type) && file.type !== "application/octet-stream") return refused(415, "type");
+  if (file.type && !isAudioType(file.type)) return refused(415, "type");
   const kind = sniffAudio(new Uint8Array(await file.slice(0, 16).arrayBuffer()));
   if (!kind) return refused(415, "notAudio");
-  if (kind !== "wav") return refused(415, "format", { format: kind.toUpperCase() });
+  if (kind !== "wav" && !(await ffmpegAvailable())) return refused(415, "needsFfmpeg", { format: kind.toUpperCase() });
   try {
-    const { samples, sampleRate } = decodeWav(new Uint8Array(await file.arrayBuffer()));
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const { samples, sampleRate } = kind === "wav" ? decodeWav(bytes) : await decodeWithFfmpeg(bytes);
     const segments = analyseVoice(samples, sampleRate);
     const transcript = String(form.get("transcript") ?? "").slice(0, 20_000);
     const reading = transcript.trim() ? analyseText(transcript) : null;
@@ -65,6 +74,7 @@ export async function readVoiceUpload(request: Request): Promise<VoiceAnswer> {
       },
     };
   } catch (error) {
+    if (error instanceof VoiceError && kind !== "wav" && error.code !== "too_short") return refused(415, "undecodable", { format: kind.toUpperCase() });
     if (error instanceof VoiceError) return refused(415, error.code === "too_short" ? "tooShort" : error.code === "unsupported" ? "encoding" : "damaged");
     throw error;
   }

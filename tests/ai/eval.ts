@@ -5,6 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { analyseText, CLASSES, EMOTIONS } from "../../plugins/ai/analyse";
+import { messageHints, type HintKind } from "../../plugins/ai/scam";
+import { loadScamSet } from "./scam-set";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -81,12 +83,56 @@ function evaluate(name: string) {
     });
 }
 
+/** The hints a message gives by itself (the history-based ones need a workspace: README.md). */
+export const MESSAGE_KINDS: HintKind[] = ["lookalike", "mismatch", "ip_link", "pressure", "payment"];
+
+/** A message is flagged a scam when one of its hints is at least this sure (the spec's threshold). */
+export const SCAM_THRESHOLD = 0.5;
+
+function evaluateScam(part: "dev" | "heldout") {
+  const set = loadScamSet(part);
+  const hints = set.map((e) => messageHints(e.text, e.html));
+  const flagged = hints.map((h) => (h.some((x) => x.confidence >= SCAM_THRESHOLD) ? "scam" : "not_scam"));
+  const corpus = set.filter((e) => e.source !== "hand").length;
+  print(
+    `scam-${part}: scam or not (${set.length} messages, ${corpus} of them from the SpamAssassin corpus; flagged when a hint is >= ${SCAM_THRESHOLD})`,
+    scores(
+      set.map((e) => e.label),
+      flagged,
+      ["scam", "not_scam"],
+    ),
+  );
+  // per hint kind, on the examples whose kinds are labelled: each kind is a yes/no question
+  const labelled = set.map((e, i) => ({ e, found: new Set(hints[i].map((h) => h.kind)) })).filter((x) => x.e.kinds);
+  console.log(`\nscam-${part}: hint kinds (${labelled.length} messages with kinds labelled; any confidence)`);
+  console.log(`  ${"kind".padEnd(12)} precision recall    F1  support`);
+  for (const kind of MESSAGE_KINDS) {
+    const r = scores(
+      labelled.map((x) => (x.e.kinds!.includes(kind) ? kind : "-")),
+      labelled.map((x) => (x.found.has(kind) ? kind : "-")),
+      [kind],
+    ).rows[0];
+    console.log(`  ${r.label.padEnd(12)} ${pct(r.precision)}    ${pct(r.recall)} ${pct(r.f1)}  ${String(r.support).padStart(7)}`);
+  }
+  if (process.argv.includes("--errors"))
+    set.forEach((e, i) => {
+      const kinds = hints[i].map((h) => `${h.kind}:${h.confidence.toFixed(2)}`).join(",");
+      if (flagged[i] !== e.label || (e.kinds && e.kinds.join(",") !== [...new Set(hints[i].map((h) => h.kind))].sort().join(",")))
+        console.log(`  ✗ ${e.label} [${e.kinds?.join(",") ?? "?"}] -> ${flagged[i]} [${kinds}]: ${e.text.slice(0, 140).replace(/\s+/g, " ")}`);
+    });
+}
+
 // run as a script (npm run eval:ai), not when the bench imports load()
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const only = process.argv.find((a) => a.endsWith(".psv"));
-  if (only) evaluate(only);
+  const only = process.argv.find((a) => a.endsWith(".psv") || a.startsWith("scam-"));
+  if (only === "scam-dev" || only === "scam-heldout") evaluateScam(only === "scam-dev" ? "dev" : "heldout");
+  else if (only) evaluate(only);
   else {
-    evaluate("dev.psv");
-    evaluate("heldout.psv");
+    // the emotion sets were lost once (an ignore rule kept them out of git): say so, go on with the rest
+    for (const name of ["dev.psv", "heldout.psv"])
+      if (fs.existsSync(path.join(here, "data", name))) evaluate(name);
+      else console.log(`\n${name}: missing (tests/ai/README.md)`);
+    evaluateScam("dev");
+    evaluateScam("heldout");
   }
 }

@@ -2,7 +2,7 @@
 // message gets its emotion panel and reply recommendations grounded in a knowledge-base article
 // the admin wrote; the agent inserts one into the reply box (without JavaScript through ?draft=)
 // and sends it; the Risk hints panel flags a look-alike bank link. Offline, the conversation's
-// language page says translation is not configured. With the workspace's model set to the local
+// language page says translation runs offline through Apertium where a pair is installed. With the workspace's model set to the local
 // OpenAI-compatible stand-in (JavaScript off), a Malay message is shown translated into English
 // beside its original, and choosing Malay again shows the conversation in the customer's language.
 import { test, expect, type Page } from "@playwright/test";
@@ -95,11 +95,11 @@ for (const javaScriptEnabled of [false, true]) {
       await agent.getByRole("button", { name: "Send", exact: true }).click();
       await expect(agent.locator(".message", { hasText: "Here is another way to sort this out" }).last()).toContainText("Sorry again.");
 
-      // offline, the conversation's language page says translation is not configured
+      // offline, the conversation's language page says translation runs through Apertium where a pair is installed
       await agent.locator('[data-panel="ai-translate"]').getByRole("link", { name: "Choose the language" }).click();
       await expect(agent.getByRole("heading", { level: 1, name: "Conversation language" })).toBeVisible();
       await expect(agent.getByTestId("ai-translate-state")).toHaveText(
-        "Translation is not configured: an admin can set up an OpenAI-compatible server in the AI settings.",
+        "Offline, translation runs on this server with Apertium, for the language pairs installed there; other pairs say they are not available. An admin can set up an OpenAI-compatible server in the AI settings.",
       );
       if (javaScriptEnabled) await axe(agent);
       await agentContext.close();

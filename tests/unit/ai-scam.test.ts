@@ -97,6 +97,26 @@ describe("phrase hints", () => {
     ).toEqual(["payment", "pressure"]);
   });
 
+  it("reads a secret asked for, i/l/1 look-alikes and a brand's other domain names", () => {
+    expect(phraseHints("Please send me the 6 digit code you just received, it went to you by mistake").map((h) => h.kind)).toEqual(["payment"]);
+    expect(phraseHints("Hi, this is the bank. Tell me the OTP we just sent so we can stop the transaction.")[0].confidence).toBeGreaterThanOrEqual(0.5);
+    expect(messageHints("Your membership will be suspended. Update card: netfl1x-billing.com").map((h) => h.kind)).toContain("lookalike");
+    expect(messageHints("Sila log masuk di pbebank-secure.com").find((h) => h.kind === "lookalike")?.values.brand).toBe("pbebank.com");
+    // an ordinary site whose name holds a common word of a brand's domain is not a look-alike
+    expect(messageHints("We use livechat-support.com for our shop").filter((h) => h.kind === "lookalike")).toEqual([]);
+  });
+
+  it("keeps one word an upset customer also says under the 0.5 threshold, and raises it beside a payment ask", () => {
+    for (const text of [
+      "This is urgent, my shop opens tomorrow and the POS still fails!",
+      "Do you accept gift cards for online orders?",
+      "Is there a customs fee for Sabah?",
+    ])
+      expect(Math.max(0, ...messageHints(text).map((h) => h.confidence)), text).toBeLessThan(0.5);
+    const hints = phraseHints("Send 5 gift cards immediately");
+    expect(hints.every((h) => h.confidence >= 0.5)).toBe(true);
+  });
+
   it("is quiet on ordinary customer messages", () => {
     for (const text of [
       "Hi, my parcel hasn't arrived yet, can you check order 55123?",

@@ -2,8 +2,9 @@
 // files made here: loud fast speech-like bursts read as loud and fast, soft slow ones as soft and
 // slow, per 5-second segment and as the spec's levels (0/25/50/75/100); 8-bit, 16-bit, 24-bit,
 // float and stereo files decode alike. The upload refuses, before reading the audio, a declared
-// size over the limit and a declared type that is not WAV, and by its first bytes a renamed file
-// that is not audio and MP3 audio (said by name); emotion comes from a transcript when given.
+// size over the limit and a declared type that is not audio, and by its first bytes a renamed file
+// that is not audio; MP3, OGG, WebM and M4A made by ffmpeg decode through ffmpeg to the WAV's
+// levels, and without ffmpeg they are refused by name; emotion comes from a transcript when given.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +16,8 @@ import { createSession } from "~/accounts/sessions.server";
 import { analyseVoice, decodeWav, energyLevel, paceLevel, sniffAudio, VOICE_MAX_BYTES } from "@plugins/ai/voice";
 import { action as uploadVoice } from "@plugins/ai/routes/api.upload.voice";
 import { speech, wav } from "../support/audio";
+import { execFileSync } from "node:child_process";
+import { forgetFfmpeg } from "@plugins/ai/decode.server";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-ai-voice-"));
 process.env.DATA_DIR = dataDir;
@@ -103,12 +106,52 @@ describe("POST /api/upload/voice", () => {
     expect(big.status).toBe(413);
     const typed = await upload(new Blob([audio], { type: "image/png" }), "x.png");
     expect(typed.status).toBe(415);
-    expect((await typed.json()).description).toBe("Only WAV audio can be analysed on this machine.");
+    expect((await typed.json()).description).toBe("This is not an audio file type (WAV, MP3, OGG, WebM, M4A or FLAC).");
     const renamed = await upload(new Blob([new TextEncoder().encode("%PDF-1.7 invoice")], { type: "audio/wav" }), "invoice.wav");
     expect((await renamed.json()).description).toBe("This file is not audio.");
+    // an MP3 header with nothing after it: ffmpeg cannot decode it
     const mp3 = await upload(new Blob([new Uint8Array([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6])], { type: "audio/wav" }), "song.wav");
-    expect(await mp3.json()).toMatchObject({ description: "This is MP3 audio: only WAV can be analysed on this machine.", format: "MP3" });
+    expect(await mp3.json()).toMatchObject({ description: "This MP3 file could not be decoded: it may be damaged.", format: "MP3" });
     const short = await upload(new Blob([wav(speech(1, 4, 0.5).slice(0, 8000))], { type: "audio/wav" }), "short.wav");
     expect((await short.json()).description).toBe("The audio is too short: at least one second.");
+  });
+
+  // files made by Debian's ffmpeg (.ci/run installs it) from the same WAV
+  const encoded = (audio: Uint8Array, ext: string, codec: string[]) => {
+    const dir = fs.mkdtempSync(path.join(dataDir, "enc-"));
+    fs.writeFileSync(path.join(dir, "in.wav"), audio);
+    execFileSync("ffmpeg", ["-nostdin", "-loglevel", "error", "-i", path.join(dir, "in.wav"), ...codec, path.join(dir, `out.${ext}`)]);
+    return new Uint8Array(fs.readFileSync(path.join(dir, `out.${ext}`)));
+  };
+
+  it("decodes MP3, OGG, WebM and M4A through ffmpeg to the same energy and pace as the WAV", async () => {
+    const audio = wav(new Float32Array([...speech(5, 6.5, 0.8), ...speech(5, 1.5, 0.01)]));
+    for (const [ext, type, codec] of [
+      ["mp3", "audio/mpeg", ["-c:a", "libmp3lame", "-b:a", "64k"]],
+      ["ogg", "audio/ogg", ["-c:a", "libvorbis"]],
+      ["webm", "video/webm", ["-c:a", "libopus"]],
+      ["m4a", "audio/mp4", ["-c:a", "aac"]],
+    ] as const) {
+      const answer = await upload(new Blob([encoded(audio, ext, [...codec])], { type }), `call.${ext}`);
+      expect(answer.status, ext).toBe(200);
+      expect(await answer.json(), ext).toMatchObject({ result: "success", amplitude: [100, 0], tempo: [100, 0] });
+    }
+  });
+
+  it("says the format needs ffmpeg where it is not installed, and still reads WAV", async () => {
+    const audio = wav(speech(2, 4, 0.5));
+    process.env.FFMPEG_BIN = "/nonexistent/ffmpeg";
+    forgetFfmpeg();
+    try {
+      const ogg = await upload(new Blob([encoded(audio, "ogg", ["-c:a", "libvorbis"])], { type: "audio/ogg" }), "call.ogg");
+      expect(ogg.status).toBe(415);
+      expect(await ogg.json()).toMatchObject({
+        description: "This is OGG audio: this format needs ffmpeg on the server (an admin can install it: apt install ffmpeg). WAV can be analysed without it.",
+      });
+      expect((await upload(new Blob([audio], { type: "audio/wav" }), "call.wav")).status).toBe(200);
+    } finally {
+      delete process.env.FFMPEG_BIN;
+      forgetFfmpeg();
+    }
   });
 });

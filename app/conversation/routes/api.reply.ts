@@ -8,6 +8,7 @@ import { apiAuth, englishText, requireApiUser } from "~/api.server";
 import { jsonErrors } from "~/conversation/api.server";
 import { BodyTooLarge, FormRefused, readJsonBody, readReplyForm, type ParsedForm } from "~/conversation/upload.server";
 import { sendReply } from "~/conversation/reply.server";
+import { editionForHost } from "~/models/editions.server";
 
 export const loader = () => json({ result: "failed", description: "Method not allowed" }, { status: 405 });
 
@@ -41,7 +42,8 @@ export async function action({ request }: ActionFunctionArgs) {
       return await once(
         requestKey,
         async () => {
-          const sent = await sendReply(user, ticket, { fields, files, fileErrors });
+          const { enabled } = await editionForHost(request.headers.get("Host"));
+          const sent = await sendReply(user, ticket, { fields, files, fileErrors, enabled });
           if (!sent.ok) return json({ result: "failed", description: englishText(sent.message, sent.messageValues) }, { status: 400 });
           return sentAnswer(sent.created);
         },

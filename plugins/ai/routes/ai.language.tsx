@@ -45,7 +45,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       back: conversationPath(kind, ticket.ticketNumber),
       own: await ticketLanguage(ticket.id),
       chosen: await chosenLanguage(ticket.id),
-      configured: usesOutside(settings),
+      configured: settings.adapter !== "off",
+      offline: settings.adapter !== "off" && !usesOutside(settings),
     },
     { headers: { "Cache-Control": "private, no-store" } },
   );
@@ -60,6 +61,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const back = conversationPath(kind, ticket.ticketNumber);
   if (!done.translate || done.answer?.state === "ok") return redirect(`${back}?translated=${lang}#panel-ai-translate`);
   if (done.answer?.state === "not_configured") return json({ refused: "plugin_ai.translate.notConfigured", lang }, { status: 503 });
+  if (done.answer?.state === "no_pair")
+    return json({ refused: "plugin_ai.translate.noPair", values: { source: nameOf(done.answer.source), target: nameOf(lang) }, lang }, { status: 503 });
   return json(
     { refused: "plugin_ai.translate.unavailable", reason: done.answer?.state === "unavailable" ? done.answer.reason : "network", lang },
     { status: 503 },
@@ -82,14 +85,15 @@ export default function ConversationLanguage() {
       <p data-testid="ai-own-language">
         {data.own && isKnown(data.own) ? t("plugin_ai.translate.own", { language: LANGUAGE_NAMES[data.own] }) : t("plugin_ai.translate.ownUnknown")}
       </p>
-      {!data.configured ? (
+      {!data.configured || data.offline ? (
         <p className="notice" data-testid="ai-translate-state">
-          {t("plugin_ai.translate.notConfigured")}
+          {t(data.configured ? "plugin_ai.translate.offline" : "plugin_ai.translate.notConfigured")}
         </p>
       ) : null}
       {refused ? (
         <p className="field-error" role="alert" data-testid="ai-translate-refused">
-          {t(refused.refused)} {"reason" in refused && refused.reason ? t(`plugin_ai.reason.${refused.reason}`) : ""}
+          {t(refused.refused, "values" in refused ? (refused.values as Record<string, string>) : undefined)}{" "}
+          {"reason" in refused && refused.reason ? t(`plugin_ai.reason.${refused.reason}`) : ""}
         </p>
       ) : null}
       <Form method="post" className="stack">
@@ -110,3 +114,5 @@ export default function ConversationLanguage() {
 }
 
 const isKnown = (code: string): code is (typeof LANGUAGES)[number] => (LANGUAGES as readonly string[]).includes(code);
+
+const nameOf = (code: string) => (isKnown(code) ? LANGUAGE_NAMES[code] : code || "?");

@@ -34,7 +34,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     lang: parsed.data.lang,
     translated: answer?.state === "ok" ? answer.texts.length : 0,
     ...(answer && answer.state !== "ok"
-      ? { description: englishText(answer.state === "not_configured" ? "plugin_ai.translate.notConfigured" : "plugin_ai.translate.unavailable") }
+      ? {
+          description:
+            answer.state === "no_pair"
+              ? englishText("plugin_ai.translate.noPair", { source: answer.source || "?", target: answer.target })
+              : englishText(answer.state === "not_configured" ? "plugin_ai.translate.notConfigured" : "plugin_ai.translate.unavailable"),
+        }
       : {}),
   });
 }

@@ -1,7 +1,8 @@
 // POST /api/translate (and /api/translate2 for calls) {_token, ticketId, text: [{id, message}],
 // target, source} -> {result, text: [{id, text}]} (spec section 7). Through the workspace's
-// OpenAI-compatible adapter; without one 503 'Translation is not configured…', when the model
-// does not answer 503 with the reason. The reader must be able to read the ticket. A text whose
+// OpenAI-compatible adapter, else offline through Apertium (503 'Translation is not available for
+// this language pair' when its pair is not installed); with AI off 503 'Translation is not
+// configured…'; when the translator does not answer 503 with the reason. The reader must be able to read the ticket. A text whose
 // id is a message of that ticket is stored as the message's translation (translated_text).
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
@@ -56,6 +57,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     q.source || undefined,
   );
   if (answer.state === "not_configured") return json({ result: "failed", description: englishText("plugin_ai.translate.notConfigured") }, { status: 503 });
+  if (answer.state === "no_pair")
+    return json(
+      { result: "failed", description: englishText("plugin_ai.translate.noPair", { source: answer.source || "?", target: answer.target }), reason: "no_pair" },
+      { status: 503 },
+    );
   if (answer.state === "unavailable")
     return json(
       {

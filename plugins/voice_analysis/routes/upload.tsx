@@ -1,4 +1,5 @@
-// /upload: the voice-analysis page (spec section 2). An agent uploads a WAV recording (and, if
+// /upload: the voice-analysis page (spec section 2). An agent uploads a recording (WAV, or mp3, ogg,
+// webm, m4a or flac through ffmpeg when installed) (and, if
 // they have one, its transcript); the page answers energy and pace per 5-second segment from the
 // audio itself (plugins/ai/voice.ts, levels 0/25/50/75/100) as a bar chart, and the transcript's
 // emotions as a pie chart, both drawn on the server with the reports plugin's Vega (each with its
@@ -107,7 +108,7 @@ export default function VoiceUpload() {
       <Form method="post" encType="multipart/form-data" className="stack narrow">
         <label className="stack">
           {t("plugin_voice_analysis.form.file")}
-          <input type="file" name="attachment" accept=".wav,audio/wav,audio/x-wav" required />
+          <input type="file" name="attachment" accept=".wav,.mp3,.ogg,.oga,.opus,.webm,.m4a,.mp4,.flac,audio/*" required />
         </label>
         <label className="stack">
           {t("plugin_voice_analysis.form.transcript")}
