@@ -4,6 +4,7 @@
 // `channels`), so the conversation's home knows no provider.
 import { pluginModule } from "~/plugins/modules.server";
 import { channelAdapterFiles } from "~/plugins/registry.server";
+import { REACTIONS } from "./constants";
 
 export interface ComposerHint {
   /** Translation key of the notice. */
@@ -20,13 +21,36 @@ export interface ComposerTicket {
   channelAccountId: number | null;
 }
 
-type HintingAdapter = { composerHint?(ticket: ComposerTicket): Promise<ComposerHint | null> };
+/** What the desk asks of a conversation's channel adapter (plugins/channels/adapter.ts). */
+type HintingAdapter = {
+  composerHint?(ticket: ComposerTicket): Promise<ComposerHint | null>;
+  react?: unknown;
+  reactions?: { emoji(reaction: string): string | null; refused: string };
+};
+
+/** The adapter of a conversation on a channel account, if its plugin is there. */
+async function adapterOf(ticket: Pick<ComposerTicket, "channel" | "channelAccountId">) {
+  if (ticket.channelAccountId == null) return null;
+  const found = channelAdapterFiles().find((c) => c.kind === ticket.channel);
+  if (!found) return null;
+  return (await pluginModule<{ adapter: HintingAdapter }>(found.pluginId, found.file)).adapter;
+}
 
 export async function composerHints(ticket: ComposerTicket): Promise<ComposerHint[]> {
-  if (ticket.channelAccountId == null) return [];
-  const found = channelAdapterFiles().find((c) => c.kind === ticket.channel);
-  if (!found) return [];
-  const { adapter } = await pluginModule<{ adapter: HintingAdapter }>(found.pluginId, found.file);
-  const hint = await adapter.composerHint?.(ticket);
+  const hint = await (await adapterOf(ticket))?.composerHint?.(ticket);
   return hint ? [hint] : [];
+}
+
+/**
+ * What becomes of an agent's reaction to a customer's message on the conversation's channel: null
+ * when the conversation is not on a channel account; else whether reactions reach the customer at
+ * all (LINE has no reaction API: the desk says so), and which of the desk's reactions the provider
+ * refuses (Telegram's fixed list) with the channel's reason (a translation key).
+ */
+export async function channelReactions(ticket: Pick<ComposerTicket, "channel" | "channelAccountId">) {
+  if (ticket.channelAccountId == null) return null;
+  const adapter = await adapterOf(ticket);
+  if (!adapter?.react) return { sent: false, refused: [] as string[], reason: null };
+  const rules = adapter.reactions;
+  return { sent: true, refused: rules ? (REACTIONS.filter((r) => rules.emoji(r) === null) as string[]) : [], reason: rules?.refused ?? null };
 }

@@ -10,6 +10,7 @@ import { MESSAGE_PAGE_SIZE, REACTIONS, type Priority } from "~/conversation/cons
 import { SERVER_EVENTS } from "~/realtime-events";
 import { wakeJobs } from "~/jobs/queue.server";
 import { queueDelivery, queueReaction } from "~/conversation/delivery.server";
+import { channelReactions } from "~/conversation/composer-hints.server";
 import { decorateMessages, type SystemEvent } from "./message-view.server";
 import { queueLinkPreviews } from "~/conversation/link-preview.server";
 import { recordEvents } from "~/conversation/sync.server";
@@ -19,6 +20,15 @@ import { CLIENT_ID_PATTERN, ENCRYPTED_FILE_NAME, ENCRYPTED_FILE_TYPE, ENCRYPTED_
 export class NotFound extends Error {}
 /** An encrypted message the conversation does not take (`message`: a translation key): not encrypted, an old key version, a replay. */
 export class EncryptionRefused extends Error {}
+/** The customer's channel does not take this reaction (Telegram's fixed list): message is the channel's reason, a translation key. */
+export class ReactionRefused extends Error {
+  constructor(
+    message: string,
+    readonly reaction: string,
+  ) {
+    super(message);
+  }
+}
 
 type Actor = Reader & { name: string; username: string };
 
@@ -472,6 +482,12 @@ export async function toggleReaction(actor: Actor, ticket: TicketRow, messageId:
   const handle = getDb();
   const r = handle.schema.messageReactions;
   const where = and(eq(r.messageId, messageId), eq(r.userId, actor.id), eq(r.reaction, reaction));
+  // a reaction the customer's channel cannot carry is refused with its reason rather than shown as sent (taking one back always works)
+  if (message.senderUserId == null && ticket.kind === "ticket") {
+    const rules = await channelReactions(ticket);
+    if (rules?.reason && (rules.refused as string[]).includes(reaction) && !(await handle.db.select().from(r).where(where)).length)
+      throw new ReactionRefused(rules.reason, reaction);
+  }
   // two different toggles never fail on the primary key (a resent one is stopped by its request key)
   let toChannel = false;
   const removed = await handle.transaction(async (tx) => {

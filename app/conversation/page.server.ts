@@ -2,7 +2,7 @@
 // what the view shows and every change its plain forms make.
 import { json, redirect, type SerializeFrom } from "@remix-run/node";
 import { previewsOf } from "./link-preview.server";
-import { composerHints } from "./composer-hints.server";
+import { channelReactions, composerHints } from "./composer-hints.server";
 import { conversationPanels } from "./panels.server";
 import { shownMessages, type LinkPreview } from "./message-view.server";
 import { guardPluginRoute, isTrial, publicOrigin, viewerOf } from "~/context.server";
@@ -50,13 +50,14 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
   const before = Number(url.searchParams.get("before")) || undefined;
   const around = Number(url.searchParams.get("message_id")) || undefined;
   const { timeZone } = ctx.workspace;
-  const [page, details, labels, departments, staff, hints, panels] = await Promise.all([
+  const [page, details, labels, departments, staff, hints, reactionRules, panels] = await Promise.all([
     conversation.loadMessages(ticket, { before, around }),
     conversation.conversationDetails(ticket),
     listLabelChoices(),
     listDepartmentChoices(),
     conversation.staffList(),
     composerHints(ticket),
+    channelReactions(ticket),
     conversationPanels(
       { ticket, reader: user, viewer: viewerOf(ctx)!, searchParams: url.searchParams, origin: publicOrigin(request) },
       ctx.edition.enabled,
@@ -91,6 +92,8 @@ export async function conversationData(request: Request, { ctx, user, ticket }: 
     departments,
     staff,
     composerHints: hints,
+    /** Whether agents' reactions to the customer's messages reach them on their channel, and which the channel refuses. */
+    channelReactions: reactionRules,
     panels,
     /** ?draft=: text the reply box starts with (a panel's "insert" without JavaScript), capped at the reply's length. */
     draft: (url.searchParams.get("draft") ?? "").slice(0, DRAFT_MAX),
@@ -139,6 +142,8 @@ export async function conversationAction(request: Request, { ctx, user, ticket }
     if (error instanceof conversation.NotFound) return refuse(formResult({ intent, message: "conversation.messageNotFound" }), 404);
     if (error instanceof NotRetryable) return refuse(formResult({ intent, message: "conversation.delivery.notRetryable" }), 409);
     if (error instanceof conversation.EncryptionRefused) return refuse(formResult({ intent, message: error.message }), 409);
+    if (error instanceof conversation.ReactionRefused)
+      return refuse(formResult({ intent, message: error.message, messageValues: { reaction: error.reaction } }), 409);
     if (error instanceof KeyReused)
       return refuse(formResult({ intent, message: "conversation.sentBefore", values: formValues(form, ["message", "cc", "email2"]) }), 422);
     throw error;

@@ -103,6 +103,12 @@ export interface WebhookAdapter {
   accepted?(request: WebhookRequest, account: ChannelAccount): Response;
 }
 
+/** Which reactions a provider takes (ChannelAdapter.reactions). */
+export interface ReactionRules {
+  emoji(reaction: string): string | null;
+  refused: string;
+}
+
 export interface ChannelAdapter {
   kind: Channel;
   /** The fields of an account of this kind, beside the name, address and department every account has. */
@@ -133,6 +139,12 @@ export interface ChannelAdapter {
    * reactions leave it out. Throws as send does.
    */
   react?(account: ChannelAccount, ticketId: number, providerMessageId: string, emoji: string | null): Promise<void>;
+  /**
+   * A provider that takes only some emoji (Telegram's fixed list): `emoji` gives what one of the
+   * desk's reactions is sent as (null: the provider refuses it, and the desk refuses it with the
+   * translation key `refused`). Left out: every reaction goes as it is.
+   */
+  reactions?: ReactionRules;
   /** Webhook-driven channels: how the layer's webhook route verifies and splits the provider's calls. */
   webhook?: WebhookAdapter;
   /** A rule of the provider the agent should know before writing, shown above the reply box (WhatsApp's closed window). */

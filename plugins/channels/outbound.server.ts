@@ -19,6 +19,7 @@ import { getDb } from "@db/client";
 import { REACTIONS } from "~/conversation/constants";
 import { customerMessageProviderId } from "./messaging.server";
 import type { Channel } from "~/conversation/channels";
+import type { ReactionRules } from "./adapter";
 import { enabledAccounts, loadAccount } from "./accounts.server";
 import { adapterFor as pluginAdapterFor } from "./adapters.server";
 import type { ChannelAccount, ChannelAdapter } from "./adapter";
@@ -93,7 +94,7 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
       if (!ticket || !account || !adapter?.react) return;
       const providerMessageId = await customerMessageProviderId(payload.messageId);
       if (!providerMessageId) return;
-      await adapter.react(account, ticket.id, providerMessageId, await reactionNow(payload));
+      await adapter.react(account, ticket.id, providerMessageId, await reactionNow(payload, adapter.reactions));
     },
   });
 }
@@ -102,10 +103,11 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
  * The agents' reaction on a message as it stands: the one just toggled while it is there, else
  * another agent's that is still there, else none. Providers keep one reaction of the business per message.
  */
-async function reactionNow(payload: ReactPayload) {
+async function reactionNow(payload: ReactPayload, rules?: ReactionRules) {
   const { db, schema } = getDb();
   const r = schema.messageReactions;
   const there = new Set((await db.select({ reaction: r.reaction }).from(r).where(eq(r.messageId, payload.messageId))).map((x) => x.reaction));
-  if (there.has(payload.reaction)) return payload.reaction;
-  return REACTIONS.find((x) => there.has(x)) ?? null;
+  // as the provider takes it; one it refuses (left from before, or another agent's) is passed over
+  const sendable = (x: string) => (there.has(x) ? (rules ? rules.emoji(x) : x) : null);
+  return sendable(payload.reaction) ?? REACTIONS.map(sendable).find((x) => x !== null) ?? null;
 }

@@ -3,7 +3,8 @@
 // (X-Hub-Signature-256, hub.challenge; one Meta app may send every Page's events to any of its
 // Pages' URLs: each entry goes to the account of its Page). Out through POST /{page-id}/messages
 // (files uploaded with it as multipart filedata), within Messenger's windows; a comment thread is
-// answered with a reply comment, POST /{top-level-comment-id}/comments.
+// answered with a reply comment, POST /{top-level-comment-id}/comments (a picture as a photo
+// comment: attachment_url, its signed public address).
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
 import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { META_FILE_HOSTS, graphCall, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
@@ -12,6 +13,7 @@ import { metaAccountFor } from "@plugins/meta/accounts.server";
 import { PermanentFailure } from "~/jobs/queue.server";
 import { log } from "~/ops/log.server";
 import { facebookEvents, pageOf, parseComment, parseMessaging, watermarkOf, type FbPayload } from "./events";
+import { publicFileUrl } from "@plugins/channels/public-files.server";
 import { WINDOW_CLOSED, attachmentType, fileProblem, messagingType, textChunks } from "./limits";
 import { applyWatermark, knownCustomerName } from "./receipts.server";
 
@@ -101,12 +103,15 @@ async function react(account: ChannelAccount, to: Recipient, providerMessageId: 
 
 async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart) {
   if (to.channel !== "FB_PAGE_POST") return sendMessenger(account, to, part);
-  if (!("text" in part)) throw new PermanentFailure(fileProblem(part.file, to.channel)!);
-  // the thread's conversation key is its top-level comment: the answer is a reply under it
+  const problem = "text" in part ? null : fileProblem(part.file, to.channel);
+  if (problem) throw new PermanentFailure(problem);
+  // the thread's conversation key is its top-level comment: the answer is a reply under it; a
+  // picture is a photo comment Facebook fetches from the file's signed address
+  const body = "text" in part ? { message: part.text } : { attachment_url: publicFileUrl(part.messageId, part.file.name) };
   const answer = await graphCall<{ id?: string }>(account, `${encodeURIComponent(to.customerId)}/comments`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ message: part.text }),
+    body: JSON.stringify(body),
   });
   if (!answer.id) throw new Error("Facebook answered the comment without its id");
   return answer.id;

@@ -1,8 +1,8 @@
 // Messenger's rules an agent meets before anything is sent: the messaging windows (a standard
 // answer within 24 hours of the customer's last message, a human agent's answer with the
 // HUMAN_AGENT tag within 7 days, nothing after that) and the 25 MB attachment limit. A comment
-// thread is answered with text only: a comment's picture must be a public address Facebook fetches
-// (attachment_url), and this desk serves files only to signed-in users.
+// thread's answer may carry a picture as a photo comment: attachment_url, a public address Facebook
+// fetches (the file's signed, expiring address); other files cannot go in comments.
 export const RESPONSE_WINDOW_MS = 24 * 3_600_000;
 export const HUMAN_AGENT_WINDOW_MS = 7 * 24 * 3_600_000;
 /** Delivery errors: translation keys of this plugin's texts (app/conversation/delivery.ts shows them). */
@@ -14,6 +14,9 @@ export const COMMENT_FILE = "plugin_facebook.delivery.commentFile";
 export const TEXT_MAX = 2000;
 const MB = 1024 * 1024;
 export const ATTACHMENT_MAX = 25 * MB;
+/** A photo comment's picture (attachment_url): pictures Facebook takes as photos, up to its 10 MB photo limit. */
+export const COMMENT_PHOTO_TYPES = ["image/jpeg", "image/png", "image/gif"];
+export const COMMENT_PHOTO_MAX = 10 * MB;
 
 const size = (bytes: number) => (bytes >= MB ? `${Math.round(bytes / MB)} MB` : `${Math.round(bytes / 1024)} KB`);
 
@@ -34,7 +37,11 @@ export function attachmentType(mime: string) {
 
 /** Why this file cannot go out on the conversation's channel, or null. */
 export function fileProblem(file: { type: string; size: number; name: string }, channel: string) {
-  if (channel === "FB_PAGE_POST") return `${COMMENT_FILE}: ${file.name}`;
+  if (channel === "FB_PAGE_POST") {
+    if (!COMMENT_PHOTO_TYPES.includes(file.type)) return `${COMMENT_FILE}: ${file.name}`;
+    if (file.size > COMMENT_PHOTO_MAX) return `${FILE_SIZE}: ${file.name} (${size(file.size)} > ${size(COMMENT_PHOTO_MAX)})`;
+    return null;
+  }
   if (file.size > ATTACHMENT_MAX) return `${FILE_SIZE}: ${file.name} (${size(file.size)} > ${size(ATTACHMENT_MAX)})`;
   return null;
 }

@@ -3,7 +3,8 @@
 // from their profile. Out with the reply token while it is fresh (once), else by push with an
 // X-Line-Retry-Key per message, so a push tried again after a timeout or a 5xx is not sent twice
 // (LINE answers 409 with the messages it sent). LINE gives bots no delivery or read receipts: an
-// agent's message ends at "sent". Files cannot go out (see limits.ts NO_FILES).
+// agent's message ends at "sent". Pictures, videos and audio go out as signed, expiring public
+// addresses LINE fetches (limits.ts); documents cannot go out. LINE has no reaction API.
 import { eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { ChannelAdapter, ChannelAccount } from "@plugins/channels/adapter";
@@ -14,7 +15,9 @@ import { PLAN } from "~/permissions";
 import type { messagingApi } from "@line/bot-sdk";
 import { client, downloadContent, isLineHttpError, lineCall, profileName, retryKey, verifyLineSignature, type LineHttpError } from "./api.server";
 import { lineEvents, parseLineEvent, replyTokenOf } from "./events";
-import { TEXT_TOO_LONG, fileProblem, textMessages } from "./limits";
+import { AUDIO_LENGTH, PREVIEW_MAX, TEXT_TOO_LONG, audioLengthMs, fileProblem, lineFileKind, textMessages } from "./limits";
+import { publicBaseUrl, publicFileUrl } from "@plugins/channels/public-files.server";
+import type { StoredFile } from "~/conversation/model.server";
 import { claimReplyToken, rememberReplyToken } from "./reply-token.server";
 
 type Sent = { sentMessages?: messagingApi.SentMessage[] };
@@ -64,10 +67,26 @@ async function push(account: ChannelAccount, to: string, messages: messagingApi.
   return id;
 }
 
+/** A video's preview when none is made: a still with a play mark, served with the app's public files. */
+const VIDEO_PREVIEW = "/channels/video-preview.png";
+
+/** An agent's file as the LINE message that makes LINE fetch it from its signed public address. */
+async function fileMessage(messageId: number, file: StoredFile & { bytes: () => Promise<Buffer> }): Promise<messagingApi.Message> {
+  const problem = fileProblem(file);
+  if (problem) throw new PermanentFailure(problem);
+  const url = publicFileUrl(messageId, file.name);
+  const kind = lineFileKind(file);
+  if (kind === "image")
+    return { type: "image", originalContentUrl: url, previewImageUrl: file.size <= PREVIEW_MAX ? url : `${publicBaseUrl()}${VIDEO_PREVIEW}` };
+  if (kind === "video") return { type: "video", originalContentUrl: url, previewImageUrl: `${publicBaseUrl()}${VIDEO_PREVIEW}` };
+  const duration = audioLengthMs(await file.bytes());
+  if (!duration) throw new PermanentFailure(`${AUDIO_LENGTH}: ${file.name}`);
+  return { type: "audio", originalContentUrl: url, duration };
+}
+
 async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart) {
-  if (!("text" in part)) throw new PermanentFailure(fileProblem(part.file));
-  const messages = textMessages(part.text);
-  if (!messages) throw new PermanentFailure(`${TEXT_TOO_LONG}: ${Array.from(part.text).length}`);
+  const messages = "text" in part ? textMessages(part.text) : [await fileMessage(part.messageId, part.file)];
+  if (!messages) throw new PermanentFailure(`${TEXT_TOO_LONG}: ${Array.from((part as { text: string }).text).length}`);
   const token = await claimReplyToken(account.id, to.customerId);
   const replied = token ? await reply(account, token, messages) : null;
   if (replied) return replied;

@@ -2,16 +2,17 @@
 // (the layer's /hooks/channels/{account}: Telegram sends the secret token given to setWebhook in
 // X-Telegram-Bot-Api-Secret-Token, compared in constant time before anything is stored) or by long
 // polling (getUpdates, the layer's watcher), as the account's mode says; out through sendMessage,
-// sendPhoto and sendDocument (multipart uploads). Telegram tells a bot nothing about delivery or
+// sendPhoto and sendDocument (multipart uploads); an agent's reaction through setMessageReaction. Telegram tells a bot nothing about delivery or
 // reading: a reply's state ends at "sent". Spec section 9: from the Pro plan.
 import { InputFile } from "grammy";
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
+import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { sameSignature } from "@plugins/channels/signatures.server";
 import { webhookPath } from "@plugins/channels/webhook.server";
 import { PLAN } from "~/permissions";
 import { downloadTelegramFile, telegramApi, telegramCall, telegramFailure } from "./api.server";
-import { NO_BASE_URL, NO_SECRET_TOKEN, fileProblem, sendsAsPhoto, textChunks } from "./limits";
+import { NO_BASE_URL, NO_SECRET_TOKEN, REACTION_REFUSED, fileProblem, sendsAsPhoto, telegramReaction, textChunks } from "./limits";
+import { PermanentFailure } from "~/jobs/queue.server";
 import { watchTelegram } from "./polling.server";
 import { ALLOWED_UPDATES, botIdOf, parseTelegramUpdate, telegramEvents } from "./updates";
 
@@ -39,6 +40,19 @@ async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPa
   return `${sent.chat.id}:${sent.message_id}`;
 }
 
+/**
+ * The bot's reaction on a customer's message (setMessageReaction; a bot sets at most one, and an
+ * empty list takes it back). The desk refused reactions Telegram does not list; the job's emoji is
+ * already Telegram's own.
+ */
+async function react(account: ChannelAccount, _to: Recipient, providerMessageId: string, emoji: string | null) {
+  const [chatId, messageId] = providerMessageId.split(":");
+  if (emoji !== null && telegramReaction(emoji) === null) throw new PermanentFailure(REACTION_REFUSED);
+  await telegramCall(() =>
+    telegramApi(account).setMessageReaction(chatId, Number(messageId), emoji ? [{ type: "emoji", emoji: telegramReaction(emoji) as "👍" }] : []),
+  );
+}
+
 const parts: MessagingParts = {
   parse: (payload) => parseTelegramUpdate(payload),
   downloadMedia: async (account, media) => {
@@ -48,6 +62,7 @@ const parts: MessagingParts = {
   sendPart,
   textPieces: (text) => textChunks(text),
   checkFile: fileProblem,
+  react,
 };
 
 /** The Test button: the token names a bot; a webhook account also (re)registers its webhook with Telegram, with its secret token. */
@@ -105,5 +120,7 @@ export const adapter: ChannelAdapter = {
   },
   receive: messagingReceive(parts),
   send: messagingSend(parts),
+  react: messagingReact(parts),
+  reactions: { emoji: telegramReaction, refused: REACTION_REFUSED },
   watch: (account) => (modeOf(account) === "polling" ? watchTelegram(account) : async () => undefined),
 };

@@ -7,6 +7,24 @@ export const FILE_EMPTY = "plugin_telegram.delivery.fileEmpty";
 /** The Test button's findings, in the same "key: detail" shape (the settings page shows them alike). */
 export const NO_SECRET_TOKEN = "plugin_telegram.delivery.noSecretToken";
 export const NO_BASE_URL = "plugin_telegram.delivery.noBaseUrl";
+/** Why the desk refuses a reaction Telegram does not take. */
+export const REACTION_REFUSED = "plugin_telegram.delivery.reactionRefused";
+
+/** ReactionTypeEmoji: "Currently, it can be one of" these; any other emoji is REACTION_INVALID. */
+export const TELEGRAM_REACTIONS = new Set(
+  "👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡".split(
+    " ",
+  ),
+);
+
+/**
+ * A desk reaction as Telegram takes it: the same emoji without its presentation selector (❤️ is
+ * Telegram's ❤), else null. No look-alike stands in for another (😄 is not 😁): those are refused.
+ */
+export function telegramReaction(reaction: string) {
+  const bare = reaction.replace(/\ufe0f/g, "");
+  return TELEGRAM_REACTIONS.has(bare) ? bare : null;
+}
 
 const MB = 1024 * 1024;
 /** sendDocument (and every upload): "files of any type of up to 50 MB". */

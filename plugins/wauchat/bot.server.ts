@@ -4,9 +4,9 @@
 // the bot's state (compare-and-set on the last message answered: a job run twice answers once),
 // its answer as a message from the "chatbot" user, the answer's outbound job (the same queue as an
 // agent's reply) and, at handover, the ticket Open with its language and product as labels.
-import { and, asc, eq, inArray, isNotNull, ne } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, ne } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
-import { defineJobKind, enqueue, wakeJobs } from "~/jobs/queue.server";
+import { WaitAndRetry, defineJobKind, enqueue, wakeJobs } from "~/jobs/queue.server";
 import { queueDelivery } from "~/conversation/delivery.server";
 import { systemMessage, touch } from "~/conversation/model.server";
 import { announce, conversationCreated, newMessages } from "~/conversation/events.server";
@@ -96,12 +96,57 @@ export interface Answer {
  * go, or this message was answered already).
  */
 export async function answer(payload: AnswerPayload): Promise<Answer | null> {
+  // another message's answer moved the state on under this one: judge again against what it left
+  for (let round = 0; round < 5; round++) {
+    const outcome = await answerOnce(payload);
+    if (outcome !== AGAIN) return outcome;
+  }
+  throw new Error("the conversation's bot state kept changing; tried again later");
+}
+
+const AGAIN = Symbol("again");
+/** How long a customer's later message waits for the answer to their earlier one. */
+export const EARLIER_WAIT_MS = 1000;
+
+/**
+ * An earlier message of the customer whose answer job has not finished: this one must wait for the
+ * menu state that answer leaves (two quick messages are each judged in turn, never against the old menu).
+ */
+async function earlierUnanswered(ticketId: number, after: number, messageId: number) {
+  const { db, schema } = getDb();
+  const m = schema.messages;
+  const earlier = await db
+    .select({ id: m.id })
+    .from(m)
+    .where(and(eq(m.ticketId, ticketId), isNull(m.senderUserId), gt(m.id, after), lt(m.id, messageId)));
+  if (!earlier.length) return false;
+  const j = schema.jobs;
+  const [pending] = await db
+    .select({ id: j.id })
+    .from(j)
+    .where(
+      and(
+        inArray(
+          j.key,
+          earlier.map((e) => `wauchat:${e.id}`),
+        ),
+        inArray(j.state, ["queued", "running"]),
+      ),
+    )
+    .limit(1);
+  return !!pending;
+}
+
+async function answerOnce(payload: AnswerPayload): Promise<Answer | null | typeof AGAIN> {
   const handle = getDb();
   const { db, schema } = handle;
   const wc = schema.wauchatConversations;
   const m = schema.messages;
   const [state] = await db.select().from(wc).where(eq(wc.ticketId, payload.ticketId));
   if (!state || state.stage === "human" || state.lastMessageId >= payload.messageId) return null;
+  // no attempt used: the earlier answer is on its way
+  if (await earlierUnanswered(payload.ticketId, state.lastMessageId, payload.messageId))
+    throw new WaitAndRetry("an earlier message is being answered", EARLIER_WAIT_MS);
   const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, payload.ticketId));
   if (!ticket) return null;
   const botId = await botUserId();
@@ -130,8 +175,8 @@ export async function answer(payload: AnswerPayload): Promise<Answer | null> {
       })
       .where(and(eq(wc.ticketId, ticket.id), eq(wc.lastMessageId, state.lastMessageId), ne(wc.stage, "human")))
       .returning({ ticketId: wc.ticketId });
-    // another run of this job (or of a later message) got there first
-    if (!claimed) return null;
+    // another run of this job, or another message's answer, got there first: look again
+    if (!claimed) return AGAIN;
     let ids: number[] = [];
     let queued = false;
     if (decision.reply) {
@@ -168,7 +213,7 @@ export async function answer(payload: AnswerPayload): Promise<Answer | null> {
     }
     return { ids, queued, opened };
   });
-  if (!written) return null;
+  if (written === AGAIN) return AGAIN;
   if (written.ids.length) await newMessages(ticket, written.ids, BOT_USERNAME);
   if (written.opened) {
     // now it is the agents' work: the department hears of it as a new conversation

@@ -5,7 +5,9 @@
 //   GET  /v21.0/{psid}?fields=first_name,last_name  a customer's Messenger profile
 //   POST /v21.0/{page-id}/messages (or /me/...)     Send API: JSON {recipient, messaging_type, tag, message},
 //                                                   or multipart with filedata -> {recipient_id, message_id}
-//   POST /v21.0/{comment-id}/comments               a reply comment {message} -> {id}
+//   POST /v21.0/{comment-id}/comments               a reply comment {message} and/or {attachment_url}: a
+//                                                   photo comment, the picture fetched from the URL as
+//                                                   Facebook does (not a picture, or unreachable: (#100)) -> {id}
 //   GET  /cdn/{id}/{name}                           a customer's file (a signed CDN address: no token)
 // The Send API keeps Messenger's windows: RESPONSE only within 24 hours of the customer's last
 // message, MESSAGE_TAG HUMAN_AGENT within 7 days (when the app has the permission), else
@@ -29,6 +31,8 @@ export interface FbSent {
 export interface FbReply {
   commentId: string;
   message: string;
+  /** A photo comment's picture as fetched from its attachment_url. */
+  photo?: { url: string; type: string; bytes: Buffer };
   id: string;
 }
 export interface FbPage {
@@ -204,18 +208,27 @@ export async function startFacebookStandin() {
       const comment = comments.get(target);
       if (!comment || comment.pageId !== page.id)
         return graphError(res, 400, 100, `Unsupported post request. Object with ID '${target}' does not exist`, { type: "GraphMethodException" });
-      let body: { message?: string };
+      let body: { message?: string; attachment_url?: string };
       try {
         body = JSON.parse((await readBody(req)).toString("utf8"));
       } catch {
         return graphError(res, 400, 100, "(#100) Invalid parameter");
       }
-      if (!body.message) return graphError(res, 400, 100, "(#100) Missing message or attachment");
+      if (!body.message && !body.attachment_url) return graphError(res, 400, 100, "(#100) Missing message or attachment");
       const failure = failing();
       if (failure) return graphError(res, failure.status, failure.code, failure.message, { retryAfter: failure.retryAfter });
+      let photo: FbReply["photo"];
+      if (body.attachment_url) {
+        // Facebook fetches the picture now; one it cannot get, or that is no picture, is refused
+        const fetched = await fetch(body.attachment_url, { redirect: "manual" }).catch(() => null);
+        const type = fetched?.headers.get("content-type") ?? "";
+        if (!fetched?.ok || !/^image\/(jpeg|png|gif)$/.test(type))
+          return graphError(res, 400, 100, "(#100) The attachment_url could not be fetched or is not a supported image");
+        photo = { url: body.attachment_url, type, bytes: Buffer.from(await fetched.arrayBuffer()) };
+      }
       const id = `${comment.postId.split("_")[1] ?? comment.postId}_${nextId()}`;
       comments.set(id, { pageId: page.id, postId: comment.postId });
-      replies.push({ commentId: target, message: body.message, id });
+      replies.push({ commentId: target, message: body.message ?? "", id, ...(photo ? { photo } : {}) });
       return json(res, { id });
     }
     graphError(res, 400, 100, "Unsupported request");

@@ -7,6 +7,9 @@
 //     GET  /v2/bot/info               {userId, basicId, displayName, chatMode, markAsReadMode}
 //   data (dataUrl, a listener of its own as api-data.line.me is)
 //     GET  /v2/bot/message/{id}/content   the bytes; 202 while a video is being prepared; 404 unknown
+// Picture, video and audio messages name https addresses LINE fetches: the stand-in fetches them
+// when it accepts the send (plain http only from this machine, where tests cannot have TLS) and keeps
+// what it got in `fetched`; bots cannot send "file" messages.
 // Errors in LINE's shape {"message", "details": [{"message", "property"}]}: 401 for a wrong bearer
 // token, 400 for bad requests, 429 when told to throttle (with Retry-After when asked), 500 when told.
 // Webhooks: signed as LINE signs them (x-line-signature: base64 HMAC-SHA256 of the body with the
@@ -22,6 +25,13 @@ export interface SentRequest {
   messages: Json[];
   retryKey: string | null;
   ids: string[];
+}
+export interface FetchedFile {
+  url: string;
+  status: number;
+  type: string;
+  disposition: string;
+  bytes: Buffer;
 }
 export interface Failure {
   status: number;
@@ -41,6 +51,8 @@ export interface LineStandin {
   sent: SentRequest[];
   /** Every request, as "METHOD path". */
   requests: string[];
+  /** What LINE fetched for picture, video and audio messages it accepted, in order. */
+  fetched: FetchedFile[];
   /** A LINE user with a profile (a friend of the account); answers their user id. */
   addUser(displayName: string): string;
   /** Content for a message id (what the data API serves). */
@@ -96,6 +108,7 @@ export async function startLineStandin(options: { replyTokenMs?: number } = {}):
   const retryKeys = new Map<string, { requestId: string; ids: string[] }>();
   const sent: SentRequest[] = [];
   const requests: string[] = [];
+  const fetched: FetchedFile[] = [];
   let nextFailure: Failure | undefined;
   let throttleLeft = 0;
   let throttleSeconds: number | undefined;
@@ -128,7 +141,19 @@ export async function startLineStandin(options: { replyTokenMs?: number } = {}):
       fail(res, 400, "The request body has 1 error(s)", [{ message: "Size must be between 1 and 5", property: "messages" }]);
       return true;
     }
+    const invalid = (message: string, property: string) => {
+      fail(res, 400, "The request body has 1 error(s)", [{ message, property }]);
+      return true;
+    };
     for (const [i, m] of (messages as Json[]).entries()) {
+      if (!["text", "image", "video", "audio", "location", "sticker", "imagemap", "template", "flex"].includes(String(m?.type)))
+        return invalid("must be one of [text, image, video, audio, location, sticker, imagemap, template, flex]", `messages[${i}].type`);
+      const urls = m.type === "image" || m.type === "video" ? ["originalContentUrl", "previewImageUrl"] : m.type === "audio" ? ["originalContentUrl"] : [];
+      for (const field of urls) {
+        if (m[field] === undefined) return invalid("must be specified", `messages[${i}].${field}`);
+        if (!publicAddress(String(m[field]))) return invalid("must be a valid HTTPS URL", `messages[${i}].${field}`);
+      }
+      if (m.type === "audio" && !(Number(m.duration) > 0)) return invalid("must be specified", `messages[${i}].duration`);
       if (m?.type !== "text") continue;
       const length = Array.from(String(m.text ?? "")).length;
       if (length < 1 || length > 5000) {
@@ -137,6 +162,34 @@ export async function startLineStandin(options: { replyTokenMs?: number } = {}):
       }
     }
     return false;
+  }
+
+  /** https, at most 2,000 characters; plain http only on this machine (the tests' servers). */
+  const publicAddress = (value: string) => {
+    if (value.length > 2000) return false;
+    try {
+      const url = new URL(value);
+      return url.protocol === "https:" || (url.protocol === "http:" && ["127.0.0.1", "localhost"].includes(url.hostname));
+    } catch {
+      return false;
+    }
+  };
+
+  /** Fetches every address of accepted messages, as LINE does to show them. */
+  async function fetchContent(messages: Json[]) {
+    for (const m of messages)
+      for (const field of ["originalContentUrl", "previewImageUrl"]) {
+        if (typeof m[field] !== "string") continue;
+        const url = String(m[field]);
+        const response = await fetch(url, { redirect: "manual" });
+        fetched.push({
+          url,
+          status: response.status,
+          type: response.headers.get("content-type") ?? "",
+          disposition: response.headers.get("content-disposition") ?? "",
+          bytes: Buffer.from(await response.arrayBuffer()),
+        });
+      }
   }
 
   /** A failure the test asked for, answered instead of the send; "afterAccepting" lets the send happen first. */
@@ -173,6 +226,7 @@ export async function startLineStandin(options: { replyTokenMs?: number } = {}):
     }
     if (badMessages(res, body.messages)) return;
     const messages = body.messages as Json[];
+    await fetchContent(messages);
     const record = (kind: SentRequest["api"], to: string, retryKey: string | null) => {
       const ids = messages.map(() => digits(18));
       sent.push({ api: kind, to, messages, retryKey, ids });
@@ -273,6 +327,7 @@ export async function startLineStandin(options: { replyTokenMs?: number } = {}):
     botUserId,
     sent,
     requests,
+    fetched,
     addUser(displayName) {
       const id = `U${hex(16)}`;
       users.set(id, displayName);

@@ -5,6 +5,9 @@
 //                               409 while a webhook is set, or for the older of two concurrent polls
 //   /bot<token>/sendMessage     JSON; sendPhoto and sendDocument as multipart (attach://<part>)
 //   /bot<token>/getFile         -> file_path, then GET /file/bot<token>/<file_path> gives the bytes
+//   /bot<token>/setMessageReaction  the bot's reaction on a message of the chat: an array of at most
+//                               one ReactionTypeEmoji from Telegram's list (empty: taken back); other
+//                               emoji REACTION_INVALID, two REACTIONS_TOO_MANY, unknown message MESSAGE_ID_INVALID
 // Parameters come as JSON, form-urlencoded, multipart or the query string, as Telegram takes them.
 // Answers {"ok": true, "result"} or {"ok": false, "error_code", "description", "parameters"}: 401
 // for a wrong token, 400 "Bad Request: ..." (chat not found, message text is empty, file is too big),
@@ -73,14 +76,23 @@ export interface TelegramStandin {
   webhook(): { url: string; secretToken: string; allowedUpdates: string[] } | null;
   /** What the bot sent, in order. */
   sent: SentMessage[];
+  /** The bot's reaction on each message it reacted to ("chat:message" -> emoji, [] when taken back), as it stands. */
+  reactions: Map<string, string[]>;
   /** Every call, as "METHOD /path" with the token left out. */
   requests: string[];
-  /** The next `count` calls of `method` ("file" for downloads) answer this error. */
-  failNext(method: string, failure: Failure, count?: number): void;
+  /** The next `count` calls of `method` ("file" for downloads) answer this error (after `skip` that succeed). */
+  failNext(method: string, failure: Failure, count?: number, skip?: number): void;
   /** The chat refuses the bot (403 Forbidden: bot was blocked by the user). */
   block(chatId: number | string): void;
   close(): Promise<void>;
 }
+
+/** ReactionTypeEmoji's list, as the Bot API documents it. */
+const LISTED = new Set(
+  "👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡".split(
+    " ",
+  ),
+);
 
 const digits = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 1 + Math.floor(Math.random() * 9) : Math.floor(Math.random() * 10))).join("");
 
@@ -95,8 +107,10 @@ export async function startTelegramStandin(options: { username?: string } = {}):
   const chats = new Map<string, Record<string, unknown>>();
   const blocked = new Set<string>();
   const pending: Record<string, unknown>[] = [];
-  const failures = new Map<string, Failure[]>();
+  /** Per method, what its next calls answer: a failure, or null for a call that goes through. */
+  const failures = new Map<string, (Failure | null)[]>();
   const sent: SentMessage[] = [];
+  const reactions = new Map<string, string[]>();
   const requests: string[] = [];
   let hook: { url: string; secretToken: string; allowedUpdates: string[] } | null = null;
   let poller: { answer: (status: number, body: unknown) => void; timer: NodeJS.Timeout } | undefined;
@@ -134,7 +148,7 @@ export async function startTelegramStandin(options: { username?: string } = {}):
     reply(res, f.status, { ok: false, error_code: f.status, description: f.description, ...(f.parameters ? { parameters: f.parameters } : {}) });
   const takeFailure = (method: string) => {
     const list = failures.get(method);
-    return list?.length ? list.shift() : undefined;
+    return list?.length ? (list.shift() ?? undefined) : undefined;
   };
 
   const readBody = async (req: http.IncomingMessage) => {
@@ -243,6 +257,35 @@ export async function startTelegramStandin(options: { username?: string } = {}):
     ok(res, { message_id: messageId, from: bot, chat, date: Math.floor(Date.now() / 1000), ...body });
   }
 
+  /** A reaction list as Telegram checks it: parsed (JSON, or a JSON string in a form), of known types, emoji from its list, one for a bot. */
+  function setMessageReaction(res: http.ServerResponse, params: Record<string, unknown>) {
+    const { chat, failure } = chatOf(params.chat_id);
+    if (failure) return fail(res, failure);
+    const chatId = String(chat!.id);
+    const messageId = Number(params.message_id);
+    if (!Number.isSafeInteger(messageId) || messageId <= 0 || messageId > (messageSeq.get(chatId) ?? 0))
+      return fail(res, { status: 400, description: "Bad Request: MESSAGE_ID_INVALID" });
+    let list: unknown = params.reaction ?? [];
+    if (typeof list === "string") {
+      try {
+        list = JSON.parse(list);
+      } catch {
+        return fail(res, { status: 400, description: "Bad Request: can't parse reaction types JSON object" });
+      }
+    }
+    if (!Array.isArray(list)) return fail(res, { status: 400, description: "Bad Request: can't parse reaction types JSON object" });
+    const emoji: string[] = [];
+    for (const r of list as Record<string, unknown>[]) {
+      if (!r || typeof r !== "object" || !["emoji", "custom_emoji", "paid"].includes(String(r.type)))
+        return fail(res, { status: 400, description: "Bad Request: can't parse ReactionType JSON object" });
+      if (r.type !== "emoji" || !LISTED.has(String(r.emoji))) return fail(res, { status: 400, description: "Bad Request: REACTION_INVALID" });
+      emoji.push(String(r.emoji));
+    }
+    if (emoji.length > 1) return fail(res, { status: 400, description: "Bad Request: REACTIONS_TOO_MANY" });
+    reactions.set(`${chatId}:${messageId}`, emoji);
+    ok(res, true);
+  }
+
   server.on("request", async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", base);
@@ -304,6 +347,8 @@ export async function startTelegramStandin(options: { username?: string } = {}):
           return sendFile(res, method, "photo", params, uploads);
         case "sendDocument":
           return sendFile(res, method, "document", params, uploads);
+        case "setMessageReaction":
+          return setMessageReaction(res, params);
         case "getFile": {
           const file = files.get(String(params.file_id ?? ""));
           if (!file) return fail(res, { status: 400, description: "Bad Request: invalid file_id" });
@@ -377,9 +422,10 @@ export async function startTelegramStandin(options: { username?: string } = {}):
     },
     webhook: () => hook,
     sent,
+    reactions,
     requests,
-    failNext(method, failure, count = 1) {
-      failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: count }, () => failure)]);
+    failNext(method, failure, count = 1, skip = 0) {
+      failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: skip }, () => null), ...Array.from({ length: count }, () => failure)]);
     },
     block(chatId) {
       blocked.add(String(chatId));

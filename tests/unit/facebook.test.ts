@@ -25,6 +25,7 @@ import { defineOutboundJob } from "@plugins/channels/outbound.server";
 import { webhookCall, webhookHandshake } from "@plugins/channels/webhook.server";
 import { adapter } from "@plugins/facebook/adapter.server";
 import { startFacebookStandin, type FacebookStandin } from "../support/facebook-standin";
+import { startPublicFilesDoor } from "../support/public-files-door";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-facebook-"));
 process.env.DATA_DIR = dataDir;
@@ -444,7 +445,7 @@ describe.each(DIALECTS)("Facebook Page: Messenger and comments (%s)", (dialect) 
     }
   });
 
-  it("the agent's answer on a comment thread goes out as a reply comment; a file there is refused with the reason", async () => {
+  it("the agent's answer on a comment thread goes out as a reply comment; a picture as a photo comment Facebook fetches, other files refused", async () => {
     const post = fb.post(pageId);
     const top = fb.comment(pageId, post, { id: "5552001", name: "Hui Min" }, "Is this in stock?");
     await call(fb.body([{ pageId, changes: [top] }]));
@@ -463,13 +464,32 @@ describe.each(DIALECTS)("Facebook Page: Messenger and comments (%s)", (dialect) 
     await runJobs();
     expect(await messagesOf(ticket.id)).toHaveLength(2);
 
-    const key = await fileStorage().put(Buffer.from("\x89PNG"));
-    const repliesBefore = fb.replies.length;
-    const created = await reply(agent, ticket, { body: "See the photo", files: [{ key, name: "sizes.png", type: "image/png", size: 4 }] });
-    await runJobs();
-    const rows = (await messagesOf(ticket.id)).filter((m) => created.some((c) => c.id === m.id));
-    expect(rows[1]).toMatchObject({ deliveryState: "failed", deliveryError: "plugin_facebook.delivery.commentFile: sizes.png" });
-    expect(fb.replies.length).toBe(repliesBefore);
+    const door = await startPublicFilesDoor();
+    const previousBase = process.env.BASE_URL;
+    process.env.BASE_URL = door.url;
+    try {
+      const pdf = await fileStorage().put(Buffer.from("%PDF-1.4"));
+      const repliesBefore = fb.replies.length;
+      const refused = await reply(agent, ticket, { body: "See the sheet", files: [{ key: pdf, name: "sizes.pdf", type: "application/pdf", size: 8 }] });
+      await runJobs();
+      const rows = (await messagesOf(ticket.id)).filter((m) => refused.some((c) => c.id === m.id));
+      expect(rows[1]).toMatchObject({ deliveryState: "failed", deliveryError: "plugin_facebook.delivery.commentFile: sizes.pdf" });
+      expect(fb.replies.length).toBe(repliesBefore);
+
+      const png = Buffer.from("\x89PNG\r\n\x1a\nsizes", "latin1");
+      const key = await fileStorage().put(png);
+      const created = await reply(agent, ticket, { body: "See the photo", files: [{ key, name: "sizes.png", type: "image/png", size: png.length }] });
+      await runJobs();
+      const sent = (await messagesOf(ticket.id)).filter((m) => created.some((c) => c.id === m.id));
+      expect(sent.map((m) => m.deliveryState)).toEqual(["sent", "sent"]);
+      const photo = fb.replies.at(-1)!;
+      expect(photo).toMatchObject({ commentId: top.value.comment_id, message: "", photo: { type: "image/png", bytes: png } });
+      expect(photo.photo!.url).toMatch(new RegExp(`^${door.url}/hooks/channels/files/${created[1].id}\\.`));
+    } finally {
+      if (previousBase === undefined) delete process.env.BASE_URL;
+      else process.env.BASE_URL = previousBase;
+      await door.close();
+    }
   });
 
   it("one Meta app's Pages share a webhook URL: each entry reaches its own Page's account", async () => {

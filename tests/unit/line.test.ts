@@ -14,6 +14,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { eq } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { startLineStandin, type LineStandin } from "../support/line-standin";
+import { startPublicFilesDoor } from "../support/public-files-door";
+import { PUBLIC_FILE_TTL_MS, publicFileResponse, publicFileUrl } from "@plugins/channels/public-files.server";
 import { seedDemo } from "~/seed/seed";
 import { setSetting } from "~/models/settings.server";
 import { sendReply } from "~/conversation/reply.server";
@@ -248,16 +250,103 @@ describe.each(DIALECTS)("LINE Messaging API (%s)", (dialect) => {
     expect(line.sent[0].messages.map((m) => Array.from(String(m.text)).length)).toEqual([5000, 10]);
   });
 
-  it("refuses files before anything is sent, with its own reason", async () => {
-    const userId = line.addUser("Gina");
-    const ticket = await conversation(userId);
-    const ids = await answer(ticket, "Here is the manual.", [new File([PNG], "manual.png", { type: "image/png" })]);
-    await runJobs();
-    expect(await states(ids)).toEqual([
-      ["failed", "plugin_line.delivery.noFiles: manual.png"],
-      ["failed", "plugin_line.delivery.noFiles: manual.png"],
-    ]);
-    expect(line.sent).toEqual([]);
+  describe("files by signed public address", () => {
+    let door: Awaited<ReturnType<typeof startPublicFilesDoor>>;
+    const previousBase = process.env.BASE_URL;
+    beforeAll(async () => {
+      door = await startPublicFilesDoor();
+      process.env.BASE_URL = door.url;
+    });
+    afterAll(async () => {
+      await door.close();
+      if (previousBase === undefined) delete process.env.BASE_URL;
+      else process.env.BASE_URL = previousBase;
+    });
+    /** An M4A of 2.5 seconds, as far as its movie header tells (timescale 1000, duration 2500). */
+    const m4a = () => {
+      const mvhd = Buffer.alloc(32);
+      mvhd.writeUInt32BE(32, 0);
+      mvhd.write("mvhd", 4, "latin1");
+      mvhd.writeUInt32BE(1000, 20);
+      mvhd.writeUInt32BE(2500, 24);
+      return Buffer.concat([Buffer.from("\0\0\0\x18ftypM4A \0\0\0\0M4A mp42", "latin1"), mvhd]);
+    };
+    const mp4 = Buffer.from("\0\0\0\x18ftypmp42 a small video", "latin1");
+
+    it("sends pictures, videos and audio as LINE messages whose signed addresses LINE fetches; documents are refused before anything goes", async () => {
+      const userId = line.addUser("Gina");
+      const ticket = await conversation(userId);
+      const refused = await answer(ticket, "Here is the manual.", [new File([PNG], "manual.pdf", { type: "application/pdf" })]);
+      await runJobs();
+      expect(await states(refused)).toEqual([
+        ["failed", "plugin_line.delivery.noFiles: manual.pdf"],
+        ["failed", "plugin_line.delivery.noFiles: manual.pdf"],
+      ]);
+      expect(line.sent).toEqual([]);
+
+      const ids = await answer(ticket, "Photos, video and a voice note", [
+        new File([PNG], "parcel.png", { type: "image/png" }),
+        new File([mp4], "unboxing.mp4", { type: "video/mp4" }),
+        new File([m4a()], "note.m4a", { type: "audio/x-m4a" }),
+      ]);
+      await runJobs();
+      expect(await states(ids)).toEqual(ids.map(() => ["sent", null]));
+      const files = line.sent.slice(1).map((s) => s.messages[0]);
+      expect(files.map((m) => m.type)).toEqual(["image", "video", "audio"]);
+      expect(files[2].duration).toBe(2500);
+      for (const m of files) expect(String(m.originalContentUrl)).toMatch(new RegExp(`^${door.url}/hooks/channels/files/\\d+\\.\\d+\\.[\\w-]{43}/`));
+      // LINE fetched each file (and the previews) from the address, without any session
+      const got = new Map(line.fetched.map((f) => [f.url, f]));
+      expect(got.get(String(files[0].originalContentUrl))).toMatchObject({ status: 200, type: "image/png", bytes: PNG });
+      expect(got.get(String(files[0].previewImageUrl))).toMatchObject({ status: 200, bytes: PNG });
+      expect(got.get(String(files[1].originalContentUrl))).toMatchObject({ status: 200, type: "video/mp4", bytes: mp4 });
+      expect(got.get(String(files[1].previewImageUrl))).toMatchObject({ status: 200, type: "image/png" });
+      expect(got.get(String(files[2].originalContentUrl))).toMatchObject({ status: 200, type: "audio/x-m4a", bytes: m4a() });
+      expect(got.get(String(files[2].originalContentUrl))!.disposition).toBe("inline; filename*=UTF-8''note.m4a");
+    });
+
+    it("a signed address gives only its own file, for a short time: tampered 403, expired 410, a customer's file 404", async () => {
+      const userId = line.addUser("Ivy");
+      const ticket = await conversation(userId);
+      const [fileId] = await answer(ticket, "", [new File(["<script>alert(1)</script>"], "page.html", { type: "text/html" })]);
+      const url = new URL(publicFileUrl(fileId, "page.html"));
+      const token = url.pathname.split("/")[4];
+      const ok = await publicFileResponse(token);
+      expect(ok.status).toBe(200);
+      // never served as a page: bytes to download, sandboxed, not sniffed
+      expect(ok.headers.get("content-type")).toBe("application/octet-stream");
+      expect(ok.headers.get("content-disposition")).toBe("attachment; filename*=UTF-8''page.html");
+      expect(ok.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(ok.headers.get("content-security-policy")).toContain("sandbox");
+      const [id, expires, signature] = token.split(".");
+      // another message's id, a later expiry, a changed signature: refused
+      expect((await publicFileResponse(`${Number(id) - 1}.${expires}.${signature}`)).status).toBe(403);
+      expect((await publicFileResponse(`${id}.${Number(expires) + 3600}.${signature}`)).status).toBe(403);
+      expect((await publicFileResponse(`${id}.${expires}.${signature.slice(0, -1)}${signature.endsWith("A") ? "B" : "A"}`)).status).toBe(403);
+      expect((await publicFileResponse("../../etc/passwd")).status).toBe(403);
+      expect((await publicFileResponse(token, Date.now() + PUBLIC_FILE_TTL_MS + 1000)).status).toBe(410);
+      // a customer's file (or a message without one) is never handed out, even signed
+      const [first] = await messages(ticket.id);
+      const customer = new URL(publicFileUrl(first.id, "x")).pathname.split("/")[4];
+      expect((await publicFileResponse(customer)).status).toBe(404);
+      // over HTTP, as a provider asks
+      expect((await fetch(url)).status).toBe(200);
+      expect((await fetch(`${door.url}/hooks/channels/files/${id}.${expires}.${"A".repeat(43)}/page.html`)).status).toBe(403);
+    });
+
+    it("without a public address the file is not sent (no localhost link), with the reason", async () => {
+      delete process.env.BASE_URL;
+      try {
+        const userId = line.addUser("Jo");
+        const ticket = await conversation(userId);
+        const ids = await answer(ticket, "", [new File([PNG], "parcel.png", { type: "image/png" })]);
+        await runJobs();
+        expect(await states(ids)).toEqual([["failed", "plugin_channels.delivery.noPublicUrl: parcel.png"]]);
+        expect(line.sent).toEqual([]);
+      } finally {
+        process.env.BASE_URL = door.url;
+      }
+    });
   });
 
   it("shows LINE's own words for a refusal, waits out a 429, and sends a push whose answer was lost only once", async () => {

@@ -29,7 +29,8 @@ import type { ChannelAccount } from "@plugins/channels/adapter";
 import { adapter } from "@plugins/telegram/adapter.server";
 import { OFFSET_CURSOR, pollTelegram } from "@plugins/telegram/polling.server";
 import { telegramApi } from "@plugins/telegram/api.server";
-import { NO_BASE_URL, NO_SECRET_TOKEN } from "@plugins/telegram/limits";
+import { NO_BASE_URL, NO_SECRET_TOKEN, REACTION_REFUSED } from "@plugins/telegram/limits";
+import { channelReactions } from "~/conversation/composer-hints.server";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-telegram-data-"));
 process.env.DATA_DIR = dataDir;
@@ -384,6 +385,109 @@ describe.each(DIALECTS)("Telegram (%s)", (dialect) => {
       deliveryError: "Forbidden: bot was blocked by the user",
     });
     expect(tg.sent.map((s) => s.text)).toEqual(["queued and throttled"]);
+  });
+
+  it("an agent's reaction goes out with setMessageReaction (❤️ as Telegram's ❤), taking it back clears it; twice or out of order ends the same", async () => {
+    const ticket = await conversationWithSiti();
+    const [message] = await messagesOf(ticket.id);
+    const key = `${siti.id}:1`;
+    const { db, schema } = t.handle;
+    await conversation.toggleReaction(agent, ticket, message.id, "👍");
+    await worker().runOnce();
+    expect(tg.reactions.get(key)).toEqual(["👍"]);
+    // a second reaction replaces the bot's one; taking it back leaves the one still there
+    await conversation.toggleReaction(agent, ticket, message.id, "❤️");
+    await worker().runOnce();
+    expect(tg.reactions.get(key)).toEqual(["❤"]);
+    await conversation.toggleReaction(agent, ticket, message.id, "❤️");
+    await worker().runOnce();
+    expect(tg.reactions.get(key)).toEqual(["👍"]);
+
+    await conversation.toggleReaction(agent, ticket, message.id, "👍");
+    await worker().runOnce();
+    expect(tg.reactions.get(key)).toEqual([]);
+
+    // given and taken back, its two jobs run in the wrong order and again: each sends what is there when it runs
+    await t.handle.db.delete(schema.jobs);
+    await conversation.toggleReaction(agent, ticket, message.id, "👍");
+    await conversation.toggleReaction(agent, ticket, message.id, "👍");
+    const jobs = await db.select().from(schema.jobs).orderBy(asc(schema.jobs.id));
+    expect(jobs.map((j) => j.kind)).toEqual(["conversation.react", "conversation.react"]);
+    await db
+      .update(schema.jobs)
+      .set({ runAt: Date.now() + 60_000 })
+      .where(eq(schema.jobs.id, jobs[0].id));
+    await worker().runOnce();
+    expect(tg.reactions.get(key)).toEqual([]);
+    await worker(() => Date.now() + 120_000).runOnce();
+    await db.update(schema.jobs).set({ state: "queued", runAt: Date.now() });
+    await worker(() => Date.now() + 120_000).runOnce();
+    expect(tg.reactions.get(key)).toEqual([]);
+    expect(tg.requests.filter((r) => r.endsWith("/setMessageReaction")).length).toBe(8);
+    expect((await db.select().from(schema.jobs)).map((j) => j.state)).toEqual(["done", "done"]);
+  });
+
+  it("refuses in the desk a reaction Telegram does not list, with the reason; the stand-in refuses malformed ones as Telegram does", async () => {
+    const ticket = await conversationWithSiti();
+    const [message] = await messagesOf(ticket.id);
+    expect(await channelReactions(ticket)).toEqual({ sent: true, refused: ["😄", "😮"], reason: REACTION_REFUSED });
+    const refused = await conversation.toggleReaction(agent, ticket, message.id, "😮").catch((e) => e);
+    expect(refused).toBeInstanceOf(conversation.ReactionRefused);
+    expect(refused).toMatchObject({ message: REACTION_REFUSED, reaction: "😮" });
+    // nothing kept, nothing queued, nothing sent
+    const { db, schema } = t.handle;
+    expect(await db.select().from(schema.messageReactions).where(eq(schema.messageReactions.messageId, message.id))).toEqual([]);
+    expect((await db.select().from(schema.jobs)).filter((j) => j.kind === "conversation.react")).toEqual([]);
+    // an agent's own message on Telegram takes any reaction (it stays in the desk)
+    const [mine] = await conversation.reply(agent, ticket, { body: "On its way", files: [] });
+    await conversation.toggleReaction(agent, ticket, mine.id, "😮");
+
+    const api = telegramApi(account);
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => "ok",
+        (e: { description?: string }) => e.description,
+      );
+    expect(await refusal(api.setMessageReaction(siti.id, 1, [{ type: "emoji", emoji: "😄" as "👍" }]))).toBe("Bad Request: REACTION_INVALID");
+    expect(
+      await refusal(
+        api.setMessageReaction(siti.id, 1, [
+          { type: "emoji", emoji: "👍" },
+          { type: "emoji", emoji: "🙏" },
+        ]),
+      ),
+    ).toBe("Bad Request: REACTIONS_TOO_MANY");
+    expect(await refusal(api.setMessageReaction(siti.id, 999, [{ type: "emoji", emoji: "👍" }]))).toBe("Bad Request: MESSAGE_ID_INVALID");
+    expect(await refusal(api.setMessageReaction(42, 1, []))).toBe("Bad Request: chat not found");
+    // a refusal is final for the reaction job, in Telegram's words
+    const gone = await adapter.react!(account, ticket.id, `${siti.id}:999`, "👍").catch((e) => e);
+    expect(isPermanentFailure(gone) && gone.message).toBe("Bad Request: MESSAGE_ID_INVALID");
+    expect(tg.reactions.size).toBe(0);
+  });
+
+  it("LINE has no reaction API: the desk says reactions are not sent there, and the reaction job sends nothing", async () => {
+    expect(await channelReactions({ channel: "LINE_DM", channelAccountId: account.id })).toEqual({ sent: false, refused: [], reason: null });
+    // a conversation not on a channel account: nothing to say
+    expect(await channelReactions({ channel: "LINE_DM", channelAccountId: null })).toBeNull();
+  });
+
+  it("a long answer cut short by a rate limit halfway sends only the rest when tried again", async () => {
+    const ticket = await conversationWithSiti();
+    const long = `${"a".repeat(4000)} ${"b".repeat(4000)} ${"c".repeat(100)}`;
+    const [m] = await conversation.reply(agent, ticket, { body: long, files: [] });
+    // the first piece goes, then Telegram limits the bot
+    tg.failNext("sendMessage", { status: 429, description: "Too Many Requests: retry after 5", parameters: { retry_after: 5 } }, 1, 1);
+    const now = Date.now() + 1000;
+    await worker(() => now).runOnce();
+    expect(tg.sent.map((x) => x.text!.length)).toEqual([4001]);
+    expect((await messagesOf(ticket.id)).find((x) => x.id === m.id)).toMatchObject({ deliveryState: "waiting" });
+    await worker(() => now + 5000).runOnce();
+    expect(tg.sent.map((x) => x.text![0] + x.text!.length)).toEqual(["a4001", "b4001", "c100"]);
+    expect((await messagesOf(ticket.id)).find((x) => x.id === m.id)).toMatchObject({ deliveryState: "sent" });
+    // the job run once more (a crash before it was marked done) sends nothing again
+    await t.handle.db.update(t.handle.schema.jobs).set({ state: "queued", runAt: now });
+    await worker(() => now + 6000).runOnce();
+    expect(tg.sent.length).toBe(3);
   });
 
   it("the Test button says what is wrong: a revoked token, no secret token, no public address", async () => {

@@ -17,7 +17,7 @@ import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import * as conversation from "~/conversation/model.server";
 import { decorateMessages } from "~/conversation/message-view.server";
 import { canRead } from "~/conversation/access.server";
-import { createJobWorker } from "~/jobs/queue.server";
+import { createJobWorker, isWaitAndRetry } from "~/jobs/queue.server";
 import { loadAccount, saveAccount } from "@plugins/channels/accounts.server";
 import { webhookCall } from "@plugins/channels/webhook.server";
 import { processInboundEvent } from "@plugins/channels/inbound.server";
@@ -297,6 +297,46 @@ describe.each(DIALECTS)("WAUCHAT (%s)", (dialect) => {
     expect(botSaid(tan)).toEqual([DEFAULT_TEXTS.welcome, "Hi Tan, I am here."]);
     expect(await stateOf(ticket.id)).toMatchObject({ stage: "human", endedBy: "agent" });
     expect((await ticketOf(tan)).status).toBe(0);
+  });
+
+  it("judges two quick messages each against the menu the previous answer left, whichever job runs first", async () => {
+    const lee = customer("Lee");
+    await says(lee, "hi");
+    const ticket = await ticketOf(lee);
+    // "1" then "13" at once: both stored before either is answered
+    for (const text of ["1", "13"])
+      await webhookCall(
+        new Request(`http://localhost/hooks/channels/${account.id}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+          body: JSON.stringify(tg.update(lee, { text })),
+        }),
+        String(account.id),
+      );
+    const { db, schema } = t.handle;
+    const e = schema.inboundEvents;
+    for (const event of await db
+      .select()
+      .from(e)
+      .where(and(eq(e.accountId, account.id), eq(e.state, "received")))
+      .orderBy(asc(e.id)))
+      await processInboundEvent(event.id);
+    const [one, thirteen] = (await messagesOf(ticket.id)).filter((m) => !m.senderUserId && ["1", "13"].includes(m.body));
+    // the later message's answer first: it waits for the earlier one's, using no attempt
+    const waited = await answer({ ticketId: ticket.id, messageId: thirteen.id, text: "13" }).catch((error) => error);
+    expect(isWaitAndRetry(waited)).toBe(true);
+    // both jobs side by side, then whatever is left
+    await Promise.all([worker().runOnce(), worker().runOnce()]);
+    for (let pass = 0; pass < 5; pass++) {
+      await db.update(schema.jobs).set({ runAt: Date.now() }).where(eq(schema.jobs.state, "queued"));
+      await drain();
+    }
+    expect(botSaid(lee)).toEqual([
+      DEFAULT_TEXTS.welcome,
+      `${DEFAULT_TEXTS["greeting.en"]}\n\n${DEFAULT_TEXTS["productMenu.en"]}`,
+      DEFAULT_TEXTS["handover.en"],
+    ]);
+    expect(await stateOf(ticket.id)).toMatchObject({ stage: "human", language: "en", product: "refrigerator", misses: 0 });
   });
 
   it("answers a message once however often its job runs, also side by side", async () => {

@@ -291,6 +291,7 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
               </button>
             ))}
           </Form>
+          {m.senderUserId ? null : <ChannelReactionNote rules={data.channelReactions} channel={data.ticket.channel} />}
           <ActionButton intent="pin" fields={{ message_id: m.id }} label={m.pinned ? t("conversation.unpin") : t("conversation.pin")} />
           {mine || data.me.type === "admin" ? (
             <ActionButton intent="delete_message" fields={{ message_id: m.id }} label={t("conversation.delete")} danger />
@@ -312,6 +313,16 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
     </article>
   );
 });
+
+/** Under the reactions to a customer's message: what of them reaches the customer on their channel (none on LINE; not Telegram's unlisted ones). */
+function ChannelReactionNote({ rules, channel }: { rules: ConversationData["channelReactions"]; channel: string }) {
+  const { t } = useTranslation();
+  if (!rules) return null;
+  const name = t(`channel.${channel}`);
+  if (!rules.sent) return <p className="muted">{t("conversation.reactionsNotSent", { channel: name })}</p>;
+  if (!rules.refused.length) return null;
+  return <p className="muted">{t("conversation.reactionsRefused", { channel: name, reactions: rules.refused.join(" ") })}</p>;
+}
 
 /**
  * How far an agent's message on a channel got. Visible text in a polite live region (a failure in
