@@ -30,6 +30,8 @@ async function benchOn(dialect: string) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-bench-channels-"));
   const pgDb = dialect === "pg" ? await createPgDatabase() : undefined;
   const target = pgDb?.url ?? path.join(dataDir, "omnidesk.sqlite");
+  // BENCH_SERVER_LOG: a file for the server's JSON log lines (else they are dropped)
+  const serverLog = process.env.BENCH_SERVER_LOG ? fs.openSync(process.env.BENCH_SERVER_LOG, "a") : undefined;
   const server = startServer({
     PORT: String(port),
     DATA_DIR: dataDir,
@@ -40,7 +42,7 @@ async function benchOn(dialect: string) {
     SEED_PASSWORD: "bench-Password-1",
     NODE_ENV: "production",
     ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}),
-  });
+  }, serverLog);
   const meta = await startMetaStandin();
   try {
     await waitHealthy(base, 120_000);
