@@ -20,8 +20,8 @@ import { sessionCookie } from "./app/cookies.server";
 import { findSession, sweepSessions } from "./app/accounts/sessions.server";
 import { permissionsOf } from "./app/accounts/users.server";
 import { editionForHost } from "./app/models/editions.server";
-import { pluginForPath, sharedFiles } from "./app/plugins/registry.server";
-import { registerPluginModules } from "./app/plugins/modules.server";
+import { plugins, pluginForPath, sharedFiles } from "./app/plugins/registry.server";
+import { pluginExport, registerPluginModules } from "./app/plugins/modules.server";
 import { mailConfigured } from "./app/mail/outbox.server";
 import { startMailWorker } from "./app/mail/worker.server";
 import { startBackgroundWork } from "./app/plugins/start.server";
@@ -172,6 +172,16 @@ async function main() {
     if (owner && !(await editionForHost(req.get("Host") ?? null)).enabled.includes(owner.plugin.id)) return res.status(404).type("text").send("Not Found");
     next();
   });
+
+  // providers' webhooks a plugin serves from Express itself (manifest `direct`, ADR 049): no Remix
+  // request or route matching for calls that come by the hundred a second
+  for (const plugin of plugins())
+    for (const route of plugin.publicRoutes)
+      if (route.direct) {
+        const serve = await pluginExport<(req: express.Request, res: express.Response) => Promise<void>>(plugin.id, route.direct);
+        // a failure (the database away) is a 500, as from Remix: the provider sends the call again
+        app.all(route.path, (req, res, next) => void serve(req, res).catch(next));
+      }
 
   app.all(
     "*",
