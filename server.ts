@@ -1,7 +1,6 @@
 // The HTTP server: Express (compression, security headers, static assets, the Remix handler) and
 // socket.io on the same port. Start with `npm start`; configuration is in README.md.
 import "dotenv/config";
-import fs from "node:fs";
 import path from "node:path";
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -11,7 +10,7 @@ import helmet from "helmet";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import { Server as SocketServer } from "socket.io";
-import { getDb, dataDir } from "./db/client";
+import { getDb } from "./db/client";
 import { seedIfEmpty } from "./app/seed/seed";
 import { issueSetupToken, setupUrl } from "./app/accounts/setup.server";
 import { registerRealtime, STAFF_ROOM } from "./app/realtime.server";
@@ -20,8 +19,8 @@ import { sessionCookie } from "./app/cookies.server";
 import { findSession, sweepSessions } from "./app/accounts/sessions.server";
 import { permissionsOf } from "./app/accounts/users.server";
 import { editionForHost } from "./app/models/editions.server";
-import { pluginForPath, sharedFiles } from "./app/plugins/registry.server";
-import { registerPluginModules } from "./app/plugins/modules.server";
+import { plugins, pluginForPath, sharedFiles } from "./app/plugins/registry.server";
+import { pluginExport, registerPluginModules } from "./app/plugins/modules.server";
 import { mailConfigured } from "./app/mail/outbox.server";
 import { startMailWorker } from "./app/mail/worker.server";
 import { startBackgroundWork } from "./app/plugins/start.server";
@@ -34,23 +33,12 @@ import { SERVER_EVENTS } from "./app/realtime-events";
 import { log } from "./app/ops/log.server";
 import { observeHttp, remixRoutes, serveMetrics } from "./app/ops/http.server";
 import { observeSockets } from "./app/ops/sockets.server";
+import { settleSessionSecret } from "./app/ops/session-secret.server";
+import { jobWorkerCount, startJobWorkers } from "./app/ops/workers.server";
+import { ipcAdapter } from "./app/ops/ipc-adapter.server";
 
 const PORT = Number(process.env.PORT || 3000);
 const production = process.env.NODE_ENV === "production";
-
-/** Signing secret for cookies: from the environment, or generated once and kept in DATA_DIR. */
-function settleSessionSecret() {
-  // links in mail (invites, password resets) and the single sign-on address must not follow a
-  // forged Host header
-  if (production && !process.env.BASE_URL)
-    throw new Error("BASE_URL must be set when NODE_ENV=production (the address users reach, e.g. https://desk.example.com)");
-  if (process.env.SESSION_SECRET) return;
-  if (production) throw new Error("SESSION_SECRET must be set when NODE_ENV=production");
-  const file = path.join(dataDir(), "session-secret");
-  fs.mkdirSync(dataDir(), { recursive: true });
-  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
-  process.env.SESSION_SECRET = fs.readFileSync(file, "utf8").trim();
-}
 
 /**
  * Resolves when the response has less than 1 MB waiting to go out. Remix's adapter writes a
@@ -173,6 +161,16 @@ async function main() {
     next();
   });
 
+  // providers' webhooks a plugin serves from Express itself (manifest `direct`, ADR 050): no Remix
+  // request or route matching for calls that come by the hundred a second
+  for (const plugin of plugins())
+    for (const route of plugin.publicRoutes)
+      if (route.direct) {
+        const serve = await pluginExport<(req: express.Request, res: express.Response) => Promise<void>>(plugin.id, route.direct);
+        // a failure (the database away) is a 500, as from Remix: the provider sends the call again
+        app.all(route.path, (req, res, next) => void serve(req, res).catch(next));
+      }
+
   app.all(
     "*",
     createRequestHandler({
@@ -189,6 +187,11 @@ async function main() {
     allowRequest: (req, callback) => callback(null, sameOrigin(req.headers.origin, req.headers.host)),
   });
   let closeRedis = async () => {};
+  // JOB_WORKERS=n: n worker processes work the jobs (ADR 050); the web node too only with WEB_JOBS=1
+  const workerCount = jobWorkerCount();
+  const workers = workerCount ? startJobWorkers(workerCount) : undefined;
+  // without Redis their realtime events come over IPC (with it, they publish through Redis)
+  if (workers && !process.env.REDIS_URL) io.adapter(ipcAdapter(workers.link));
   if (process.env.REDIS_URL) {
     const { createClient } = await import("redis");
     const { createAdapter } = await import("@socket.io/redis-adapter");
@@ -257,8 +260,8 @@ async function main() {
 
   server.listen(PORT, () => log.info(`OmniDesk listening on http://localhost:${PORT} (${handle.dialect})`));
   const mailWorker = mailConfigured() ? startMailWorker() : null;
-  const background = await startBackgroundWork();
-  workerPassAt = background.workerPassAt;
+  const background = await startBackgroundWork({ runJobs: !workers || process.env.WEB_JOBS === "1" });
+  workerPassAt = () => Math.max(background.workerPassAt(), workers?.lastPassAt() ?? 0);
 
   // Graceful stop (ADR 045): no new requests, browsers reconnect elsewhere, running requests and
   // jobs finish by the deadline (jobs still running are given back), then exit 0 (1 if cut).
@@ -272,11 +275,16 @@ async function main() {
     drain.start();
     // this node's browsers only (with Redis, io.disconnectSockets would reach every node)
     io.local.disconnectSockets(true);
-    const [requestsDone, jobsDone] = await Promise.all([drain.settled(deadline), background.stop(deadline), mailWorker?.stop()]);
+    const [requestsDone, jobsDone, workersDone = true] = await Promise.all([
+      drain.settled(deadline),
+      background.stop(deadline),
+      workers?.stop(deadline),
+      mailWorker?.stop(),
+    ]);
     io.engine.close();
     await closeRedis();
     await handle.close();
-    const clean = requestsDone && jobsDone;
+    const clean = requestsDone && jobsDone && workersDone;
     log.warn(`${signal}: stopped in ${Date.now() - started} ms${clean ? "" : " (deadline passed: requests or jobs were cut)"}`);
     process.exit(clean ? 0 : 1);
   };

@@ -30,17 +30,22 @@ async function benchOn(dialect: string) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-bench-channels-"));
   const pgDb = dialect === "pg" ? await createPgDatabase() : undefined;
   const target = pgDb?.url ?? path.join(dataDir, "omnidesk.sqlite");
-  const server = startServer({
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: pgDb?.url ?? "",
-    BASE_URL: base,
-    SESSION_SECRET: "bench",
-    SEED_DEMO: "1",
-    SEED_PASSWORD: "bench-Password-1",
-    NODE_ENV: "production",
-    ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}),
-  });
+  // BENCH_SERVER_LOG: a file for the server's JSON log lines (else they are dropped)
+  const serverLog = process.env.BENCH_SERVER_LOG ? fs.openSync(process.env.BENCH_SERVER_LOG, "a") : undefined;
+  const server = startServer(
+    {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: pgDb?.url ?? "",
+      BASE_URL: base,
+      SESSION_SECRET: "bench",
+      SEED_DEMO: "1",
+      SEED_PASSWORD: "bench-Password-1",
+      NODE_ENV: "production",
+      ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}),
+    },
+    serverLog,
+  );
   const meta = await startMetaStandin();
   try {
     await waitHealthy(base, 120_000);

@@ -3,12 +3,13 @@
 // in `jobs`, written in the transaction of the change that needs it, and run by a worker on every
 // node. Works the same on SQLite and PostgreSQL.
 //
-// A due row is claimed by one conditional UPDATE (its state and attempt count as read: whoever
-// changes them first wins, so two nodes never run the same attempt) that leases it ("running"
-// until runAt). Done rows are "done"; a failure waits 1, 2, 4 ... minutes (at most an hour) and
+// A due row is claimed by one UPDATE that picks it and leases it ("running" until runAt) in one
+// statement: on PostgreSQL the pick skips rows another node is claiming (FOR UPDATE SKIP LOCKED),
+// on SQLite the statement holds the write lock; so any number of nodes and worker processes
+// (JOB_WORKERS, ADR 050) never run the same attempt, nor queue up behind each other's rows. Done rows are "done"; a failure waits 1, 2, 4 ... minutes (at most an hour) and
 // gives up as "failed" after the kind's maxAttempts. A node that dies mid-job leaves its lease to
 // run out and the job runs again, so handlers are idempotent (each checks what it already did).
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { getDb, type DbHandle, type Tx } from "@db/client";
 import { warnings, withLogContext, type LogFn } from "~/ops/log.server";
 import { metrics } from "~/ops/metrics.server";
@@ -88,6 +89,12 @@ export function wakeJobs() {
   for (const wake of wakers) wake();
 }
 
+/** Also told by wakeJobs() (the web node tells its worker processes, ADR 050); answers the undo. */
+export function onWakeJobs(wake: () => void) {
+  wakers.add(wake);
+  return () => void wakers.delete(wake);
+}
+
 /** Puts a finished (failed) job back in the queue, as the agent's Retry does. */
 export async function retryJob(key: string, tx?: Tx) {
   const { db, schema } = getDb();
@@ -116,18 +123,6 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
   const db = () => options.db ?? getDb();
   const concurrency = Math.max(1, options.concurrency ?? (Number(process.env.JOB_CONCURRENCY) || 4));
 
-  async function due(at: number) {
-    if (!kinds.size) return [];
-    const handle = db();
-    const j = handle.schema.jobs;
-    return handle.db
-      .select()
-      .from(j)
-      .where(and(inArray(j.state, ["queued", "running"]), lte(j.runAt, at), inArray(j.kind, [...kinds.keys()])))
-      .orderBy(asc(j.runAt), asc(j.id))
-      .limit(BATCH);
-  }
-
   async function finish(row: JobRow, set: Partial<JobRow>) {
     const handle = db();
     const j = handle.schema.jobs;
@@ -140,16 +135,24 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     return changed;
   }
 
-  /** Takes the row if nobody changed it since it was read; the claimed row, or undefined. */
-  async function claim(row: JobRow, at: number) {
+  /** Picks the next due job and leases it, in one statement; the claimed row, or undefined when none is due. */
+  async function claimNext(at: number) {
+    if (!kinds.size) return undefined;
     const handle = db();
     const j = handle.schema.jobs;
+    const dueNow = and(inArray(j.state, ["queued", "running"]), lte(j.runAt, at), inArray(j.kind, [...kinds.keys()]));
+    const next = handle.db.select({ id: j.id }).from(j).where(dueNow).orderBy(asc(j.runAt), asc(j.id)).limit(1);
+    // PostgreSQL: a row another node is claiming right now is skipped, not waited for
+    const pick =
+      handle.dialect === "pg" ? (next as unknown as { for(s: "update", o: { skipLocked: boolean }): typeof next }).for("update", { skipLocked: true }) : next;
     const [claimed] = await handle.db
       .update(j)
-      .set({ state: "running", attempts: row.attempts + 1, runAt: at + LEASE_MS })
-      .where(and(eq(j.id, row.id), eq(j.state, row.state), eq(j.attempts, row.attempts), lte(j.runAt, at)))
+      .set({ state: "running", attempts: sql`${j.attempts} + 1`, runAt: at + LEASE_MS })
+      // "= (one row)", evaluated once: an IN (...) subquery may be run again per row on PostgreSQL,
+      // picking (and leasing) more rows than this worker takes
+      .where(and(eq(j.id, sql`(${pick})`), dueNow))
       .returning();
-    return claimed;
+    return claimed as JobRow | undefined;
   }
 
   /** An attempt with the job's ids on every line logged meanwhile, timed. */
@@ -196,18 +199,20 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
   }
 
   let full = false;
-  /** One pass: claims and runs what is due, a few at once (sends and parsing wait on I/O); answers how many were done. */
+  /** One pass: claims and runs what is due (at most BATCH), a few at once (sends and parsing wait on I/O); answers how many were done. */
   async function runOnce() {
     let done = 0;
+    let claims = 0;
     const at = now();
-    const rows = await due(at);
-    // a full batch: there may be more due, so the next pass starts at once instead of after a poll
-    full = rows.length >= BATCH;
     const lane = async () => {
       // a stopping worker claims nothing more; what it runs, it finishes (or gives back: stop)
-      for (let row = rows.shift(); row && !stopping; row = rows.shift()) {
-        const claimed = await claim(row, at);
-        if (!claimed) continue;
+      while (!stopping && claims < BATCH) {
+        claims++;
+        const claimed = await claimNext(at);
+        if (!claimed) {
+          claims = BATCH + 1;
+          break;
+        }
         inFlight.add(claimed);
         try {
           if (await run(claimed)) done++;
@@ -217,6 +222,8 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, lane));
+    // a full batch: there may be more due, so the next pass starts at once instead of after a poll
+    full = claims === BATCH;
     return done;
   }
 

@@ -61,6 +61,15 @@ const route = z.object({
   embeddable: z.boolean().optional(),
   /** Called by a provider's servers, not a browser: exempt from the same-origin check of posts (the route checks the provider's signature). */
   webhook: z.boolean().optional(),
+  /**
+   * "file#export": a handler (Express's req, res) that serves the path before the Remix handler, for
+   * a provider's calls at a high rate (ADR 050). The route file stays: its loader and action call
+   * the same code, and it keeps the path in the route table.
+   */
+  direct: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.ts#\w+$/)
+    .optional(),
 });
 
 /** A file inside the plugin folder (no way out of it). */

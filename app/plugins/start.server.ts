@@ -28,8 +28,12 @@ export function startOrder(list: PluginManifest[] = plugins()): PluginManifest[]
   return ordered;
 }
 
-/** Starts the job worker and every plugin's background work; answers a function that stops them all. */
-export async function startBackgroundWork(log: LogFn = warnings("plugins")) {
+/**
+ * Starts the job worker and every plugin's background work; answers a function that stops them all.
+ * `runJobs: false`: the kinds are defined but this process works no jobs (a web node whose worker
+ * processes do, ADR 050).
+ */
+export async function startBackgroundWork({ runJobs = true, log = warnings("plugins") }: { runJobs?: boolean; log?: LogFn } = {}) {
   const stops: (() => Promise<void>)[] = [];
   // the host's own job kinds
   defineLinkPreviewJob();
@@ -45,13 +49,13 @@ export async function startBackgroundWork(log: LogFn = warnings("plugins")) {
     }
   }
   // after the plugins: their job kinds are defined by now
-  const worker = createJobWorker().start();
+  const worker = runJobs ? createJobWorker().start() : undefined;
   return {
     /** When the job worker last finished a pass (readiness). */
-    workerPassAt: worker.lastPassAt,
+    workerPassAt: () => worker?.lastPassAt() ?? 0,
     /** Stops the worker (its running jobs may take until `deadline`), then the plugins' work; answers whether every job finished. */
     async stop(deadline = Infinity) {
-      const finished = await worker.stop(deadline);
+      const finished = (await worker?.stop(deadline)) ?? true;
       for (const stop of stops.reverse()) await stop().catch((error) => log("stopping background work failed", error));
       return finished;
     },

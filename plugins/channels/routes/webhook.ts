@@ -1,5 +1,7 @@
 // /hooks/channels/:accountId: providers' servers call here (cross-origin by nature: the signature
-// is the only credential; server.ts exempts webhook routes from the same-origin check).
+// is the only credential; server.ts exempts webhook routes from the same-origin check). Express
+// serves the path itself (plugin.json `direct`: serveWebhook, ADR 050); this route is the same door
+// for whatever reaches Remix.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { webhookCall, webhookHandshake } from "../webhook.server";
 
