@@ -393,10 +393,15 @@ export function csvLine(cells: (string | number | null | undefined)[]) {
   );
 }
 
-/** One chart as a page outside the dashboards draws it (voice analysis, analyst pages): its SVG, data table and a sentence describing it. */
+/**
+ * One chart as a page outside the dashboards draws it (voice analysis, analyst pages): its SVG, data
+ * table, a sentence describing it, and the spec with its rows that the browser's live chart draws
+ * (without it the page's chart would wait for a live one that never comes).
+ */
 export async function chartWidget(id: string, title: string, spec: TopLevelSpec, data: WidgetData, t: TFunction, language: Language) {
   const withLocale = { ...spec, config: { ...(spec as { config?: object }).config, ...chartConfig(language) } } as TopLevelSpec;
-  return { id, title, description: describeChart(withLocale, data, t, language), svg: await renderSvg(withLocale, data.rows), data };
+  const svg = await renderSvg(withLocale, data.rows);
+  return { id, title, description: describeChart(withLocale, data, t, language), svg, spec: { ...withLocale, data: { values: data.rows } }, data };
 }
 
 /**
