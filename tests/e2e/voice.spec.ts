@@ -43,7 +43,9 @@ for (const javaScriptEnabled of [false, true]) {
       await expect(result.getByText("5–10 s: energy super soft, pace super slow")).toBeVisible();
       await expect(result.getByRole("heading", { name: "Energy and pace per segment" })).toBeVisible();
       await expect(result.getByRole("heading", { name: "Emotions of the transcript" })).toBeVisible();
-      await expect(result.locator('[data-widget="voice-levels"] svg').first()).toBeVisible();
+      // the server's SVG, or with JavaScript the live chart that takes over from it
+      await expect(result.locator('[data-widget="voice-levels"] svg >> visible=true').first()).toBeVisible();
+      if (javaScriptEnabled) await expect(result.locator('.chart[data-live="yes"]')).toHaveCount(2);
       await result.locator('[data-widget="voice-emotions"] summary').click();
       await expect(result.locator('[data-widget="voice-emotions"] table')).toContainText("Anger");
       if (javaScriptEnabled) {
