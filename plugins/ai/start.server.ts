@@ -5,6 +5,7 @@
 // there are; every ten minutes it starts from the beginning again, for a message whose
 // transaction committed late. Nothing here runs on the request path: a reply is never slower.
 import { warnings } from "~/ops/log.server";
+import { repeatEvery } from "~/ops/repeat.server";
 import { defineAnalyseJob, newestMessageId, pendingMessages, queueAnalysis } from "./analysis.server";
 import { aiSettings } from "./settings.server";
 
@@ -16,8 +17,6 @@ export async function start() {
   const log = warnings("ai");
   let readThrough = 0;
   let fullLookAt = Date.now();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     if ((await aiSettings()).adapter === "off") return;
     const now = Date.now();
@@ -27,16 +26,5 @@ export async function start() {
     if (!first) readThrough = newest;
     else await queueAnalysis(first.id, readThrough, now);
   };
-  const tick = () => {
-    look()
-      .catch((error) => log("ai: looking for messages to analyse failed", error))
-      .finally(() => {
-        if (!stopped) (timer = setTimeout(tick, LOOK_MS)).unref();
-      });
-  };
-  tick();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return repeatEvery(LOOK_MS, look, (error) => log("ai: looking for messages to analyse failed", error));
 }

@@ -2,6 +2,7 @@
 // after its mark for the admins' watched keywords (alerts.server.ts). Off the request path; the
 // hits' key makes a message alert once however many nodes look.
 import { warnings } from "~/ops/log.server";
+import { repeatEvery } from "~/ops/repeat.server";
 import { checkMessages, startMark } from "./alerts.server";
 
 const LOOK_MS = 2_000;
@@ -9,8 +10,6 @@ const LOOK_MS = 2_000;
 export async function start() {
   const log = warnings("analyst");
   let mark: number | null = null;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     mark ??= await startMark();
     // a backlog is read a batch at a time until it is done
@@ -20,16 +19,5 @@ export async function start() {
       mark = next.mark;
     }
   };
-  const tick = () => {
-    look()
-      .catch((error) => log("analyst: looking for trade alerts failed", error))
-      .finally(() => {
-        if (!stopped) (timer = setTimeout(tick, LOOK_MS)).unref();
-      });
-  };
-  tick();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return repeatEvery(LOOK_MS, look, (error) => log("analyst: looking for trade alerts failed", error));
 }

@@ -3,6 +3,7 @@
 // where this node last found everything linked, so it stays cheap at millions of tickets; every
 // ten minutes it starts from the beginning again, for a ticket whose transaction committed late.
 import { warnings } from "~/ops/log.server";
+import { repeatEvery } from "~/ops/repeat.server";
 import { defineLinkJob, firstUnlinked, queueLinking } from "./link.server";
 
 const LOOK_MS = 5_000;
@@ -13,8 +14,6 @@ export async function start() {
   const log = warnings("contacts");
   let linkedThrough = 0;
   let fullLookAt = Date.now();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     const now = Date.now();
     if (now - fullLookAt >= FULL_LOOK_MS) [linkedThrough, fullLookAt] = [0, now];
@@ -22,16 +21,5 @@ export async function start() {
     if (first === undefined) linkedThrough = newest;
     else await queueLinking(first, now);
   };
-  const tick = () => {
-    look()
-      .catch((error) => log("contacts: looking for conversations without a contact failed", error))
-      .finally(() => {
-        if (!stopped) (timer = setTimeout(tick, LOOK_MS)).unref();
-      });
-  };
-  tick();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return repeatEvery(LOOK_MS, look, (error) => log("contacts: looking for conversations without a contact failed", error));
 }
