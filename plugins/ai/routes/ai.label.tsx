@@ -6,34 +6,15 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { guardPluginRoute } from "~/context.server";
-import { AccessDenied } from "~/conversation/access.server";
-import * as conversation from "~/conversation/model.server";
 import { conversationPath, type Kind } from "~/conversation/channels";
 import { pageMeta } from "~/meta";
+import { openConversation } from "../conversation-route.server";
 import { CLASSES, EMOTIONS } from "../analyse";
 import { ticketAnalysis } from "../analysis.server";
 import { finalLabel, isClassification, isEmotion, setFinalLabel } from "../labels.server";
 
-const KINDS: Kind[] = ["ticket", "livechat", "call"];
-
-async function open(request: Request, context: object, params: Record<string, string | undefined>) {
-  const { ctx } = await guardPluginRoute(request, context);
-  if (!ctx.user) throw redirect("/");
-  const kind = params.kind as Kind;
-  const number = Number(params.number);
-  if (!KINDS.includes(kind) || !Number.isInteger(number) || number <= 0) throw new Response("Not Found", { status: 404 });
-  try {
-    return { user: ctx.user, ticket: await conversation.findConversation(ctx.user, number, kind), kind };
-  } catch (error) {
-    if (error instanceof AccessDenied) throw new Response("Access denied", { status: 403 });
-    if (error instanceof conversation.NotFound) throw new Response("Not Found", { status: 404 });
-    throw error;
-  }
-}
-
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { ticket, kind } = await open(request, context, params);
+  const { ticket, kind } = await openConversation(request, context, params);
   const [predicted, label] = await Promise.all([ticketAnalysis(ticket.id), finalLabel(ticket.id)]);
   return json(
     {
@@ -48,7 +29,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { user, ticket, kind } = await open(request, context, params);
+  const { user, ticket, kind } = await openConversation(request, context, params);
   const form = await request.formData();
   const emotion = String(form.get("emotion") ?? "");
   const classification = String(form.get("classification") ?? "");
