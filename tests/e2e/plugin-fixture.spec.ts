@@ -14,7 +14,7 @@ import defaultEdition from "../../editions/default";
 
 const PORT = 3412;
 const base = `http://localhost:${PORT}`;
-const SOURCE = ["app", "plugins", "public", "db", "editions", "remix.config.js", "server.ts", "package.json", "tsconfig.json"];
+const SOURCE = ["app", "plugins", "public", "db", "editions", "remix.config.js", "server.ts", "worker.ts", "package.json", "tsconfig.json"];
 
 let dir: string;
 let server: ChildProcess;
