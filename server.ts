@@ -36,6 +36,7 @@ import { observeSockets } from "./app/ops/sockets.server";
 import { settleSessionSecret } from "./app/ops/session-secret.server";
 import { jobWorkerCount, startJobWorkers } from "./app/ops/workers.server";
 import { ipcAdapter } from "./app/ops/ipc-adapter.server";
+import { wholeSmallBodies } from "./app/ops/whole-small-bodies.server";
 
 const PORT = Number(process.env.PORT || 3000);
 const production = process.env.NODE_ENV === "production";
@@ -124,6 +125,7 @@ async function main() {
     next();
   });
   app.use(compression());
+  app.use(wholeSmallBodies());
 
   // alive: the process answers (a supervisor restarts it otherwise)
   app.get("/healthz", (_req, res) => res.json({ ok: true, database: handle.dialect }));
