@@ -17,8 +17,10 @@ export interface FileStorage {
   put(data: Uint8Array): Promise<string>;
   /** Stores a stream without holding it in memory; throws TooLarge (keeping nothing) past maxBytes. */
   putStream(stream: Readable, options?: { maxBytes?: number }): Promise<{ key: string; size: number }>;
-  /** A stream of the stored bytes, or undefined when the key is unknown. */
-  get(key: string): Promise<ReadableStream<Uint8Array> | undefined>;
+  /** A stream of the stored bytes (only start..end, inclusive, when given), or undefined when the key is unknown. */
+  get(key: string, range?: { start: number; end: number }): Promise<ReadableStream<Uint8Array> | undefined>;
+  /** The stored size in bytes, or undefined when the key is unknown (for range requests). */
+  size(key: string): Promise<number | undefined>;
   remove(key: string): Promise<void>;
 }
 
@@ -61,11 +63,16 @@ export class LocalDiskStorage implements FileStorage {
     return { key, size };
   }
 
-  async get(key: string) {
+  async get(key: string, range?: { start: number; end: number }) {
     if (!KEY.test(key)) return undefined;
     const file = this.pathOf(key);
     if (!fs.existsSync(file)) return undefined;
-    return Readable.toWeb(fs.createReadStream(file)) as ReadableStream<Uint8Array>;
+    return Readable.toWeb(fs.createReadStream(file, range)) as ReadableStream<Uint8Array>;
+  }
+
+  async size(key: string) {
+    if (!KEY.test(key)) return undefined;
+    return (await fs.promises.stat(this.pathOf(key)).catch(() => undefined))?.size;
   }
 
   async remove(key: string) {

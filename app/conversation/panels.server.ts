@@ -48,6 +48,8 @@ export interface PanelSection {
   search?: { name: string; value: string; label: string; submit: string };
   /** Shown when there are no items (translation key). */
   empty?: string;
+  /** A recording to play (a call's): an <audio controls> player and a plain link to the file, so it plays without JavaScript too. */
+  audio?: { src: string; type: string; label: PanelText; download: PanelText };
 }
 
 /** One section, several (each with its own `id`), or none. */

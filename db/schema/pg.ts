@@ -1560,8 +1560,37 @@ export const calls = pgTable(
     /** normal (a party hung up: caller or callee), busy, no_answer, declined, cancelled, failed, server_restart */
     hangupCause: text("hangup_cause").notNull().default(""),
     hangupBy: text("hangup_by").notNull().default(""),
+    /** nobody answered and the caller left a message: the recording is the voicemail (/voicemail) */
+    voicemail: bool("voicemail").notNull().default(false),
+    /** the call's recording in the product's storage (one Opus file of both legs), made after hang-up */
+    recordingKey: text("recording_key"),
+    recordingType: text("recording_type"),
+    recordingBytes: integer("recording_bytes"),
+    recordingMs: integer("recording_ms"),
   },
   (t) => [uniqueIndex("calls_sip_call_id_idx").on(t.sipCallId), index("calls_ticket_idx").on(t.ticketId), index("calls_state_idx").on(t.state)],
+);
+
+/**
+ * A call's transcript (spec section 3 "call transcript entry"): one row per utterance of one leg,
+ * source "agent" or "other"; made after the call from its recording (plugins/calls transcription).
+ */
+export const callTranscripts = pgTable(
+  "call_transcripts",
+  {
+    id: serial("id").primaryKey(),
+    callId: integer("call_id")
+      .notNull()
+      .references(() => calls.id, { onDelete: "cascade" }),
+    source: text("source").notNull(),
+    transcription: text("transcription").notNull(),
+    translatedTranscription: text("translated_transcription").notNull().default(""),
+    interim: bool("interim").notNull().default(false),
+    /** where in the recording the utterance starts */
+    offsetMs: integer("offset_ms").notNull().default(0),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("call_transcripts_call_idx").on(t.callId, t.offsetMs)],
 );
 
 // ---- SLA engine (plugins/sla) ----

@@ -15,6 +15,8 @@ import { touch, FROM_OUTSIDE } from "~/conversation/model.server";
 import { addNotification, told } from "~/conversation/notifications.server";
 import { getSettings } from "~/models/settings.server";
 import { startOfDay } from "~/time";
+import { wakeJobs } from "~/jobs/queue.server";
+import { queueRecording } from "./recording.server";
 import { sameSecret, sipHookSecret } from "./sip.server";
 
 /** Spec section 9: the call list's page size. */
@@ -106,6 +108,7 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
   const { schema } = handle;
   const c = schema.calls;
   let missedBy: number | null = null;
+  let queued = false;
   const row = await handle.transaction(async (tx) => {
     const [call] = await tx.select().from(c).where(eq(c.sipCallId, event.call_id));
     if (!call || call.state === "ended") return call ?? null;
@@ -128,6 +131,11 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
     if (!set) return call;
     const [after] = await tx.update(c).set(set).where(eq(c.id, call.id)).returning();
     await touch(tx, call.ticketId, FROM_OUTSIDE, at);
+    // an answered call was recorded by rtpengine: its file is made after hang-up (recording.server.ts)
+    if (after.state === "ended" && after.answeredAt != null) {
+      await queueRecording(tx, after.id, at);
+      queued = true;
+    }
     // a missed call: its agent hears of it (the host's notification model, in this transaction)
     if (isMissed(after)) {
       const t = schema.tickets;
@@ -149,6 +157,7 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
     return after;
   });
   if (missedBy != null) told(missedBy, "system");
+  if (queued) wakeJobs();
   return row;
 }
 

@@ -626,6 +626,15 @@ function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
       ) : panel.empty ? (
         <p className="muted">{t(panel.empty)}</p>
       ) : null}
+      {panel.audio ? (
+        <figure className="stack">
+          <figcaption>{text(panel.audio.label)}</figcaption>
+          <audio controls preload="metadata" src={panel.audio.src}>
+            <source src={panel.audio.src} type={panel.audio.type} />
+          </audio>
+          <a href={panel.audio.src}>{text(panel.audio.download)}</a>
+        </figure>
+      ) : null}
       {panel.actions.map((action) => (
         <PanelActionLink key={action.href} action={action} text={text} />
       ))}

@@ -7,6 +7,7 @@ import dgram from "node:dgram";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { recordingDir } from "./recording-dir";
 import { daemonGroup, freePort, stopPidFiles, tcpAnswers, waitFor } from "~/ops/daemons";
 
 export { freePort };
@@ -43,6 +44,8 @@ export interface SipOptions {
   /** the product's call event hook; by default the auth hook's sibling /hooks/sip/event */
   eventUrl?: string;
   hookSecret: string;
+  /** where rtpengine writes its call recordings (pcap); by default the product's recordingDir() */
+  recordingDir?: string;
   /** requests per address per 2 s before pike blocks it */
   pikeDensity?: number;
   /** detached daemons with pid files (sip:up) instead of children of this process (tests) */
@@ -55,6 +58,7 @@ export interface SipServers {
   wsPort: number;
   domain: string;
   runDir: string;
+  recordingDir: string;
   stop(): Promise<void>;
   /** Kamailio's and rtpengine's output so far (attached mode): for a failing test's message */
   logs(): string;
@@ -115,6 +119,8 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     HOOK_SECRET: options.hookSecret,
     PIKE_DENSITY: options.pikeDensity ?? 30,
   });
+  const recordings = path.resolve(options.recordingDir ?? recordingDir());
+  fs.mkdirSync(recordings, { recursive: true });
   const cfgFile = path.join(runDir, "kamailio.cfg");
   fs.writeFileSync(cfgFile, config, { mode: 0o600 });
 
@@ -137,6 +143,8 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
         `--log-level=${process.env.RTPENGINE_LOG_LEVEL || 5}`,
         `--pidfile=${rtpPid}`,
         "--delete-delay=0",
+        `--recording-dir=${recordings}`,
+        "--recording-method=pcap",
       ],
       "rtpengine.log",
     );
@@ -152,7 +160,7 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     fs.writeFileSync(rtpPid, String(children[0].pid));
     fs.writeFileSync(kamPid, String(children[1].pid));
   }
-  return { listen, sipPort, wsPort, domain, runDir, stop, logs };
+  return { listen, sipPort, wsPort, domain, runDir, recordingDir: recordings, stop, logs };
 }
 
 /** Stops the daemons `sip:up` started (by their pid files); true when something was running. */
