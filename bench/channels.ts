@@ -16,6 +16,7 @@ import { startServer, stopServer, waitHealthy } from "../tests/support/server-pr
 import { startMetaStandin, waContact, waStatus, waText, whatsappBody } from "../tests/support/meta-standin";
 import { createPgDatabase } from "../tests/unit/harness";
 import { pct } from "./product";
+import { tallyChannels } from "./channels-tally";
 
 const RATE = Number(process.env.RATE || 200);
 const SECONDS = Number(process.env.SECONDS || 60);
@@ -99,10 +100,15 @@ async function benchOn(dialect: string) {
 
     // at rest: one call at a time (the door's own cost, before any load)
     const rest: number[] = [];
+    let warmUpRefused = 0;
     for (let i = 0; i < 200; i++) {
       const from = String(60120000000 + i);
       const started = performance.now();
-      await meta.deliver(url, whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, `Warm ${i}`)], messages: [waText(from, `Warm-up ${i}`)] }));
+      const answer = await meta.deliver(
+        url,
+        whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, `Warm ${i}`)], messages: [waText(from, `Warm-up ${i}`)] }),
+      );
+      if (answer.status !== 200) warmUpRefused++;
       rest.push(performance.now() - started);
     }
     await new Promise((r) => setTimeout(r, 3000));
@@ -186,8 +192,21 @@ async function benchOn(dialect: string) {
       .from(schema.messages)
       .innerJoin(schema.tickets, eq(schema.tickets.id, schema.messages.ticketId))
       .where(and(eq(schema.tickets.channelAccountId, accountId), sql`${schema.tickets.id} <> ${ticket.id}`, sql`${schema.tickets.title} not like 'Warm-up%'`));
-    const lost = [...acknowledged].filter((id) => !stored.has(id)).length;
-    const notAcknowledged = [...sentIds].filter((id) => !acknowledged.has(id) && !stored.has(id)).length;
+    // what the duplicates are: messages of the customers' conversations that no provider id names
+    const unnamed = await db
+      .select({
+        id: schema.messages.id,
+        ticketId: schema.messages.ticketId,
+        type: schema.messages.type,
+        body: schema.messages.body,
+        senderUserId: schema.messages.senderUserId,
+      })
+      .from(schema.messages)
+      .innerJoin(schema.tickets, eq(schema.tickets.id, schema.messages.ticketId))
+      .leftJoin(c, eq(c.messageId, schema.messages.id))
+      .where(and(eq(schema.tickets.channelAccountId, accountId), sql`${schema.tickets.id} <> ${ticket.id}`, sql`${c.messageId} is null`))
+      .limit(5);
+    const { duplicates, lost, notAcknowledged } = tallyChannels({ sent: sentIds, acknowledged, stored, messagesWritten: Number(messageRows[0].n) });
     const receipts = await db
       .select({ state: schema.messages.deliveryState })
       .from(schema.messages)
@@ -219,8 +238,9 @@ async function benchOn(dialect: string) {
         acceptToVisibleMs: { p50: pct(visible, 50), p95: pct(visible, 95), p99: pct(visible, 99), max: Math.max(...visible) },
         customerMessages: sentIds.size,
         messagesWritten: Number(messageRows[0].n),
-        // stored holds the warm-up's 200 too; the count of messages excludes them
-        duplicates: Number(messageRows[0].n) - (stored.size - 200),
+        duplicates,
+        warmUpRefused,
+        unnamed: unnamed.map((m) => ({ ...m, body: m.body.slice(0, 80) })),
         lost,
         notAcknowledged,
         conversations: Number(tickets[0].n),

@@ -2,6 +2,8 @@
 // know before writing (WhatsApp: more than 24 hours since the customer wrote, only approved
 // templates go out now, with a link to send one). The channel's adapter gives it (plugin.json
 // `channels`), so the conversation's home knows no provider.
+import { eq } from "drizzle-orm";
+import { getDb } from "@db/client";
 import { pluginModule } from "~/plugins/modules.server";
 import { channelAdapterFiles } from "~/plugins/registry.server";
 import { REACTIONS } from "./constants";
@@ -36,8 +38,23 @@ async function adapterOf(ticket: Pick<ComposerTicket, "channel" | "channelAccoun
   return (await pluginModule<{ adapter: HintingAdapter }>(found.pluginId, found.file)).adapter;
 }
 
+/**
+ * The adapter of the conversation's account, whatever the conversation's own channel: an Instagram
+ * account's comment threads (IG_POST) are answered by its IG_PM adapter, which says what they take.
+ */
+async function accountAdapterOf(ticket: Pick<ComposerTicket, "channel" | "channelAccountId">) {
+  const own = await adapterOf(ticket);
+  if (own || ticket.channelAccountId == null) return own;
+  const { db, schema } = getDb();
+  const [account] = await db
+    .select({ kind: schema.channelAccounts.kind })
+    .from(schema.channelAccounts)
+    .where(eq(schema.channelAccounts.id, ticket.channelAccountId));
+  return account ? adapterOf({ channel: account.kind, channelAccountId: ticket.channelAccountId }) : null;
+}
+
 export async function composerHints(ticket: ComposerTicket): Promise<ComposerHint[]> {
-  const hint = await (await adapterOf(ticket))?.composerHint?.(ticket);
+  const hint = await (await accountAdapterOf(ticket))?.composerHint?.(ticket);
   return hint ? [hint] : [];
 }
 

@@ -34,7 +34,7 @@ export interface ReactPayload {
 export async function queueReaction(tx: Tx, ticket: TicketLike, message: { id: number; senderUserId: number | null }, reaction: string) {
   if (ticket.kind !== "ticket" || ticket.channelAccountId == null || message.senderUserId != null) return false;
   const payload: ReactPayload = { ticketId: ticket.id, messageId: message.id, reaction };
-  await enqueue(tx, { kind: REACT_JOB, key: `react:${message.id}:${randomUUID()}`, payload });
+  await enqueue(tx, { kind: REACT_JOB, key: `react:${message.id}:${randomUUID()}`, payload, lane: conversationLane(ticket.id) });
   return true;
 }
 
@@ -47,6 +47,12 @@ export interface SendPayload {
 }
 
 export const sendJobKey = (firstMessageId: number) => `send:${firstMessageId}`;
+
+/**
+ * The job lane of what goes out on one conversation (one customer on one channel): its replies and
+ * reactions leave one at a time, in the order they were written, whichever worker runs them.
+ */
+export const conversationLane = (ticketId: number) => `out:${ticketId}`;
 
 type TicketLike = {
   id: number;
@@ -83,7 +89,7 @@ export async function queueDelivery(tx: Tx, ticket: TicketLike, messageIds: numb
   const { schema } = getDb();
   await tx.update(schema.messages).set({ deliveryState: "queued", deliveryError: null }).where(inArray(schema.messages.id, messageIds));
   const payload: SendPayload = { ticketId: ticket.id, messageIds, to: recipients.to, cc: recipients.cc };
-  await enqueue(tx, { kind: SEND_JOB, key: sendJobKey(messageIds[0]), payload });
+  await enqueue(tx, { kind: SEND_JOB, key: sendJobKey(messageIds[0]), payload, lane: conversationLane(ticket.id) });
   return true;
 }
 

@@ -9,8 +9,13 @@
 // (JOB_WORKERS, ADR 050) never run the same attempt, nor queue up behind each other's rows. Done rows are "done"; a failure waits 1, 2, 4 ... minutes (at most an hour) and
 // gives up as "failed" after the kind's maxAttempts. A node that dies mid-job leaves its lease to
 // run out and the job runs again, so handlers are idempotent (each checks what it already did).
+//
+// A job may name a lane (one customer on one channel): a lane's jobs run one at a time, oldest
+// first, however many workers claim; a job waits while an older one of its lane is queued (also
+// in its backoff) or any of its lane is running, and other lanes go on meanwhile. A unique index on
+// the lane of running rows makes the database refuse a second running job of a lane, whatever the race.
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
-import { getDb, type DbHandle, type Tx } from "@db/client";
+import { getDb, isUniqueViolation, type DbHandle, type Tx } from "@db/client";
 import { warnings, withLogContext, type LogFn } from "~/ops/log.server";
 import { metrics } from "~/ops/metrics.server";
 
@@ -75,12 +80,12 @@ export function defineJobKind(kind: string, definition: JobKind) {
  * Queues a job once per key (enqueueing the same key again does nothing), in the caller's
  * transaction when given. Call wakeJobs() after the transaction commits to run it at once.
  */
-export async function enqueue(tx: Tx | undefined, job: { kind: string; key: string; payload?: unknown; runAt?: number }) {
+export async function enqueue(tx: Tx | undefined, job: { kind: string; key: string; payload?: unknown; runAt?: number; lane?: string | null }) {
   const { db, schema } = getDb();
   const now = Date.now();
   await (tx ?? db)
     .insert(schema.jobs)
-    .values({ kind: job.kind, key: job.key, payload: JSON.stringify(job.payload ?? {}), runAt: job.runAt ?? now, createdAt: now })
+    .values({ kind: job.kind, key: job.key, payload: JSON.stringify(job.payload ?? {}), runAt: job.runAt ?? now, createdAt: now, lane: job.lane || null })
     .onConflictDoNothing();
 }
 
@@ -135,24 +140,34 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     return changed;
   }
 
-  /** Picks the next due job and leases it, in one statement; the claimed row, or undefined when none is due. */
+  /** Picks the next due job and leases it, in one statement: the claimed row, null when none is due, "busy" when a lane's race took it. */
   async function claimNext(at: number) {
-    if (!kinds.size) return undefined;
+    if (!kinds.size) return null;
     const handle = db();
     const j = handle.schema.jobs;
     const dueNow = and(inArray(j.state, ["queued", "running"]), lte(j.runAt, at), inArray(j.kind, [...kinds.keys()]));
-    const next = handle.db.select({ id: j.id }).from(j).where(dueNow).orderBy(asc(j.runAt), asc(j.id)).limit(1);
+    // a lane's turn: none of it running (but this one, its lease run out) and none older still queued
+    const lanesTurn = sql`(${j.lane} is null or not exists (select 1 from jobs lane_job where lane_job.lane = ${j.lane} and lane_job.id <> ${j.id}
+      and (lane_job.state = 'running' or (lane_job.state = 'queued' and lane_job.id < ${j.id}))))`;
+    const next = handle.db.select({ id: j.id }).from(j).where(and(dueNow, lanesTurn)).orderBy(asc(j.runAt), asc(j.id)).limit(1);
     // PostgreSQL: a row another node is claiming right now is skipped, not waited for
     const pick =
       handle.dialect === "pg" ? (next as unknown as { for(s: "update", o: { skipLocked: boolean }): typeof next }).for("update", { skipLocked: true }) : next;
-    const [claimed] = await handle.db
-      .update(j)
-      .set({ state: "running", attempts: sql`${j.attempts} + 1`, runAt: at + LEASE_MS })
-      // "= (one row)", evaluated once: an IN (...) subquery may be run again per row on PostgreSQL,
-      // picking (and leasing) more rows than this worker takes
-      .where(and(eq(j.id, sql`(${pick})`), dueNow))
-      .returning();
-    return claimed as JobRow | undefined;
+    try {
+      const [claimed] = await handle.db
+        .update(j)
+        .set({ state: "running", attempts: sql`${j.attempts} + 1`, runAt: at + LEASE_MS })
+        // "= (one row)", evaluated once: an IN (...) subquery may be run again per row on PostgreSQL,
+        // picking (and leasing) more rows than this worker takes
+        .where(and(eq(j.id, sql`(${pick})`), dueNow))
+        .returning();
+      return (claimed as JobRow | undefined) ?? null;
+    } catch (error) {
+      // another worker started a job of the same lane between this one's look and its lease (the
+      // lane's unique index refused the second): nothing claimed this time, the next look skips it
+      if (isUniqueViolation(error)) return "busy" as const;
+      throw error;
+    }
   }
 
   /** An attempt with the job's ids on every line logged meanwhile, timed. */
@@ -198,19 +213,30 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     }
   }
 
+  /** A pass ended with more to do at once: a full batch, or a lane's race left a job for the next look. */
   let full = false;
-  /** One pass: claims and runs what is due (at most BATCH), a few at once (sends and parsing wait on I/O); answers how many were done. */
+  /**
+   * One pass: claims and runs what is due (at most BATCH), a few at once (sends and parsing wait on
+   * I/O); answers how many were done. A slot that finds nothing stops; the others go on, so the
+   * next job of a lane is taken in the same pass by the slot that ran the one before it.
+   */
   async function runOnce() {
     let done = 0;
     let claims = 0;
+    let dry = false;
+    let raced = false;
     const at = now();
-    const lane = async () => {
+    const slot = async () => {
       // a stopping worker claims nothing more; what it runs, it finishes (or gives back: stop)
       while (!stopping && claims < BATCH) {
         claims++;
         const claimed = await claimNext(at);
+        if (claimed === "busy") {
+          raced = true;
+          continue;
+        }
         if (!claimed) {
-          claims = BATCH + 1;
+          dry = true;
           break;
         }
         inFlight.add(claimed);
@@ -221,9 +247,9 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
         }
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, lane));
+    await Promise.all(Array.from({ length: concurrency }, slot));
     // a full batch: there may be more due, so the next pass starts at once instead of after a poll
-    full = claims === BATCH;
+    full = (!dry && claims >= BATCH) || raced;
     return done;
   }
 

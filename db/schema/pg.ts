@@ -753,8 +753,21 @@ export const jobs = pgTable(
     lastError: text("last_error"),
     createdAt: time("created_at").notNull(),
     finishedAt: time("finished_at"),
+    /**
+     * Jobs of one lane (a customer on a channel: their inbound messages, a conversation's sends) run
+     * one at a time, in the order they were queued; other lanes run beside them. Null: no lane.
+     */
+    lane: text("lane"),
   },
-  (t) => [uniqueIndex("jobs_key_idx").on(t.key), index("jobs_due_idx").on(t.state, t.runAt)],
+  (t) => [
+    uniqueIndex("jobs_key_idx").on(t.key),
+    index("jobs_due_idx").on(t.state, t.runAt),
+    index("jobs_lane_idx").on(t.lane, t.state),
+    // the database itself keeps a lane to one running job, whatever races the claimers run
+    uniqueIndex("jobs_lane_running_idx")
+      .on(t.lane)
+      .where(sql`${t.state} = 'running'`),
+  ],
 );
 
 /**

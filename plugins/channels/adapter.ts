@@ -89,6 +89,11 @@ export interface WebhookRequest {
 export interface WebhookEvent {
   key: string;
   payload: unknown;
+  /**
+   * Whose event it is (the customer's or thread's id at the provider), when it is one of their
+   * messages: one lane's events are written one at a time, in the order given (app/jobs lanes).
+   */
+  lane?: string;
 }
 
 /** A webhook-driven channel (WhatsApp, Messenger, LINE, Telegram, X, SMS): the route is the layer's, /hooks/channels/{account id}. */

@@ -13,6 +13,9 @@ import { loadAccount } from "./accounts.server";
 
 export const INBOUND_JOB = "channels.inbound";
 
+/** The job lane of one customer's messages on an account: written one at a time, in the order they came. */
+export const inboundLane = (accountId: number, customer: string) => `in:${accountId}:${customer}`;
+
 export interface InboundInput {
   accountId: number | null;
   /** Whose key space eventKey is in ("email" for mail however it came, so SMTP and IMAP copies are one). */
@@ -76,7 +79,7 @@ export async function storeInboundEvent(input: InboundInput & { raw: Uint8Array 
 export async function storeWebhookEvents(
   accountId: number,
   provider: string,
-  events: { key: string; payload: unknown }[],
+  events: { key: string; payload: unknown; lane?: string }[],
   meta: Record<string, unknown> = {},
   source: "webhook" | "polling" = "webhook",
 ) {
@@ -103,7 +106,12 @@ export async function storeWebhookEvents(
         .returning({ id: schema.inboundEvents.id });
       if (!row) continue;
       n++;
-      await enqueue(tx, { kind: INBOUND_JOB, key: `inbound:${row.id}`, payload: { eventId: row.id } });
+      await enqueue(tx, {
+        kind: INBOUND_JOB,
+        key: `inbound:${row.id}`,
+        payload: { eventId: row.id },
+        lane: event.lane ? inboundLane(accountId, event.lane) : null,
+      });
     }
     return n;
   });

@@ -75,7 +75,8 @@ export function facebookEvents(body: unknown): WebhookEvent[] {
       const m = item as FbMessaging;
       // what the Page sent (agents' answers from here or from the Page's inbox) comes back as an echo
       if (m.message?.is_echo) continue;
-      events.push({ key: messagingKey(pageId, m), payload: { kind: "messaging", pageId, event: m } satisfies FbPayload });
+      const lane = m.message || m.postback ? m.sender?.id : undefined;
+      events.push({ key: messagingKey(pageId, m), lane, payload: { kind: "messaging", pageId, event: m } satisfies FbPayload });
     }
     for (const change of list(entry.changes)) {
       if (!isObject(change)) continue;
@@ -85,7 +86,9 @@ export function facebookEvents(body: unknown): WebhookEvent[] {
         if (value.from?.id && value.from.id === pageId) continue;
         const verb = value.verb ?? "add";
         const key = verb === "add" ? `comment:${value.comment_id}` : `comment:${value.comment_id}:${verb}:${value.created_time ?? ""}:${hashOf(value.message)}`;
-        events.push({ key, payload: { kind: "comment", pageId, value } satisfies FbPayload });
+        // a thread's comments, in turn (its top-level comment names it)
+        const top = value.parent_id && value.parent_id !== value.post_id ? value.parent_id : value.comment_id;
+        events.push({ key, lane: `comment:${top}`, payload: { kind: "comment", pageId, value } satisfies FbPayload });
         continue;
       }
       events.push({

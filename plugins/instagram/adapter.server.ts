@@ -17,7 +17,7 @@ import { PermanentFailure, isPermanentFailure } from "~/jobs/queue.server";
 import { log } from "~/ops/log.server";
 import { PLAN } from "~/permissions";
 import { STORY_REF, instagramEvents, mentionRef, parseInstagramEvent, type MentionToFetch } from "./events";
-import { NO_FILES_IN_COMMENTS, TEXT_MAX_BYTES, TEXT_TOO_LONG, WINDOW_CLOSED, fileProblem, mediaKind, windowFor } from "./limits";
+import { FILES_NOT_SENT_IN_COMMENTS, NO_FILES_IN_COMMENTS, TEXT_MAX_BYTES, TEXT_TOO_LONG, WINDOW_CLOSED, fileProblem, mediaKind, windowFor } from "./limits";
 
 /** A comment's text: at most 2,200 characters (Instagram's caption and comment limit). */
 const COMMENT_MAX_CHARS = 2200;
@@ -158,7 +158,7 @@ async function comment(account: ChannelAccount, to: Recipient, channel: string, 
 }
 
 /** Whether an answer goes out as a comment (a post's thread, a caption or comment mention), not a direct message. */
-const inComments = (to: Recipient) => to.channel === "IG_POST" || (to.channel === "IG_MENTION" && to.ref !== STORY_REF);
+const inComments = (to: Pick<Recipient, "channel" | "ref">) => to.channel === "IG_POST" || (to.channel === "IG_MENTION" && to.ref !== STORY_REF);
 
 async function sendPart(account: ChannelAccount, to: Recipient, part: OutgoingPart) {
   if (inComments(to)) return comment(account, to, to.channel, part);
@@ -221,6 +221,14 @@ export const adapter: ChannelAdapter = {
     { name: "apiBase", label: "plugin_instagram.field.apiBase", type: "url", placeholder: "https://graph.facebook.com/v21.0" },
     { name: "reopenHours", label: "plugin_channels.field.reopenHours", type: "number", placeholder: "24", hint: "plugin_channels.hint.reopenHours" },
   ],
+  // a comment answer carries text only (the Graph API's comment replies and mention answers take a
+  // message and nothing else): the reply box says so before a file is chosen, as the desk says of reactions
+  async composerHint(ticket) {
+    if (ticket.channel !== "IG_POST" && ticket.channel !== "IG_MENTION") return null;
+    const { db, schema } = getDb();
+    const [row] = await db.select({ ref: schema.tickets.ref }).from(schema.tickets).where(eq(schema.tickets.id, ticket.id));
+    return inComments({ channel: ticket.channel, ref: row?.ref ?? "" }) ? { notice: FILES_NOT_SENT_IN_COMMENTS } : null;
+  },
   async test(account) {
     try {
       await graphCall(account, `${igIdOf(account)}?fields=username,name`);

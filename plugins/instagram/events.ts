@@ -77,7 +77,11 @@ export function instagramEvents(body: unknown): WebhookEvent[] {
     const at = millis(entry.time);
     for (const m of list(entry.messaging) as IgMessaging[]) {
       if (!isObject(m)) continue;
-      events.push({ key: messagingKey(m), payload: { kind: "messaging", igId, event: m } satisfies Payload });
+      events.push({
+        key: messagingKey(m),
+        lane: m.message ? (m as IgMessaging).sender?.id : undefined,
+        payload: { kind: "messaging", igId, event: m } satisfies Payload,
+      });
     }
     // changes come as entry.changes[]; Meta's Business Login examples also show one as entry.field / entry.value
     const changes = [...list(entry.changes), ...(typeof entry.field === "string" ? [{ field: entry.field, value: entry.value }] : [])];
@@ -85,7 +89,12 @@ export function instagramEvents(body: unknown): WebhookEvent[] {
       if (!isObject(change)) continue;
       const value = isObject(change.value) ? change.value : {};
       if (change.field === "comments" && value.id) {
-        events.push({ key: `comment:${String(value.id)}`, payload: { kind: "comment", igId, at, value: value as IgComment } satisfies Payload });
+        const c = value as IgComment;
+        events.push({
+          key: `comment:${String(value.id)}`,
+          lane: `comment:${c.parent_id || c.id}`,
+          payload: { kind: "comment", igId, at, value: value as IgComment } satisfies Payload,
+        });
       } else if (change.field === "mentions" && value.media_id) {
         const v = value as IgMention;
         events.push({ key: `mention:${v.media_id}:${v.comment_id ?? ""}`, payload: { kind: "mention", igId, at, value: v } satisfies Payload });

@@ -12,6 +12,8 @@ export const TEXT_TOO_LONG = "plugin_instagram.delivery.textTooLong";
 export const FILE_TYPE = "plugin_instagram.delivery.fileType";
 export const FILE_SIZE = "plugin_instagram.delivery.fileSize";
 export const NO_FILES_IN_COMMENTS = "plugin_instagram.delivery.noFilesInComments";
+/** The reply box's notice on a comment thread or mention: files are not sent there (comment answers take text only). */
+export const FILES_NOT_SENT_IN_COMMENTS = "plugin_instagram.composer.filesNotSent";
 
 const MB = 1024 * 1024;
 type Kind = "image" | "video" | "audio" | "file";

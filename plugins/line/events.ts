@@ -22,6 +22,7 @@ export function lineEvents(body: unknown): WebhookEvent[] {
   return body.events.filter(isObject).map((event) => ({
     // events without an id (none are documented so) are still kept once: by their bytes
     key: typeof event.webhookEventId === "string" && event.webhookEventId ? event.webhookEventId : `hash:${hashOf(event)}`,
+    lane: event.type === "message" ? (event as unknown as webhook.MessageEvent).source?.userId : undefined,
     payload: { destination, event: event as unknown as webhook.Event } satisfies LinePayload,
   }));
 }

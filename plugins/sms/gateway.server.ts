@@ -61,7 +61,8 @@ function events(request: WebhookRequest, account: ChannelAccount): WebhookEvent[
     if (!isObject(event) || !text(event.id)) throw new Error(`entry ${i} has no id`);
     const id = text(event.id).slice(0, 200);
     const key = event.type === "status" ? `${account.id}:status:${id}:${text(event.status)}` : `${account.id}:msg:${id}`;
-    return { key, payload: { gateway: "webhook", event, at } satisfies GatewayPayload };
+    const from = event.type === "status" ? "" : text(event.from);
+    return { key, lane: from ? e164(from) || from : undefined, payload: { gateway: "webhook", event, at } satisfies GatewayPayload };
   });
 }
 

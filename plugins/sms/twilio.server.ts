@@ -87,7 +87,14 @@ function events(request: WebhookRequest, account: ChannelAccount): WebhookEvent[
     if (PROGRESS.has(status)) return [];
     return [{ key: `${account.id}:status:${sid}:${status}`, payload: { gateway: "twilio", kind: "status", params, at } satisfies TwilioPayload }];
   }
-  return [{ key: `${account.id}:msg:${sid}`, payload: { gateway: "twilio", kind: "message", params, at } satisfies TwilioPayload }];
+  const from = params.From ?? "";
+  return [
+    {
+      key: `${account.id}:msg:${sid}`,
+      lane: from ? e164(from) || from : undefined,
+      payload: { gateway: "twilio", kind: "message", params, at } satisfies TwilioPayload,
+    },
+  ];
 }
 
 /** Twilio's words for the delivery errors a status callback names by code only (docs: Error and Warning Dictionary). */

@@ -25,7 +25,9 @@ export function telegramEvents(body: unknown, botId: string, options: { single?:
   const updates = Array.isArray(body) ? body : [body];
   return updates.map((u) => {
     if (!isObject(u) || !Number.isSafeInteger(u.update_id)) throw new Error("not a Telegram update");
-    return { key: updateKey(botId, u.update_id as number), payload: u };
+    // a chat's messages in turn (edits and channel posts of it too)
+    const m = (u.message ?? u.edited_message ?? u.channel_post ?? u.business_message) as { chat?: { id?: unknown } } | undefined;
+    return { key: updateKey(botId, u.update_id as number), lane: m?.chat?.id != null ? String(m.chat.id) : undefined, payload: u };
   });
 }
 

@@ -67,6 +67,7 @@ export function whatsappEvents(body: unknown): WebhookEvent[] {
         if (!m?.id) continue;
         events.push({
           key: `msg:${m.id}`,
+          lane: m.from ? `${phoneNumberId}:${m.from}` : undefined,
           payload: { kind: "message", phoneNumberId, message: m, contact: contacts.find((c) => c.wa_id === m.from) } satisfies Payload,
         });
       }

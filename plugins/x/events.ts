@@ -83,9 +83,14 @@ export function xEvents(body: unknown): WebhookEvent[] {
       if (name === "direct_message_events") {
         const sender = idOf((event.message_create as XDirectMessage["message_create"])?.sender_id);
         const payload: XPayload = { forUserId, kind: "dm", event: event as unknown as XDirectMessage, sender: (users[sender] as XUser) ?? undefined };
-        events.push({ key: `dm:${idOf(event.id) || `hash:${hashOf(event)}`}`, payload });
+        events.push({ key: `dm:${idOf(event.id) || `hash:${hashOf(event)}`}`, lane: sender ? `dm:${sender}` : undefined, payload });
       } else if (name === "tweet_create_events") {
-        events.push({ key: `post:${idOf(event.id_str) || `hash:${hashOf(event)}`}`, payload: { forUserId, kind: "post", event: event as unknown as XPost } });
+        const author = idOf((event as unknown as XPost).user?.id_str);
+        events.push({
+          key: `post:${idOf(event.id_str) || `hash:${hashOf(event)}`}`,
+          lane: author ? `post:${author}` : undefined,
+          payload: { forUserId, kind: "post", event: event as unknown as XPost },
+        });
       } else if (name === "direct_message_mark_read_events") {
         const r = event as XReadEvent;
         events.push({ key: `read:${idOf(r.sender_id)}:${idOf(r.last_read_event_id) || hashOf(event)}`, payload: { forUserId, kind: "read", event: r } });

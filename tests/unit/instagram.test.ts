@@ -308,6 +308,10 @@ describe.each(DIALECTS)("Instagram (%s)", (dialect) => {
     const [file] = await reply(agent, ticket, { body: "", files: [{ key, name: "sizes.pdf", type: "application/pdf", size: 8 }] });
     await runJobs();
     expect(await states(ticket.id, [file.id])).toEqual([["failed", "plugin_instagram.delivery.noFilesInComments: sizes.pdf"]]);
+    // and the reply box says so beforehand (the Graph API's comment replies take a message only); not on a direct message
+    const hint = (t: TicketRow) => adapter.composerHint!({ id: t.id, ticketNumber: t.ticketNumber, channel: t.channel, channelAccountId: t.channelAccountId });
+    expect(await hint(ticket)).toEqual({ notice: "plugin_instagram.composer.filesNotSent" });
+    expect(await hint((await dm("Quinn")).ticket)).toBeNull();
   });
 
   it("a caption mention and a comment mention become IG_MENTION conversations with their text (fetched again when Graph fails), answered through the mentions edge", async () => {

@@ -1,7 +1,7 @@
 // The durable job queue on both dialects: a key is queued once; two nodes (two connections) run a
 // job once; a lease that ran out is taken over; failures wait 1, 2, 4 ... minutes; waiting does not
 // use up attempts; a permanent failure and the last attempt give up and tell the kind once; Retry
-// puts a failed job back.
+// puts a failed job back. Jobs of one lane run one at a time and in order, other lanes beside them.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { openDatabase, type DbHandle } from "@db/client";
@@ -114,6 +114,76 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     await expect.poll(() => runs.length, { timeout: 40_000 }).toBe(70);
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(4);
+  });
+
+  const addIn = (lane: string, key: string) => enqueue(undefined, { kind: "test.job", key, payload: { key }, lane });
+
+  it("runs a lane's jobs one at a time and in order with two workers, other lanes beside them", { timeout: 60_000 }, async () => {
+    const lanes = { a: ["a1", "a2", "a3", "a4", "a5"], b: ["b1", "b2", "b3", "b4", "b5"] };
+    // queued interleaved, as two customers' messages arrive
+    for (let i = 0; i < 5; i++) for (const [lane, keys] of Object.entries(lanes)) await addIn(`in:1:${lane}`, keys[i]);
+    const spans = new Map<string, { start: number; end: number }>();
+    let tick = 0;
+    for (const key of [...lanes.a, ...lanes.b])
+      behaviour.set(key, async () => {
+        const span = { start: ++tick, end: Infinity };
+        spans.set(key, span);
+        await new Promise((r) => setTimeout(r, 40));
+        span.end = ++tick;
+      });
+    // two workers (two processes' connections), each with two jobs at a time: four could run at once
+    for (const db of [undefined, other]) {
+      const w = createJobWorker({ db, now: () => clock, pollMs: 20, concurrency: 2, log: () => undefined });
+      workers.push(w);
+      w.start();
+    }
+    await expect.poll(() => runs.length, { timeout: 40_000, interval: 20 }).toBe(10);
+    for (const keys of Object.values(lanes)) {
+      // in the order queued, each started after the one before it ended
+      expect(runs.filter((k) => keys.includes(k))).toEqual(keys);
+      for (let i = 1; i < keys.length; i++) expect(spans.get(keys[i])!.start).toBeGreaterThan(spans.get(keys[i - 1])!.end);
+    }
+    // the two lanes ran side by side
+    const overlaps = lanes.a.some((x) => lanes.b.some((y) => spans.get(x)!.start < spans.get(y)!.end && spans.get(y)!.start < spans.get(x)!.end));
+    expect(overlaps).toBe(true);
+  });
+
+  it("keeps a lane's later job waiting while an older one waits for its retry, and goes on once it is done", async () => {
+    await addIn("out:7", "first");
+    await addIn("out:7", "second");
+    await add("elsewhere");
+    let fail = true;
+    behaviour.set("first", () => {
+      if (fail) throw new Error("provider busy");
+    });
+    const w = worker();
+    expect(await w.runOnce()).toBe(1);
+    // "second" did not overtake "first"; a job of no lane was not held up
+    expect(runs).toEqual(["first", "elsewhere"]);
+    expect(await row("second")).toMatchObject({ state: "queued", attempts: 0 });
+    fail = false;
+    clock += MINUTE;
+    // polls an hour apart: the lane's next job runs at once after the one before it, not at the next poll
+    const started = createJobWorker({ now: () => clock, pollMs: 60 * MINUTE, log: () => undefined });
+    workers.push(started);
+    started.start();
+    await expect.poll(() => runs.length, { timeout: 10_000, interval: 20 }).toBe(4);
+    expect(runs).toEqual(["first", "elsewhere", "first", "second"]);
+  });
+
+  it("has the database refuse a second running job of a lane", async () => {
+    await addIn("in:1:x", "x1");
+    await addIn("in:1:x", "x2");
+    const { db, schema } = t.handle;
+    // another node runs x1 (its lease still good)
+    await db
+      .update(schema.jobs)
+      .set({ state: "running", attempts: 1, runAt: clock + LEASE_MS })
+      .where(eq(schema.jobs.key, "x1"));
+    await expect(db.update(schema.jobs).set({ state: "running" }).where(eq(schema.jobs.key, "x2"))).rejects.toThrow();
+    // and a worker finds nothing of that lane to claim meanwhile
+    expect(await worker().runOnce()).toBe(0);
+    expect(runs).toEqual([]);
   });
 
   it("on stop claims no more, lets a running job finish by the deadline and gives one it cut back, due at once", async () => {

@@ -334,6 +334,26 @@ describe.each(DIALECTS)("LINE Messaging API (%s)", (dialect) => {
       expect((await fetch(`${door.url}/hooks/channels/files/${id}.${expires}.${"A".repeat(43)}/page.html`)).status).toBe(403);
     });
 
+    it("the address LINE is given for a picture works for 30 minutes after the send, then is gone (410)", async () => {
+      const userId = line.addUser("Kai");
+      const ticket = await conversation(userId);
+      const before = Date.now();
+      await answer(ticket, "", [new File([PNG], "label.png", { type: "image/png" })]);
+      await runJobs();
+      const after = Date.now();
+      const sent = line.sent.at(-1)!.messages[0];
+      for (const link of [sent.originalContentUrl, sent.previewImageUrl]) {
+        const token = new URL(String(link)).pathname.split("/")[4];
+        // the expiry written in the link: 30 minutes after the send (to the second), not a setting
+        const expiresMs = Number(token.split(".")[1]) * 1000;
+        expect(expiresMs).toBeGreaterThanOrEqual(before + 30 * 60_000 - 1000);
+        expect(expiresMs).toBeLessThanOrEqual(after + 30 * 60_000);
+        // LINE fetching it again 29 minutes later still gets the picture; 31 minutes later it is gone
+        expect((await publicFileResponse(token, before + 29 * 60_000)).status).toBe(200);
+        expect((await publicFileResponse(token, after + 31 * 60_000)).status).toBe(410);
+      }
+    });
+
     it("without a public address the file is not sent (no localhost link), with the reason", async () => {
       delete process.env.BASE_URL;
       try {
