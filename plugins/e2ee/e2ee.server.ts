@@ -11,10 +11,11 @@ import { announce } from "~/conversation/events.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { randomBytes } from "node:crypto";
 import { isEnvelope } from "~/conversation/encrypted";
+import { visitorKeyOf } from "~/conversation/visitor-e2ee.server";
 import { ENCRYPTION_METHODS, fingerprintOf, importPublicKey, MIN_PBKDF2_ITERATIONS, PBKDF2_ITERATIONS, type Backup, type EncryptionMethod } from "./crypto";
 
-/** Conversation kinds whose messages may be end-to-end encrypted (both sides are our own pages). */
-export const ENCRYPTABLE_KINDS = ["chat"] as const;
+/** Conversation kinds whose messages may be end-to-end encrypted (both sides are our own pages: the live chat's visitor page too). */
+export const ENCRYPTABLE_KINDS = ["chat", "livechat"] as const;
 
 export class E2eeRefused extends Error {
   constructor(
@@ -123,7 +124,16 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
     db.select({ userId: w.userId, version: w.version }).from(w).where(eq(w.ticketId, ticket.id)).orderBy(asc(w.version)),
     sharedKeyOf(ticket.id),
   ]);
-  const mine = await currentKey(reader.id);
+  const [mine, visitorKey, visitorVersions] = await Promise.all([
+    currentKey(reader.id),
+    ticket.kind === "livechat" ? visitorKeyOf(ticket.id) : null,
+    ticket.kind === "livechat"
+      ? db
+          .select({ version: schema.e2eeVisitorWrappedKeys.version })
+          .from(schema.e2eeVisitorWrappedKeys)
+          .where(eq(schema.e2eeVisitorWrappedKeys.ticketId, ticket.id))
+      : [],
+  ]);
   return {
     ticketId: ticket.id,
     /** The reader's own current key (a browser holding another one, replaced elsewhere, opens nothing). */
@@ -144,6 +154,10 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
       };
     }),
     keys: wrapped,
+    /** A live chat's visitor (no account): the public key their browser made, and the versions wrapped for it. */
+    visitor: visitorKey
+      ? { name: ticket.contactName, publicKey: visitorKey.publicKey, fingerprint: visitorKey.fingerprint, versions: visitorVersions.map((x) => x.version) }
+      : null,
     /** encryption_method 'aes': the salt and key-check value of the passphrase-derived key (null for 'rsa'). */
     shared: ticket.encryptionMethod === "aes" && shared ? { salt: shared.salt, iterations: shared.iterations, check: shared.keyCheck } : null,
   };
@@ -157,7 +171,12 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
 export async function addKeyVersion(
   actor: Actor,
   ticketId: number,
-  input: { version: number; wrapped: { userId: number; wrappedKey: string; fingerprint: string }[] },
+  input: {
+    version: number;
+    wrapped: { userId: number; wrappedKey: string; fingerprint: string }[];
+    /** A live chat: the version wrapped for the visitor's key too (required once the visitor has one). */
+    visitor?: { wrappedKey: string; fingerprint: string } | null;
+  },
 ) {
   const ticket = await conversationById(actor, ticketId);
   if (!ticket.encryption) throw new E2eeRefused("conversation.encryption.notEncrypted");
@@ -197,14 +216,27 @@ export async function addKeyVersion(
         const w = given.get(userId);
         return w && w.fingerprint === fingerprint && typeof w.wrappedKey === "string" && w.wrappedKey.length <= 2000 && BASE64.test(w.wrappedKey);
       });
-    // the participants changed or a key was replaced meanwhile: the browser fetches them again
-    if (!exact || !expected.has(actor.id)) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
+    const visitorKey = ticket.kind === "livechat" ? await tx.select().from(schema.e2eeVisitorKeys).where(eq(schema.e2eeVisitorKeys.ticketId, ticket.id)) : [];
+    const visitor = input.visitor;
+    const visitorExact = visitorKey.length
+      ? !!visitor &&
+        visitor.fingerprint === visitorKey[0].fingerprint &&
+        typeof visitor.wrappedKey === "string" &&
+        visitor.wrappedKey.length <= 2000 &&
+        BASE64.test(visitor.wrappedKey)
+      : !visitor;
+    // the participants changed or a key was replaced meanwhile (the visitor's too): the browser fetches them again
+    if (!exact || !visitorExact || !expected.has(actor.id)) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
     await tx.insert(schema.e2eeKeyVersions).values({ ticketId: ticket.id, version: input.version, createdBy: actor.id, createdAt: now });
     await tx
       .insert(schema.e2eeWrappedKeys)
       .values(
         input.wrapped.map((x) => ({ ticketId: ticket.id, version: input.version, userId: x.userId, wrappedKey: x.wrappedKey, fingerprint: x.fingerprint })),
       );
+    if (visitor && visitorKey.length)
+      await tx
+        .insert(schema.e2eeVisitorWrappedKeys)
+        .values({ ticketId: ticket.id, version: input.version, wrappedKey: visitor.wrappedKey, fingerprint: visitor.fingerprint });
     await tx.update(schema.tickets).set({ encryptionVersion: input.version, encryptionRekey: false }).where(eq(schema.tickets.id, ticket.id));
   });
   await announce(ticket, SERVER_EVENTS.updateTicket, { encryptionVersion: input.version });
@@ -222,6 +254,12 @@ export async function enableEncryption(actor: Actor, ticket: TicketRow, method: 
   if (!ENCRYPTION_METHODS.includes(method)) throw new E2eeRefused("plugin_e2ee.errors.method");
   if (!(await isParticipant(ticket.id, actor.id))) throw new E2eeRefused("plugin_e2ee.errors.participantOnly", 403);
   if (ticket.encryption) return false;
+  if (ticket.kind === "livechat") {
+    // the visitor cannot share a passphrase out of band with someone they do not know
+    if (method !== "rsa") throw new E2eeRefused("plugin_e2ee.errors.livechatMethod");
+    // a visitor's browser without JavaScript made no key: the chat stays readable (decision 048)
+    if (!(await visitorKeyOf(ticket.id))) throw new E2eeRefused("plugin_e2ee.errors.visitorNoKey", 409);
+  }
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();

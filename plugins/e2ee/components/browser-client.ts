@@ -60,6 +60,8 @@ interface ConversationKeys {
   participants: Participant[];
   keys: { version: number; wrappedKey: string; fingerprint: string }[];
   shared: { salt: string; iterations: number; check: string | null } | null;
+  /** A live chat's visitor: the key their browser made (fingerprint computed here, as for participants). */
+  visitor: { name: string; publicKey: string; fingerprint: string; versions: number[] } | null;
 }
 
 interface State {
@@ -133,6 +135,7 @@ export class E2eeClient {
           p.serverFingerprint = p.fingerprint;
           p.fingerprint = p.publicKey ? await fingerprintOf(p.publicKey) : null;
         }
+        if (keys.visitor) keys.visitor.fingerprint = await fingerprintOf(keys.visitor.publicKey);
         // a key here that is not the published one (replaced on another browser) opens nothing
         const usable = identity && keys.fingerprint === identity.fingerprint ? identity : null;
         let sharedKey = keys.shared ? await loadSharedKey(this.userId, ticketId) : null;
@@ -179,6 +182,7 @@ export class E2eeClient {
       state = await this.state(ticketId, true);
     this.showComposerState(root, state);
     void this.drawSafetyNumbers(state);
+    this.keyLiveChat(ticketId, state);
     let newest = 0;
     const ids = new Set<string>();
     const done = (el: HTMLElement, version: number) => {
@@ -250,6 +254,26 @@ export class E2eeClient {
         if (line.share) item.append(" ", this.shareButton(state, line.share));
         return item;
       }),
+    );
+  }
+
+  /**
+   * A live chat's visitor cannot make a key version (they hold no one's public key): the agent's
+   * browser makes it as soon as one is due (encryption turned on, the visitor's or someone's key
+   * changed), not on its next send, so the visitor can write first.
+   */
+  private rekeying = new Set<number>();
+  private keyLiveChat(ticketId: number, state: State) {
+    const k = state.keys;
+    if (!k.visitor || !k.encryption || k.method !== "rsa" || !(k.rekey || k.version === 0) || !ready(state) || this.rekeying.has(ticketId)) return;
+    // (it stays in the set after a failure: the next send tries again and says why)
+    this.rekeying.add(ticketId);
+    void this.withCurrentKey(ticketId, state, async () => {}).then(
+      () => {
+        this.rekeying.delete(ticketId);
+        this.reset(ticketId);
+      },
+      (error) => console.error("e2ee", error),
     );
   }
 
@@ -632,7 +656,9 @@ export class E2eeClient {
     const wrapped = [];
     for (const p of state.keys.participants)
       if (p.publicKey && p.fingerprint) wrapped.push({ userId: p.userId, wrappedKey: await wrapConversationKey(key, p.publicKey), fingerprint: p.fingerprint });
-    await api(`/api/e2ee/conversation/${ticketId}`, { json: { version: state.keys.version + 1, wrapped } });
+    const v = state.keys.visitor;
+    const visitor = v ? { wrappedKey: await wrapConversationKey(key, v.publicKey), fingerprint: v.fingerprint } : null;
+    await api(`/api/e2ee/conversation/${ticketId}`, { json: { version: state.keys.version + 1, wrapped, visitor } });
     return this.state(ticketId, true);
   }
 
