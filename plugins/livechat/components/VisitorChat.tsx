@@ -380,9 +380,11 @@ function ChatScreen({ data, live, e2ee }: { data: VisitorPageData; live: ReturnT
         }}
       />
       {/* what encryption means for this visitor: without JavaScript there is no key in this browser */}
-      <noscript>
-        <p className="notice">{t(encrypted ? "livechat.encryptedNeedsScript" : "livechat.e2eeNoScript")}</p>
-      </noscript>
+      {/* (hidden unless scripts are off: a noscript style shows it, outside noscript for screen readers and tests) */}
+      <noscript dangerouslySetInnerHTML={{ __html: "<style>[data-noscript-note]{display:block !important}</style>" }} />
+      <p className="notice" data-noscript-note="" hidden>
+        {t(encrypted ? "livechat.encryptedNeedsScript" : "livechat.e2eeNoScript")}
+      </p>
       {encrypted && scripted ? (
         <p className="muted" data-e2ee-visitor="on">
           {t("livechat.e2eeOn")}
