@@ -59,6 +59,8 @@ interface ConversationKeys {
   rekey: boolean;
   participants: Participant[];
   keys: { version: number; wrappedKey: string; fingerprint: string }[];
+  /** Earlier versions others shared with this user, not taken yet (one may be forged: tried on that version's messages first). */
+  offered: { version: number; sharedBy: number; wrappedKey: string; fingerprint: string }[];
   shared: { salt: string; iterations: number; check: string | null } | null;
   /** A live chat's visitor: the key their browser made (fingerprint computed here, as for participants). */
   visitor: { name: string; publicKey: string; fingerprint: string; versions: number[] } | null;
@@ -157,10 +159,36 @@ export class E2eeClient {
       k =
         wrapped && state.identity && wrapped.fingerprint === state.identity.fingerprint
           ? unwrapConversationKey(wrapped.wrappedKey, state.identity.privateKey).catch(() => null)
-          : Promise.resolve(null);
+          : this.fromOffers(state, version);
       state.unwrapped.set(version, k);
     }
     return k;
+  }
+
+  /**
+   * An earlier version shared with this user: each offered key is tried on up to 3 of that
+   * version's messages on the page; the first that opens one is taken (the server keeps it as
+   * this user's), and one that opens none is refused (forged, or for another key) and dropped.
+   */
+  private async fromOffers(state: State, version: number): Promise<CryptoKey | null> {
+    const identity = state.identity;
+    const offers = (state.keys.offered ?? []).filter((o) => o.version === version && o.fingerprint === identity?.fingerprint);
+    const samples = [...document.querySelectorAll<HTMLElement>(`[data-e2ee-message][data-e2ee-version="${version}"]`)].slice(0, 3);
+    if (!identity || !offers.length || !samples.length) return null;
+    const ticketId = state.keys.ticketId;
+    for (const offer of offers) {
+      const key = await unwrapConversationKey(offer.wrappedKey, identity.privateKey).catch(() => null);
+      let opens = false;
+      for (const el of samples)
+        if (key && !opens)
+          opens = await decryptMessage(key, { ticketId, version, clientId: el.dataset.e2eeClientId ?? "" }, el.dataset.e2eeCipher ?? "").then(
+            () => true,
+            () => false,
+          );
+      await api(`/api/e2ee/offer/${ticketId}`, { json: { version, sharedBy: offer.sharedBy, opens } }).catch((error) => console.error("e2ee", error));
+      if (opens) return key;
+    }
+    return null;
   }
 
   private async scan() {
