@@ -394,7 +394,7 @@ export async function needsNewKey(tx: Tx, ticketId: number) {
  * An encrypted message or note is taken only sealed with the conversation's current key version,
  * checked in the write's transaction: a new version or a participant change may have come in between.
  */
-async function checkKeyVersion(tx: Tx, ticketId: number, keyVersion: number) {
+export async function checkKeyVersion(tx: Tx, ticketId: number, keyVersion: number) {
   const t = getDb().schema.tickets;
   const [current] = await tx.select({ encryption: t.encryption, version: t.encryptionVersion, rekey: t.encryptionRekey }).from(t).where(eq(t.id, ticketId));
   if (!current?.encryption) throw new EncryptionRefused("conversation.encryption.notEncrypted");

@@ -1828,6 +1828,66 @@ export const e2eeSharedKeys = sqliteTable("e2ee_shared_keys", {
   createdAt: time("created_at").notNull(),
 });
 
+/**
+ * A live chat visitor's public key (RSA-OAEP, made in the visitor's browser and kept in its
+ * storage; plugins/livechat and plugins/e2ee): one per chat, the visitor having no account.
+ * A new one (another browser, cleared storage) replaces it and the chat needs a new key version.
+ */
+export const e2eeVisitorKeys = sqliteTable("e2ee_visitor_keys", {
+  ticketId: integer("ticket_id")
+    .primaryKey()
+    .references(() => tickets.id, { onDelete: "cascade" }),
+  /** SPKI, base64. */
+  publicKey: text("public_key").notNull(),
+  /** SHA-256 of the SPKI, hex. */
+  fingerprint: text("fingerprint").notNull(),
+  createdAt: time("created_at").notNull(),
+});
+
+/** A live chat's conversation key version wrapped for its visitor's public key. */
+export const e2eeVisitorWrappedKeys = sqliteTable(
+  "e2ee_visitor_wrapped_keys",
+  {
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    /** base64 */
+    wrappedKey: text("wrapped_key").notNull(),
+    /** The fingerprint of the visitor key it was wrapped for. */
+    fingerprint: text("fingerprint").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.version] })],
+);
+
+/**
+ * Earlier key versions a participant offered to another (sharing history): kept per sharer, and
+ * taken into e2ee_wrapped_keys only once the recipient's browser has opened that version's
+ * messages with it. A forged offer (the server cannot open one) so never blocks an honest one.
+ */
+export const e2eeKeyShares = sqliteTable(
+  "e2ee_key_shares",
+  {
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    /** Who it is for. */
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sharedBy: integer("shared_by")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** base64 */
+    wrappedKey: text("wrapped_key").notNull(),
+    /** The fingerprint of the recipient's public key it was wrapped for. */
+    fingerprint: text("fingerprint").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.version, t.userId, t.sharedBy] }), index("e2ee_key_shares_user_idx").on(t.userId)],
+);
+
 /** Video meetings (plugin meeting): started from a conversation (ticket_id) or the shell (none). */
 export const meetings = sqliteTable(
   "meetings",

@@ -3,7 +3,7 @@
 // passphrase-sealed private key backups) and never anything that opens a message. The host's
 // reply path (app/conversation/reply.server.ts) takes only ciphertext of the current key version
 // in an encrypted conversation; this module turns encryption on and moves the key version on.
-import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { AccessDenied, type Reader } from "~/conversation/access.server";
 import { conversationById, systemMessage, touch, type TicketRow } from "~/conversation/model.server";
@@ -11,10 +11,11 @@ import { announce } from "~/conversation/events.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { randomBytes } from "node:crypto";
 import { isEnvelope } from "~/conversation/encrypted";
+import { visitorKeyOf } from "~/conversation/visitor-e2ee.server";
 import { ENCRYPTION_METHODS, fingerprintOf, importPublicKey, MIN_PBKDF2_ITERATIONS, PBKDF2_ITERATIONS, type Backup, type EncryptionMethod } from "./crypto";
 
-/** Conversation kinds whose messages may be end-to-end encrypted (both sides are our own pages). */
-export const ENCRYPTABLE_KINDS = ["chat"] as const;
+/** Conversation kinds whose messages may be end-to-end encrypted (both sides are our own pages: the live chat's visitor page too). */
+export const ENCRYPTABLE_KINDS = ["chat", "livechat"] as const;
 
 export class E2eeRefused extends Error {
   constructor(
@@ -123,7 +124,17 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
     db.select({ userId: w.userId, version: w.version }).from(w).where(eq(w.ticketId, ticket.id)).orderBy(asc(w.version)),
     sharedKeyOf(ticket.id),
   ]);
-  const mine = await currentKey(reader.id);
+  const [mine, visitorKey, visitorVersions, offered] = await Promise.all([
+    currentKey(reader.id),
+    ticket.kind === "livechat" ? visitorKeyOf(ticket.id) : null,
+    ticket.kind === "livechat"
+      ? db
+          .select({ version: schema.e2eeVisitorWrappedKeys.version })
+          .from(schema.e2eeVisitorWrappedKeys)
+          .where(eq(schema.e2eeVisitorWrappedKeys.ticketId, ticket.id))
+      : [],
+    offersFor(ticket.id, reader.id),
+  ]);
   return {
     ticketId: ticket.id,
     /** The reader's own current key (a browser holding another one, replaced elsewhere, opens nothing). */
@@ -144,6 +155,12 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
       };
     }),
     keys: wrapped,
+    /** Earlier versions others shared with the reader, not yet taken: the browser keeps the one that opens that version's messages. */
+    offered,
+    /** A live chat's visitor (no account): the public key their browser made, and the versions wrapped for it. */
+    visitor: visitorKey
+      ? { name: ticket.contactName, publicKey: visitorKey.publicKey, fingerprint: visitorKey.fingerprint, versions: visitorVersions.map((x) => x.version) }
+      : null,
     /** encryption_method 'aes': the salt and key-check value of the passphrase-derived key (null for 'rsa'). */
     shared: ticket.encryptionMethod === "aes" && shared ? { salt: shared.salt, iterations: shared.iterations, check: shared.keyCheck } : null,
   };
@@ -157,7 +174,12 @@ export async function conversationKeys(reader: Reader, ticketId: number) {
 export async function addKeyVersion(
   actor: Actor,
   ticketId: number,
-  input: { version: number; wrapped: { userId: number; wrappedKey: string; fingerprint: string }[] },
+  input: {
+    version: number;
+    wrapped: { userId: number; wrappedKey: string; fingerprint: string }[];
+    /** A live chat: the version wrapped for the visitor's key too (required once the visitor has one). */
+    visitor?: { wrappedKey: string; fingerprint: string } | null;
+  },
 ) {
   const ticket = await conversationById(actor, ticketId);
   if (!ticket.encryption) throw new E2eeRefused("conversation.encryption.notEncrypted");
@@ -197,14 +219,27 @@ export async function addKeyVersion(
         const w = given.get(userId);
         return w && w.fingerprint === fingerprint && typeof w.wrappedKey === "string" && w.wrappedKey.length <= 2000 && BASE64.test(w.wrappedKey);
       });
-    // the participants changed or a key was replaced meanwhile: the browser fetches them again
-    if (!exact || !expected.has(actor.id)) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
+    const visitorKey = ticket.kind === "livechat" ? await tx.select().from(schema.e2eeVisitorKeys).where(eq(schema.e2eeVisitorKeys.ticketId, ticket.id)) : [];
+    const visitor = input.visitor;
+    const visitorExact = visitorKey.length
+      ? !!visitor &&
+        visitor.fingerprint === visitorKey[0].fingerprint &&
+        typeof visitor.wrappedKey === "string" &&
+        visitor.wrappedKey.length <= 2000 &&
+        BASE64.test(visitor.wrappedKey)
+      : !visitor;
+    // the participants changed or a key was replaced meanwhile (the visitor's too): the browser fetches them again
+    if (!exact || !visitorExact || !expected.has(actor.id)) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
     await tx.insert(schema.e2eeKeyVersions).values({ ticketId: ticket.id, version: input.version, createdBy: actor.id, createdAt: now });
     await tx
       .insert(schema.e2eeWrappedKeys)
       .values(
         input.wrapped.map((x) => ({ ticketId: ticket.id, version: input.version, userId: x.userId, wrappedKey: x.wrappedKey, fingerprint: x.fingerprint })),
       );
+    if (visitor && visitorKey.length)
+      await tx
+        .insert(schema.e2eeVisitorWrappedKeys)
+        .values({ ticketId: ticket.id, version: input.version, wrappedKey: visitor.wrappedKey, fingerprint: visitor.fingerprint });
     await tx.update(schema.tickets).set({ encryptionVersion: input.version, encryptionRekey: false }).where(eq(schema.tickets.id, ticket.id));
   });
   await announce(ticket, SERVER_EVENTS.updateTicket, { encryptionVersion: input.version });
@@ -222,6 +257,12 @@ export async function enableEncryption(actor: Actor, ticket: TicketRow, method: 
   if (!ENCRYPTION_METHODS.includes(method)) throw new E2eeRefused("plugin_e2ee.errors.method");
   if (!(await isParticipant(ticket.id, actor.id))) throw new E2eeRefused("plugin_e2ee.errors.participantOnly", 403);
   if (ticket.encryption) return false;
+  if (ticket.kind === "livechat") {
+    // the visitor cannot share a passphrase out of band with someone they do not know
+    if (method !== "rsa") throw new E2eeRefused("plugin_e2ee.errors.livechatMethod");
+    // a visitor's browser without JavaScript made no key: the chat stays readable (decision 048)
+    if (!(await visitorKeyOf(ticket.id))) throw new E2eeRefused("plugin_e2ee.errors.visitorNoKey", 409);
+  }
   const handle = getDb();
   const { schema } = handle;
   const now = Date.now();
@@ -322,11 +363,22 @@ export async function setKeyCheck(actor: Actor, ticketId: number, check: string)
   return { stored: true };
 }
 
+/** The size of an RSA-OAEP ciphertext for this public key (its modulus, in bytes): any wrapped key for it has exactly this length. */
+async function wrappedLength(publicKey: string) {
+  const key = await importPublicKey(publicKey);
+  return (key.algorithm as RsaHashedKeyAlgorithm).modulusLength / 8;
+}
+const decodedLength = (base64: string) => Buffer.from(base64, "base64").length;
+
 /**
  * A participant shares earlier key versions with another participant (someone added later, who
  * otherwise reads only what comes after): those versions' conversation keys, unwrapped in the
  * sharer's browser and wrapped there for the other's current public key. Taken only for versions
- * the sharer holds, for the other's current key; versions the other already holds are left as they are.
+ * the sharer holds, for the other's current key, each exactly an RSA-OAEP ciphertext's size for
+ * it (anything else is refused with that reason). The server cannot open one, so a share is kept
+ * as an offer per sharer: the recipient's browser takes the one that opens that version's
+ * messages (acceptOffer) and drops one that does not (refuseOffer). A forged offer so never
+ * blocks an honest one; versions the other already holds are left as they are.
  */
 export async function shareHistory(
   actor: Actor,
@@ -340,38 +392,121 @@ export async function shareHistory(
   const theirs = await currentKey(input.userId);
   const handle = getDb();
   const w = handle.schema.e2eeWrappedKeys;
-  const mine = await handle.db
-    .select({ version: w.version })
-    .from(w)
-    .where(and(eq(w.ticketId, ticket.id), eq(w.userId, actor.id)));
-  const held = new Set(mine.map((x) => x.version));
-  const fine = input.keys.every(
-    (x) =>
-      held.has(x.version) &&
-      x.fingerprint === theirs?.fingerprint &&
-      typeof x.wrappedKey === "string" &&
-      x.wrappedKey.length <= 2000 &&
-      BASE64.test(x.wrappedKey),
+  const [mine, held] = await Promise.all(
+    [actor.id, input.userId].map((userId) =>
+      handle.db
+        .select({ version: w.version })
+        .from(w)
+        .where(and(eq(w.ticketId, ticket.id), eq(w.userId, userId))),
+    ),
   );
+  const sharerHolds = new Set(mine.map((x) => x.version));
+  const fine = input.keys.every((x) => sharerHolds.has(x.version) && x.fingerprint === theirs?.fingerprint);
   // a version the sharer never had, or wrapped for another key than the newcomer's current one
   if (!theirs || !input.keys.length || !fine) throw new E2eeRefused("plugin_e2ee.errors.participantsChanged", 409);
+  // not an RSA-OAEP ciphertext for their key at all (garbage): refused, saying so
+  const size = await wrappedLength(theirs.publicKey);
+  if (!input.keys.every((x) => typeof x.wrappedKey === "string" && BASE64.test(x.wrappedKey) && decodedLength(x.wrappedKey) === size))
+    throw new E2eeRefused("plugin_e2ee.errors.badWrap");
+  const already = new Set(held.map((x) => x.version));
+  const offered = input.keys.filter((x) => !already.has(x.version));
   const [who] = await handle.db.select({ name: handle.schema.users.name }).from(handle.schema.users).where(eq(handle.schema.users.id, input.userId));
+  const o = handle.schema.e2eeKeyShares;
+  const now = Date.now();
   const added = await handle.transaction(async (tx) => {
+    if (!offered.length) return [];
+    // the same sharer sharing again replaces their own offer (never another's)
     const rows = await tx
-      .insert(w)
-      .values(input.keys.map((x) => ({ ticketId: ticket.id, version: x.version, userId: input.userId, wrappedKey: x.wrappedKey, fingerprint: x.fingerprint })))
-      .onConflictDoNothing()
-      .returning({ version: w.version });
+      .insert(o)
+      .values(
+        offered.map((x) => ({
+          ticketId: ticket.id,
+          version: x.version,
+          userId: input.userId,
+          sharedBy: actor.id,
+          wrappedKey: x.wrappedKey,
+          fingerprint: x.fingerprint,
+          createdAt: now,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [o.ticketId, o.version, o.userId, o.sharedBy],
+        set: { wrappedKey: sql`excluded.wrapped_key`, fingerprint: sql`excluded.fingerprint`, createdAt: now },
+      })
+      .returning({ version: o.version });
     // everyone sees who opened the earlier messages to whom
-    if (rows.length)
-      await systemMessage(
-        tx,
-        ticket.id,
-        { event: "plugin", by: actor.name, text: "plugin_e2ee.system.shared", values: { name: who?.name ?? "?" } },
-        Date.now(),
-      );
+    await systemMessage(tx, ticket.id, { event: "plugin", by: actor.name, text: "plugin_e2ee.system.shared", values: { name: who?.name ?? "?" } }, now);
     return rows;
   });
   if (added.length) await announce(ticket, SERVER_EVENTS.updateTicket, { encryptionShared: input.userId });
   return { shared: added.map((x) => x.version) };
+}
+
+/** Earlier key versions offered to the reader (sharing history) that they do not hold yet, each with who offered it. */
+async function offersFor(ticketId: number, userId: number) {
+  const { db, schema } = getDb();
+  const o = schema.e2eeKeyShares;
+  const w = schema.e2eeWrappedKeys;
+  const rows = await db
+    .select({ version: o.version, sharedBy: o.sharedBy, wrappedKey: o.wrappedKey, fingerprint: o.fingerprint })
+    .from(o)
+    .leftJoin(w, and(eq(w.ticketId, o.ticketId), eq(w.version, o.version), eq(w.userId, o.userId)))
+    .where(and(eq(o.ticketId, ticketId), eq(o.userId, userId), isNull(w.version)))
+    .orderBy(asc(o.version), asc(o.createdAt));
+  return rows;
+}
+
+async function offerOf(actor: Actor, ticketId: number, input: { version: number; sharedBy: number }) {
+  const ticket = await conversationById(actor, ticketId);
+  if (!(await isParticipant(ticket.id, actor.id))) throw new AccessDenied();
+  const { db, schema } = getDb();
+  const o = schema.e2eeKeyShares;
+  const [offer] = await db
+    .select()
+    .from(o)
+    .where(and(eq(o.ticketId, ticket.id), eq(o.userId, actor.id), eq(o.version, input.version), eq(o.sharedBy, input.sharedBy)));
+  if (!offer) throw new E2eeRefused("plugin_e2ee.errors.noOffer", 404);
+  return { ticket, offer };
+}
+
+/**
+ * The recipient's browser opened that version's messages with an offered key: it becomes theirs
+ * (the other offers of that version go).
+ */
+export async function acceptOffer(actor: Actor, ticketId: number, input: { version: number; sharedBy: number }) {
+  const { ticket, offer } = await offerOf(actor, ticketId, input);
+  const handle = getDb();
+  const { schema } = handle;
+  await handle.transaction(async (tx) => {
+    await tx
+      .insert(schema.e2eeWrappedKeys)
+      .values({ ticketId: ticket.id, version: offer.version, userId: actor.id, wrappedKey: offer.wrappedKey, fingerprint: offer.fingerprint })
+      .onConflictDoNothing();
+    const o = schema.e2eeKeyShares;
+    await tx.delete(o).where(and(eq(o.ticketId, ticket.id), eq(o.userId, actor.id), eq(o.version, offer.version)));
+  });
+  return { version: offer.version };
+}
+
+/**
+ * The recipient's browser could not open that version's messages with an offered key (forged, or
+ * for another key): it is dropped, and everyone sees whose share did not open them.
+ */
+export async function refuseOffer(actor: Actor, ticketId: number, input: { version: number; sharedBy: number }) {
+  const { ticket, offer } = await offerOf(actor, ticketId, input);
+  const handle = getDb();
+  const { schema } = handle;
+  const [by] = await handle.db.select({ name: schema.users.name }).from(schema.users).where(eq(schema.users.id, offer.sharedBy));
+  await handle.transaction(async (tx) => {
+    const o = schema.e2eeKeyShares;
+    await tx.delete(o).where(and(eq(o.ticketId, ticket.id), eq(o.userId, actor.id), eq(o.version, offer.version), eq(o.sharedBy, offer.sharedBy)));
+    await systemMessage(
+      tx,
+      ticket.id,
+      { event: "plugin", by: actor.name, text: "plugin_e2ee.system.shareRefused", values: { name: by?.name ?? "?", version: String(offer.version) } },
+      Date.now(),
+    );
+  });
+  await announce(ticket, SERVER_EVENTS.updateTicket, { encryptionShared: actor.id });
+  return { version: offer.version };
 }

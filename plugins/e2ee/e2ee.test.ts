@@ -28,6 +28,7 @@ import { action as versionAction, loader as keysLoader } from "./routes/api.conv
 import { action as sendAction } from "./routes/api.send";
 import { action as noteAction } from "./routes/api.note";
 import { action as shareAction } from "./routes/api.share";
+import { action as offerAction } from "./routes/api.offer";
 import { action as sharedKeyAction } from "./routes/api.shared-key";
 import { action as enableAction } from "./routes/enable";
 import { sessionCookie } from "~/cookies.server";
@@ -389,16 +390,47 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect((await share("admin", { userId: them.userId, keys: [{ ...good[0], version: 99 }] })).status).toBe(409);
     expect((await share("agent2", { userId: them.userId, keys: good })).status).toBe(409); // agent2 was removed before version 3: never held it
     expect((await share("admin", { userId: users.admin.id, keys: good })).status).toBe(400);
+    // garbage from another member: not a wrapped key for the newcomer's key at all (wrong size): refused, saying so
+    const garbage = await share("agent", { userId: them.userId, keys: [{ version: c.version, wrappedKey: "AAAA", fingerprint: them.fingerprint }] });
+    expect(garbage).toMatchObject({ status: 400, body: { code: "plugin_e2ee.errors.badWrap" } });
+    // a forged one (well-formed: some other key wrapped for the newcomer's public key) is kept only as that member's offer
+    const forged = await share("agent", {
+      userId: them.userId,
+      keys: [{ version: c.version, wrappedKey: await wrapConversationKey(await newConversationKey(), them.publicKey), fingerprint: them.fingerprint }],
+    });
+    expect(forged.body.data.shared).toEqual([c.version]);
+    // ... and does not block the honest share
     const shared = await share("admin", { userId: them.userId, keys: good });
     expect(shared.body.data.shared.sort()).toEqual(good.map((k: any) => k.version).sort());
-    // now the newcomer opens the first message
-    const key = (await keyFor("newcomer", c.version))!;
-    expect((await decryptMessage(key, c, firstMessage.encrypted!.cipher)).text).toBe(SECRET_TEXT);
     // everyone sees it was shared
     const system = (await loadMessages(await conversationById(users.admin, ticketId))).messages.filter((m) => m.type === "system").at(-1);
     expect(JSON.parse(system!.body)).toMatchObject({ text: "plugin_e2ee.system.shared", values: { name: "Nia Newcomer" } });
+    // the newcomer's browser tries each offer on that version's message: the forged one opens nothing and is refused, the honest one is taken
+    const offered = (await keysOf("newcomer")).body.data.offered.filter((o: any) => o.version === c.version);
+    expect(offered.map((o: any) => o.sharedBy).sort()).toEqual([users.admin.id, users.agent.id].sort());
+    const verdict = (body: unknown) =>
+      call(() => offerAction({ request: jsonRequest(`/api/e2ee/offer/${ticketId}`, "newcomer", body), params: { ticketId: String(ticketId) }, context }));
+    for (const offer of offered) {
+      const key = await unwrapConversationKey(offer.wrappedKey, ids.newcomer.privateKey);
+      const opens = await decryptMessage(key, c, firstMessage.encrypted!.cipher).then(
+        () => true,
+        (error) => (expect(error).toBeInstanceOf(DecryptError), false),
+      );
+      expect(opens).toBe(offer.sharedBy === users.admin.id);
+      expect((await verdict({ version: c.version, sharedBy: offer.sharedBy, opens })).status).toBe(200);
+    }
+    const refusedLine = (await loadMessages(await conversationById(users.admin, ticketId))).messages.filter((m) => m.type === "system").at(-1);
+    expect(JSON.parse(refusedLine!.body)).toMatchObject({
+      text: "plugin_e2ee.system.shareRefused",
+      values: { name: "Alya Agent", version: String(c.version) },
+    });
+    // now the newcomer holds it and opens the first message; no offer of it is left, and a verdict on a gone one is refused
+    const key = (await keyFor("newcomer", c.version))!;
+    expect((await decryptMessage(key, c, firstMessage.encrypted!.cipher)).text).toBe(SECRET_TEXT);
+    expect((await keysOf("newcomer")).body.data.offered.some((o: any) => o.version === c.version)).toBe(false);
+    expect((await verdict({ version: c.version, sharedBy: users.agent.id, opens: true })).status).toBe(404);
     // sharing again adds nothing
-    expect((await share("admin", { userId: them.userId, keys: good })).body.data.shared).toEqual([]);
+    expect((await share("admin", { userId: them.userId, keys: good.filter((k: any) => k.version === c.version) })).body.data.shared).toEqual([]);
   });
 
   it("shows a key change: history kept, a new version due; the panel leaves the safety numbers to the browser", async () => {

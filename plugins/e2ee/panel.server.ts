@@ -27,7 +27,9 @@ export async function e2eePanel({ ticket, reader }: PanelInput): Promise<PanelSe
       title: "plugin_e2ee.panel.title",
       items: [],
       empty: "plugin_e2ee.panel.off",
-      actions: me ? [{ label: { key: "plugin_e2ee.panel.enable" }, href: `/e2ee/enable/${ticket.ticketNumber}` }] : [],
+      actions: me
+        ? [{ label: { key: "plugin_e2ee.panel.enable" }, href: `/e2ee/enable/${ticket.ticketNumber}${ticket.kind === "livechat" ? "?kind=livechat" : ""}` }]
+        : [],
     };
   // a shared passphrase: no keys per person to compare, and a removed participant who knows it still could read
   if (row.method === "aes") return { title: "plugin_e2ee.panel.title", items: [{ label: { key: "plugin_e2ee.panel.onShared" } }], actions: [] };

@@ -6,10 +6,21 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, asc, desc, eq, exists, inArray, isNull, lt, ne, notExists, or, sql } from "drizzle-orm";
 import sanitizeHtml from "sanitize-html";
-import { getDb } from "@db/client";
+import { getDb, isUniqueViolation } from "@db/client";
 import { closeVisitorRoom, onlineUserIds, publish, publishToVisitor, STAFF_ROOM } from "~/realtime.server";
 import { AccessDenied, canRead, readableBy, type Reader } from "~/conversation/access.server";
-import { insertTicket, systemMessage, touch, FROM_OUTSIDE, withUniqueNumber, NotFound, type TicketRow } from "~/conversation/model.server";
+import {
+  checkKeyVersion,
+  EncryptionRefused,
+  insertTicket,
+  systemMessage,
+  touch,
+  FROM_OUTSIDE,
+  withUniqueNumber,
+  NotFound,
+  type TicketRow,
+} from "~/conversation/model.server";
+import { ENCRYPTED_MESSAGE_TYPE } from "~/conversation/encrypted";
 import { isValidToken } from "~/accounts/public-tokens.server";
 import { getSetting } from "~/models/settings.server";
 import { announce, conversationCreated, newMessages } from "~/conversation/events.server";
@@ -241,25 +252,53 @@ export async function acceptLiveChat(actor: Actor, ticketId: number) {
   return accepted;
 }
 
-/** The visitor's message into their active chat. */
-export async function visitorMessage(visit: Visit, body: string) {
+/** A visitor's message sealed in their browser (end-to-end encrypted chats): the envelope, its key version and client id. */
+export interface SealedMessage {
+  cipher: string;
+  keyVersion: number;
+  clientId: string;
+}
+
+/**
+ * The visitor's message into their active chat. An end-to-end encrypted chat takes only a sealed
+ * one of its current key version (EncryptionRefused otherwise, also for plain text: a visitor
+ * without JavaScript cannot seal); it is stored as ciphertext, never indexed or previewed.
+ */
+export async function visitorMessage(visit: Visit, body: string, sealed?: SealedMessage) {
   if (visit.state !== "active" || !visit.ticket) throw new VisitConflict();
   const ticket = visit.ticket;
   const handle = getDb();
+  const { schema } = handle;
   const now = Date.now();
   let previews = 0;
   const messageId = await handle.transaction(async (tx) => {
-    const v = handle.schema.livechatVisits;
+    const v = schema.livechatVisits;
     const [open] = await tx.select({ state: v.state }).from(v).where(eq(v.token, visit.token));
     if (open?.state !== "active") throw new VisitConflict();
-    const [row] = await tx
-      .insert(handle.schema.messages)
-      .values({ ticketId: ticket.id, type: "text", body, senderName: ticket.contactName, createdAt: now })
-      .returning({ id: handle.schema.messages.id });
+    if (sealed) await checkKeyVersion(tx, ticket.id, sealed.keyVersion);
+    else {
+      const [current] = await tx.select({ encryption: schema.tickets.encryption }).from(schema.tickets).where(eq(schema.tickets.id, ticket.id));
+      if (current?.encryption) throw new EncryptionRefused("livechat.encryptedNeedsScript");
+    }
+    let row: { id: number };
+    try {
+      [row] = await tx
+        .insert(schema.messages)
+        .values(
+          sealed
+            ? { ticketId: ticket.id, type: ENCRYPTED_MESSAGE_TYPE, body: "", ...sealed, senderName: ticket.contactName, createdAt: now }
+            : { ticketId: ticket.id, type: "text", body, senderName: ticket.contactName, createdAt: now },
+        )
+        .returning({ id: schema.messages.id });
+    } catch (error) {
+      // the client id is unique per conversation: a replayed sealed message is refused
+      if (sealed && isUniqueViolation(error)) throw new EncryptionRefused("conversation.encryption.replayed");
+      throw error;
+    }
     await rememberRequest(tx, { id: row.id });
-    // nobody is the actor: every agent in the chat has something unread
-    await touch(tx, ticket.id, FROM_OUTSIDE, now, { lastMessage: body.slice(0, 300) });
-    previews = await queueLinkPreviews(tx, ticket.id, [{ type: "text", body }], now);
+    // nobody is the actor: every agent in the chat has something unread (a sealed one leaves no text: 'Encrypted message')
+    await touch(tx, ticket.id, FROM_OUTSIDE, now, { lastMessage: sealed ? "" : body.slice(0, 300) });
+    if (!sealed) previews = await queueLinkPreviews(tx, ticket.id, [{ type: "text", body }], now);
     return row.id;
   });
   await newMessages(ticket, [messageId], "");
@@ -435,6 +474,9 @@ export async function visitorMessages(visit: Visit) {
       agentName: schema.users.name,
       fileName: m.fileName,
       createdAt: m.createdAt,
+      cipher: m.cipher,
+      keyVersion: m.keyVersion,
+      clientId: m.clientId,
     })
     .from(m)
     .leftJoin(schema.users, eq(schema.users.id, m.senderUserId))
@@ -453,6 +495,8 @@ export async function visitorMessages(visit: Visit) {
       sender: mine ? r.senderName : (r.agentName ?? ""),
       fileName: r.fileName,
       createdAt: r.createdAt,
+      // end-to-end encrypted: the visitor's browser opens it (body stays '')
+      sealed: r.type === ENCRYPTED_MESSAGE_TYPE ? { cipher: r.cipher ?? "", version: r.keyVersion ?? 0, clientId: r.clientId ?? "" } : null,
     };
   });
 }

@@ -7,6 +7,9 @@ import { ratingSchema, registrationSchema, TOO_LONG, visitorMessageSchema, type 
 import { getSettings } from "~/models/settings.server";
 import { formError, formResult, type FormResult } from "~/forms";
 import { readBody } from "~/api.server";
+import { EncryptionRefused } from "~/conversation/model.server";
+import { CLIENT_ID_PATTERN, isEnvelope } from "~/conversation/encrypted";
+import { visitorKeys } from "~/conversation/visitor-e2ee.server";
 
 /** Live chats a visitor address may open per 10 minutes (the browser tests raise it: one address). */
 const LIVECHATS_PER_VISITOR = Number(process.env.LIVECHATS_PER_VISITOR || 5);
@@ -63,20 +66,37 @@ export async function registerVisitor(
   return { ok: true };
 }
 
-/** A refused message is given back in `values`, so it stays in the box. */
-export async function sendVisitorMessage(visit: livechat.Visit, text: string): Promise<Outcome> {
+/** The sealed message's fields as the visitor's script posts them (`cipher`, `key_version`, `client_id`): undefined when none, null when malformed. */
+export function sealedFields(fields: Record<string, unknown>): livechat.SealedMessage | null | undefined {
+  const cipher = typeof fields.cipher === "string" ? fields.cipher : "";
+  if (!cipher) return undefined;
+  const keyVersion = Number(fields.key_version);
+  const clientId = typeof fields.client_id === "string" ? fields.client_id : "";
+  if (!isEnvelope(cipher) || !CLIENT_ID_PATTERN.test(clientId) || !Number.isSafeInteger(keyVersion)) return null;
+  return { cipher, keyVersion, clientId };
+}
+
+/** A refused message is given back in `values`, so it stays in the box. `sealed`: the end-to-end encrypted form (no text beside it). */
+export async function sendVisitorMessage(visit: livechat.Visit, text: string, sealed?: livechat.SealedMessage | null): Promise<Outcome> {
   const values = { message: text };
-  const parsed = visitorMessageSchema.safeParse(values);
-  if (!parsed.success) {
-    const result = formError(parsed.error, values);
-    if (result.errors.message === TOO_LONG) return { ok: false, status: 413, result: { ...result, messageValues: { max: String(MAX_VISITOR_MESSAGE) } } };
-    return { ok: false, status: 400, result };
+  if (sealed === null || (sealed && text.trim())) return refused(400, { message: "conversation.encryption.malformed", values });
+  let message = "";
+  if (!sealed) {
+    const parsed = visitorMessageSchema.safeParse(values);
+    if (!parsed.success) {
+      const result = formError(parsed.error, values);
+      if (result.errors.message === TOO_LONG) return { ok: false, status: 413, result: { ...result, messageValues: { max: String(MAX_VISITOR_MESSAGE) } } };
+      return { ok: false, status: 400, result };
+    }
+    message = parsed.data.message;
   }
   if (!(await allow(messages, visit.token))) return refused(429, { message: "livechat.tooMany", values });
   try {
-    await livechat.visitorMessage(visit, parsed.data.message);
+    await livechat.visitorMessage(visit, message, sealed);
   } catch (error) {
     if (error instanceof livechat.VisitConflict) return refused(409, { message: "livechat.notActive", values });
+    // plain text into an encrypted chat (no JavaScript), an old key version, a replay: the text stays
+    if (error instanceof EncryptionRefused) return refused(409, { message: error.message, values });
     throw error;
   }
   return { ok: true };
@@ -115,6 +135,8 @@ export async function visitorPage(visit: livechat.Visit, productTitle: string) {
     queueNumber: visit.state === "queued" ? await livechat.queueNumber(visit) : null,
     rating: visit.ticket?.rating ?? null,
     messages: messagesShown,
+    /** End-to-end encryption of this chat (the visitor's script makes and publishes the key, then seals and opens). */
+    e2ee: visit.ticket ? await visitorKeys(visit.ticket.id) : null,
     links: { privacy: settings.privacy_url, terms: settings.terms_url },
   };
 }

@@ -59,7 +59,11 @@ interface ConversationKeys {
   rekey: boolean;
   participants: Participant[];
   keys: { version: number; wrappedKey: string; fingerprint: string }[];
+  /** Earlier versions others shared with this user, not taken yet (one may be forged: tried on that version's messages first). */
+  offered: { version: number; sharedBy: number; wrappedKey: string; fingerprint: string }[];
   shared: { salt: string; iterations: number; check: string | null } | null;
+  /** A live chat's visitor: the key their browser made (fingerprint computed here, as for participants). */
+  visitor: { name: string; publicKey: string; fingerprint: string; versions: number[] } | null;
 }
 
 interface State {
@@ -133,6 +137,7 @@ export class E2eeClient {
           p.serverFingerprint = p.fingerprint;
           p.fingerprint = p.publicKey ? await fingerprintOf(p.publicKey) : null;
         }
+        if (keys.visitor) keys.visitor.fingerprint = await fingerprintOf(keys.visitor.publicKey);
         // a key here that is not the published one (replaced on another browser) opens nothing
         const usable = identity && keys.fingerprint === identity.fingerprint ? identity : null;
         let sharedKey = keys.shared ? await loadSharedKey(this.userId, ticketId) : null;
@@ -154,10 +159,36 @@ export class E2eeClient {
       k =
         wrapped && state.identity && wrapped.fingerprint === state.identity.fingerprint
           ? unwrapConversationKey(wrapped.wrappedKey, state.identity.privateKey).catch(() => null)
-          : Promise.resolve(null);
+          : this.fromOffers(state, version);
       state.unwrapped.set(version, k);
     }
     return k;
+  }
+
+  /**
+   * An earlier version shared with this user: each offered key is tried on up to 3 of that
+   * version's messages on the page; the first that opens one is taken (the server keeps it as
+   * this user's), and one that opens none is refused (forged, or for another key) and dropped.
+   */
+  private async fromOffers(state: State, version: number): Promise<CryptoKey | null> {
+    const identity = state.identity;
+    const offers = (state.keys.offered ?? []).filter((o) => o.version === version && o.fingerprint === identity?.fingerprint);
+    const samples = [...document.querySelectorAll<HTMLElement>(`[data-e2ee-message][data-e2ee-version="${version}"]`)].slice(0, 3);
+    if (!identity || !offers.length || !samples.length) return null;
+    const ticketId = state.keys.ticketId;
+    for (const offer of offers) {
+      const key = await unwrapConversationKey(offer.wrappedKey, identity.privateKey).catch(() => null);
+      let opens = false;
+      for (const el of samples)
+        if (key && !opens)
+          opens = await decryptMessage(key, { ticketId, version, clientId: el.dataset.e2eeClientId ?? "" }, el.dataset.e2eeCipher ?? "").then(
+            () => true,
+            () => false,
+          );
+      await api(`/api/e2ee/offer/${ticketId}`, { json: { version, sharedBy: offer.sharedBy, opens } }).catch((error) => console.error("e2ee", error));
+      if (opens) return key;
+    }
+    return null;
   }
 
   private async scan() {
@@ -179,6 +210,7 @@ export class E2eeClient {
       state = await this.state(ticketId, true);
     this.showComposerState(root, state);
     void this.drawSafetyNumbers(state);
+    this.keyLiveChat(ticketId, state);
     let newest = 0;
     const ids = new Set<string>();
     const done = (el: HTMLElement, version: number) => {
@@ -250,6 +282,26 @@ export class E2eeClient {
         if (line.share) item.append(" ", this.shareButton(state, line.share));
         return item;
       }),
+    );
+  }
+
+  /**
+   * A live chat's visitor cannot make a key version (they hold no one's public key): the agent's
+   * browser makes it as soon as one is due (encryption turned on, the visitor's or someone's key
+   * changed), not on its next send, so the visitor can write first.
+   */
+  private rekeying = new Set<number>();
+  private keyLiveChat(ticketId: number, state: State) {
+    const k = state.keys;
+    if (!k.visitor || !k.encryption || k.method !== "rsa" || !(k.rekey || k.version === 0) || !ready(state) || this.rekeying.has(ticketId)) return;
+    // (it stays in the set after a failure: the next send tries again and says why)
+    this.rekeying.add(ticketId);
+    void this.withCurrentKey(ticketId, state, async () => {}).then(
+      () => {
+        this.rekeying.delete(ticketId);
+        this.reset(ticketId);
+      },
+      (error) => console.error("e2ee", error),
     );
   }
 
@@ -632,7 +684,9 @@ export class E2eeClient {
     const wrapped = [];
     for (const p of state.keys.participants)
       if (p.publicKey && p.fingerprint) wrapped.push({ userId: p.userId, wrappedKey: await wrapConversationKey(key, p.publicKey), fingerprint: p.fingerprint });
-    await api(`/api/e2ee/conversation/${ticketId}`, { json: { version: state.keys.version + 1, wrapped } });
+    const v = state.keys.visitor;
+    const visitor = v ? { wrappedKey: await wrapConversationKey(key, v.publicKey), fingerprint: v.fingerprint } : null;
+    await api(`/api/e2ee/conversation/${ticketId}`, { json: { version: state.keys.version + 1, wrapped, visitor } });
     return this.state(ticketId, true);
   }
 

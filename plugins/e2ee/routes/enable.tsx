@@ -20,7 +20,9 @@ async function open(request: Request, context: object | undefined, number: strin
   const { ctx } = await guardPluginRoute(request, context);
   if (!ctx.user) throw redirect("/");
   try {
-    return { user: ctx.user, ticket: await findConversation(ctx.user, Number(number), "chat") };
+    // a live chat's panel links here with ?kind=livechat (ticket numbers are one sequence, kinds apart)
+    const kind = new URL(request.url).searchParams.get("kind") === "livechat" ? "livechat" : "chat";
+    return { user: ctx.user, ticket: await findConversation(ctx.user, Number(number), kind) };
   } catch (error) {
     if (error instanceof NotFound) throw new Response("Not Found", { status: 404 });
     if (error instanceof AccessDenied) throw new Response("Forbidden", { status: 403 });
@@ -31,7 +33,14 @@ async function open(request: Request, context: object | undefined, number: strin
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { ticket } = await open(request, context, params.number);
   return json(
-    { number: ticket.ticketNumber, title: ticket.title, on: ticket.encryption, back: conversationPath(ticket.kind, ticket.ticketNumber) },
+    {
+      number: ticket.ticketNumber,
+      title: ticket.title,
+      on: ticket.encryption,
+      back: conversationPath(ticket.kind, ticket.ticketNumber),
+      // a live chat's visitor shares no passphrase: keys only
+      methods: ticket.kind === "livechat" ? (["rsa"] as const) : ENCRYPTION_METHODS,
+    },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }
@@ -72,7 +81,7 @@ export default function EnableEncryption() {
           <p>{t("plugin_e2ee.enable.intro", { number: data.number })}</p>
           <fieldset className="stack">
             <legend>{t("plugin_e2ee.enable.method")}</legend>
-            {ENCRYPTION_METHODS.map((method) => (
+            {data.methods.map((method) => (
               <label key={method} className="inline">
                 <input type="radio" name="method" value={method} defaultChecked={method === "rsa"} /> {t(`plugin_e2ee.enable.${method}`)}
               </label>

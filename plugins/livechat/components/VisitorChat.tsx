@@ -12,6 +12,7 @@ import { FormMessage } from "~/components/FormMessage";
 import { RequestKeyInput } from "~/components/RequestKeyInput";
 import { REQUEST_KEY_FIELD_NAME } from "~/request-key-field";
 import { useResendWhenLost } from "~/conversation/send-retry";
+import { VisitorE2ee, VisitorE2eeError } from "./visitor-e2ee";
 
 /** Spec section 9: the public live chat retries every second and opens the chat 2 s after acceptance. */
 const RECONNECT_MS = 1000;
@@ -165,6 +166,7 @@ export function VisitorChat({ data: initial }: { data: VisitorPageData }) {
   useEffect(() => {
     if (window.parent !== window) window.parent.postMessage({ type: "omnidesk:livechat:visit", token: running ? data.token : null }, "*");
   }, [data.token, running]);
+  const e2ee = useVisitorE2ee(data, running);
   const links = data.links;
   return (
     <VisitorFrame links={links}>
@@ -173,12 +175,43 @@ export function VisitorChat({ data: initial }: { data: VisitorPageData }) {
           {t("livechat.connecting")}
         </p>
       ) : null}
-      <Screen data={data} live={live} />
+      <Screen data={data} live={live} e2ee={e2ee} />
     </VisitorFrame>
   );
 }
 
-function Screen({ data, live }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket> }) {
+/**
+ * End-to-end encryption on the visitor's side (visitor-e2ee.ts): this browser's key published to
+ * the chat while it waits or runs, and each sealed message opened (`opened`: its text, or null
+ * when it cannot be opened here).
+ */
+function useVisitorE2ee(data: VisitorPageData, running: boolean) {
+  const client = useRef<VisitorE2ee>();
+  if (typeof window !== "undefined" && !client.current && typeof crypto !== "undefined" && crypto.subtle)
+    client.current = new VisitorE2ee(data.token, data.csrf);
+  const [opened, setOpened] = useState<ReadonlyMap<number, string | null>>(new Map());
+  const serverFingerprint = data.e2ee?.fingerprint ?? null;
+  const hasChat = !!data.e2ee;
+  useEffect(() => {
+    if (!running || !hasChat || !client.current) return;
+    client.current.publish(serverFingerprint).catch((error) => console.error("e2ee", error));
+  }, [running, hasChat, serverFingerprint]);
+  const ticketId = data.e2ee?.ticketId ?? 0;
+  const asked = useRef(new Set<number>());
+  useEffect(() => {
+    const c = client.current;
+    if (!c || !ticketId) return;
+    for (const m of data.messages)
+      if (m.sealed && !asked.current.has(m.id)) {
+        asked.current.add(m.id);
+        void c.open(ticketId, m.sealed).then((text) => setOpened((before) => new Map(before).set(m.id, text)));
+      }
+  }, [data.messages, ticketId]);
+  return { client: client.current, opened };
+}
+type VisitorEncryption = ReturnType<typeof useVisitorE2ee>;
+
+function Screen({ data, live, e2ee }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket>; e2ee: VisitorEncryption }) {
   const { t } = useTranslation();
   switch (data.result) {
     case "converted":
@@ -224,7 +257,7 @@ function Screen({ data, live }: { data: VisitorPageData; live: ReturnType<typeof
         <EndButton data={data} />
       </div>
     );
-  return <ChatScreen data={data} live={live} />;
+  return <ChatScreen data={data} live={live} e2ee={e2ee} />;
 }
 
 function EndScreen({ title, body }: { title: string; body: string }) {
@@ -253,9 +286,15 @@ function EndButton({ data }: { data: VisitorPageData }) {
   );
 }
 
-function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket> }) {
+function ChatScreen({ data, live, e2ee }: { data: VisitorPageData; live: ReturnType<typeof useVisitorSocket>; e2ee: VisitorEncryption }) {
   const { t } = useTranslation();
   const fetcher = useFetcher();
+  // a sealed message's text stays here only (the server gets ciphertext): shown while it goes,
+  // and given back to the box if it is refused
+  const [draft, setDraft] = useState("");
+  const [sealError, setSealError] = useState("");
+  const [scripted, setScripted] = useState(false);
+  useEffect(() => setScripted(true), []);
   const navResult = useActionData();
   // sent with JavaScript by the fetcher, without it by the page's own post
   const result = readFormResult(fetcher.data ?? navResult);
@@ -264,7 +303,7 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
   useResendWhenLost(result, () => form.current);
   const list = useRef<HTMLOListElement>(null);
   const typingState = useRef<{ last: number; idle?: ReturnType<typeof setTimeout> }>({ last: 0 });
-  const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("message") ?? "") : "";
+  const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("message") ?? "") || draft : "";
   const box = () => form.current?.elements.namedItem("message") as HTMLTextAreaElement | null;
   const focusLost = () => !document.activeElement || document.activeElement === document.body;
   // the chat opens from the queue's screen, which took the focus with it: the message box has it
@@ -278,7 +317,12 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
     if (fetcher.state !== "idle") sending.current = true;
     else if (sending.current) {
       sending.current = false;
-      if (!readFormResult(fetcher.data)) form.current?.reset();
+      if (!readFormResult(fetcher.data)) {
+        form.current?.reset();
+        const b = box();
+        if (b) b.value = "";
+        setDraft("");
+      }
       if (focusLost()) box()?.focus();
     }
   }, [fetcher.state, fetcher.data]);
@@ -300,6 +344,29 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
     }, LOCAL_TYPING_IDLE_MS);
   };
   const errors = result?.errors ?? {};
+  // every send asks the chat's encryption first (an agent may have turned it on since the page
+  // loaded): sealed, the text never leaves this browser
+  const onSubmit = (event: React.FormEvent<HTMLFormElement>) => {
+    const c = e2ee.client;
+    if (!c) return;
+    event.preventDefault();
+    const formData = new FormData(event.currentTarget);
+    const text = String(formData.get("message") ?? "").trim();
+    if (!text) return;
+    setSealError("");
+    c.seal(text).then(
+      (sealed) => {
+        if (sealed) {
+          formData.set("message", "");
+          for (const [name, value] of Object.entries(sealed)) formData.set(name, value);
+          setDraft(text);
+        }
+        fetcher.submit(formData, { method: "post" });
+      },
+      (error) => setSealError(error instanceof VisitorE2eeError && error.message.startsWith("livechat.") ? error.message : "livechat.e2eeMissingKey"),
+    );
+  };
+  const encrypted = !!data.e2ee?.encryption;
   return (
     <div className="visitor-chat">
       <header className="row">
@@ -312,15 +379,31 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
           __html: `<style>.live-messages{display:none}</style><iframe class="messages-frame" src="/livechat/${escapeHtml(encodeURIComponent(data.token))}/messages" title="${escapeHtml(t("livechat.messages"))}"></iframe>`,
         }}
       />
-      <VisitorMessages messages={data.messages} listRef={list} pending={pending} />
+      {/* what encryption means for this visitor: without JavaScript there is no key in this browser */}
+      {/* (hidden unless scripts are off: a noscript style shows it, outside noscript for screen readers and tests) */}
+      <noscript dangerouslySetInnerHTML={{ __html: "<style>[data-noscript-note]{display:block !important}</style>" }} />
+      <p className="notice" data-noscript-note="" hidden>
+        {t(encrypted ? "livechat.encryptedNeedsScript" : "livechat.e2eeNoScript")}
+      </p>
+      {encrypted && scripted ? (
+        <p className="muted" data-e2ee-visitor="on">
+          {t("livechat.e2eeOn")}
+        </p>
+      ) : null}
+      <VisitorMessages messages={data.messages} listRef={list} pending={pending} opened={e2ee.opened} />
       <p className="typing muted" aria-live="polite">
         {live.typing ? t("livechat.typing", { name: live.typing }) : "\u00a0"}
       </p>
-      <fetcher.Form method="post" ref={form} className="stack" noValidate>
+      <fetcher.Form method="post" ref={form} className="stack" noValidate onSubmit={onSubmit}>
         <input type="hidden" name="_token" value={data.csrf} />
         <input type="hidden" name="intent" value="send" />
         <RequestKeyInput kept={result?.values[REQUEST_KEY_FIELD_NAME]} />
         <FormMessage result={result} />
+        {sealError ? (
+          <p className="form-error" role="alert" data-e2ee-say="error">
+            {t(sealError)}
+          </p>
+        ) : null}
         <label className="sr-only" htmlFor="visitor-message">
           {t("livechat.message")}
         </label>
@@ -328,8 +411,8 @@ function ChatScreen({ data, live }: { data: VisitorPageData; live: ReturnType<ty
           id="visitor-message"
           name="message"
           rows={3}
-          defaultValue={result?.values.message ?? ""}
-          key={result?.values.message ?? "box"}
+          defaultValue={result?.values.message || draft}
+          key={result?.values.message || (result ? draft : "box")}
           placeholder={t("livechat.typeMessage")}
           onInput={onType}
           aria-invalid={!!errors.message}
@@ -358,10 +441,13 @@ export function VisitorMessages({
   messages,
   listRef,
   pending,
+  opened,
 }: {
   messages: VisitorPageData["messages"];
   listRef?: React.Ref<HTMLOListElement>;
   pending?: string;
+  /** Sealed messages this browser opened (null: could not). */
+  opened?: ReadonlyMap<number, string | null>;
 }) {
   const { t } = useTranslation();
   return (
@@ -369,7 +455,7 @@ export function VisitorMessages({
       {messages.map((m) => (
         <li key={m.id} className={m.mine ? "mine" : "theirs"} data-message-id={m.id}>
           <span className="sender">{m.mine ? t("livechat.you") : m.sender}</span>
-          <span className="body">{m.fileName ? t("livechat.file", { name: m.fileName }) : m.body}</span>
+          {m.sealed ? <SealedBody text={opened?.get(m.id)} /> : <span className="body">{m.fileName ? t("livechat.file", { name: m.fileName }) : m.body}</span>}
         </li>
       ))}
       {pending ? (
@@ -379,6 +465,28 @@ export function VisitorMessages({
         </li>
       ) : null}
     </ol>
+  );
+}
+
+/** A sealed message: its text once opened here; without JavaScript (or before) what it is. */
+function SealedBody({ text }: { text: string | null | undefined }) {
+  const { t } = useTranslation();
+  if (text === undefined)
+    return (
+      <span className="body muted" data-e2ee-state="sealed">
+        {t("livechat.e2eeMessage")}
+      </span>
+    );
+  if (text === null)
+    return (
+      <span className="body field-error" data-e2ee-state="undecryptable">
+        {t("livechat.e2eeUndecryptable")}
+      </span>
+    );
+  return (
+    <span className="body" data-e2ee-state="decrypted">
+      {text}
+    </span>
   );
 }
 

@@ -17,7 +17,7 @@ import { refuse } from "~/forms.server";
 import { CONTROL_INTENTS, controlsSchema } from "../forms";
 import { LiveChatControls } from "../components/LiveChatControls";
 import { VisitorChat, VisitorInvalid, VisitorOffline } from "../components/VisitorChat";
-import { rateVisit, sendVisitorMessage, visitorPage } from "../visitor.server";
+import { rateVisit, sealedFields, sendVisitorMessage, visitorPage } from "../visitor.server";
 import { KeyReused, once, requestKeyOfRequest } from "~/request-keys.server";
 import { keepSendOnLostAnswer } from "~/conversation/send-retry";
 
@@ -125,9 +125,11 @@ async function visitorAction(request: Request, context: object, token: string | 
       // sent twice with its key (a double click, a resend after a lost answer): one message
       const requestKey = requestKeyOfRequest(request, `livechat:${visit.ticket?.id ?? 0}`, "send", formValues(form));
       const text = formValues(form, ["message"]).message;
+      // the visitor's script seals the message in an end-to-end encrypted chat
+      const sealed = sealedFields({ cipher: form.get("cipher"), key_version: form.get("key_version"), client_id: form.get("client_id") });
       const sent = await once(
         requestKey,
-        () => sendVisitorMessage(visit, text),
+        () => sendVisitorMessage(visit, text, sealed),
         () => ({ ok: true }) as const,
       ).catch((error) => {
         if (error instanceof KeyReused)
