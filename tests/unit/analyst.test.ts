@@ -188,6 +188,8 @@ describe.each(DIALECTS)("analyst models (%s)", (dialect) => {
       { ticketId: two.id, contactId: contact.id },
     ]);
     await db.update(schema.tickets).set({ status: 2 }).where(eq(schema.tickets.id, two.id));
+    // the contact's older conversation read otherwise: only the latest one names the segment
+    await db.update(schema.aiTicketAnalysis).set({ customerEmotion: "happy" }).where(eq(schema.aiTicketAnalysis.ticketId, one.id));
     const s = await customerSegments(admin, range);
     expect(s.contacts).toBe(1);
     expect(s.emotion).toEqual({ anger: 1 });
