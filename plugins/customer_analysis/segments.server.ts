@@ -52,7 +52,7 @@ export async function customerSegments(reader: Reader, range: { from: number; to
       .select({ emotion: r.emotion, status: r.status, volume, n: sql<number>`count(*)` })
       .from(r)
       .where(eq(r.latest, 1))
-      .groupBy(r.emotion, r.status, volume),
+      .groupBy(sql`${r.emotion}`, r.status, volume),
     db
       .select({ channel: r.channel, n: sql<number>`count(distinct ${r.contactId})` })
       .from(r)
