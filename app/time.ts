@@ -53,3 +53,57 @@ export function startOfDay(at: number, timeZone: string) {
   const sinceMidnight = ((+parts.hour * 60 + +parts.minute) * 60 + +parts.second) * 1000 + (at % 1000);
   return at - sinceMidnight;
 }
+
+/** Local time minus UTC, in ms, at `at` in `timeZone`. */
+export function zoneOffset(at: number, timeZone: string) {
+  const p = Object.fromEntries(
+    formatter(timeZone, "clock")
+      .formatToParts(at)
+      .map((x) => [x.type, x.value]),
+  );
+  const asUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second);
+  return asUtc - (at - (((at % 1000) + 1000) % 1000));
+}
+
+/** The instant a YYYY-MM-DD day starts in `timeZone` (daylight saving respected). */
+export function zonedDayStart(ymd: string, timeZone: string) {
+  const [y, m, d] = ymd.split("-").map(Number);
+  const utc = Date.UTC(y, m - 1, d);
+  const guess = utc - zoneOffset(utc, timeZone);
+  // the offset at the guess may differ (a change of offset that night): once more settles it
+  return utc - zoneOffset(guess, timeZone);
+}
+
+/**
+ * The zone's offsets from `from` to `to`: spans of one offset each, every span but the last ending
+ * (exclusive) at `until`. Sampled once a week (offsets change a few times a year at most) and each
+ * change narrowed to the minute, so a range of decades costs a few thousand look-ups.
+ */
+export function offsetSpans(from: number, to: number, timeZone: string): { until: number; offset: number }[] {
+  const spans: { until: number; offset: number }[] = [];
+  const STEP = 7 * 86_400_000;
+  let at = from;
+  let offset = zoneOffset(at, timeZone);
+  while (at < to) {
+    const next = Math.min(at + STEP, to);
+    const nextOffset = zoneOffset(next, timeZone);
+    if (nextOffset !== offset) {
+      // the first minute of the new offset lies in (at, next]
+      let lo = at;
+      let hi = next;
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.max(60_000, Math.floor((hi - lo) / 120_000) * 60_000);
+        if (zoneOffset(mid, timeZone) === offset) lo = mid;
+        else hi = mid;
+      }
+      // changes happen on a whole minute
+      const minute = Math.floor(hi / 60_000) * 60_000;
+      if (minute > lo && zoneOffset(minute, timeZone) !== offset) hi = minute;
+      spans.push({ until: hi, offset });
+      offset = zoneOffset(hi, timeZone);
+    }
+    at = next;
+  }
+  spans.push({ until: Number.POSITIVE_INFINITY, offset });
+  return spans;
+}

@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, type Tx } from "@db/client";
-import { formatter } from "~/time";
+import { zonedDayStart } from "~/time";
 import { AUDIT_ACTIONS, AUDIT_TARGETS } from "~/accounts/audit-actions";
 
 export type AuditEvent = {
@@ -69,25 +69,8 @@ export const auditFilterSchema = z
 export type AuditFilter = z.output<typeof auditFilterSchema>;
 export const AUDIT_FILTER_FIELDS = ["action", "actor", "from", "to", "before", "after"] as const;
 
-/** Local time minus UTC, in ms, at `at` in `timeZone`. */
-function zoneOffset(at: number, timeZone: string) {
-  const p = Object.fromEntries(
-    formatter(timeZone, "clock")
-      .formatToParts(at)
-      .map((x) => [x.type, x.value]),
-  );
-  const asUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second);
-  return asUtc - (at - (((at % 1000) + 1000) % 1000));
-}
-
-/** The instant a YYYY-MM-DD day starts in `timeZone` (daylight saving respected). */
-export function zonedDayStart(ymd: string, timeZone: string) {
-  const [y, m, d] = ymd.split("-").map(Number);
-  const utc = Date.UTC(y, m - 1, d);
-  const guess = utc - zoneOffset(utc, timeZone);
-  // the offset at the guess may differ (a change of offset that night): once more settles it
-  return utc - zoneOffset(guess, timeZone);
-}
+// the day boundaries of the filter are the workspace's days (app/time.ts)
+export { zonedDayStart } from "~/time";
 
 const nextDay = (ymd: string) => {
   const [y, m, d] = ymd.split("-").map(Number);

@@ -20,6 +20,9 @@ import {
   EMOTION_ZH,
   INTENSIFIERS,
   NEGATIONS,
+  SERVICE_EN,
+  SERVICE_MS,
+  SERVICE_ZH,
   type Classification,
   type Emotion,
   type Personality,
@@ -98,7 +101,10 @@ function add<K extends string>(scores: Scores<K>, key: K, value: number) {
   scores[key] = (scores[key] ?? 0) + value;
 }
 
-/** Lexicon hits over a token list: phrases of up to 4 words, negation and intensifiers, each key once per position. */
+/**
+ * Lexicon hits over a token list: phrases of up to 4 words, negation and intensifiers, each key once per position.
+ * Without `flip` negation is ignored: a topic is still the topic when denied ("my refund hasn't come").
+ */
 function scoreTokens<K extends string>(tokens: string[], lexicon: Record<K, Record<string, number>>, flip?: (key: K) => K | undefined): Scores<K> {
   const scores: Scores<K> = {};
   const keys = Object.keys(lexicon) as K[];
@@ -113,7 +119,7 @@ function scoreTokens<K extends string>(tokens: string[], lexicon: Record<K, Reco
         hit = true;
         // a negation reaches the next three words of its own clause ("not happy", not "without warning. Unacceptable")
         let negated = false;
-        for (let j = i - 1; j >= Math.max(0, i - 3); j--) {
+        for (let j = i - 1; flip && j >= Math.max(0, i - 3); j--) {
           if (/^[.,;:!?]+$/.test(tokens[j])) break;
           if (NEGATIONS.has(tokens[j])) negated = true;
         }
@@ -121,7 +127,7 @@ function scoreTokens<K extends string>(tokens: string[], lexicon: Record<K, Reco
         if (negated && flip) {
           const other = flip(key);
           if (other) add(scores, other, weight * 0.6);
-        } else if (!negated) add(scores, key, weight * intense);
+        } else if (!negated) add(scores, key, flip ? weight * intense : weight);
       }
       if (hit) break;
     }
@@ -130,13 +136,13 @@ function scoreTokens<K extends string>(tokens: string[], lexicon: Record<K, Reco
 }
 
 /** Substring hits (Chinese has no spaces). */
-function scoreSubstrings<K extends string>(text: string, lexicon: Record<K, Record<string, number>>): Scores<K> {
+function scoreSubstrings<K extends string>(text: string, lexicon: Record<K, Record<string, number>>, negatable = true): Scores<K> {
   const scores: Scores<K> = {};
   for (const key of Object.keys(lexicon) as K[])
     for (const [word, weight] of Object.entries(lexicon[key]) as [string, number][]) {
       let at = text.indexOf(word);
       while (at >= 0) {
-        const negated = at > 0 && /[不没]/.test(text[at - 1]) && key !== "anger";
+        const negated = negatable && at > 0 && /[不没]/.test(text[at - 1]) && key !== "anger";
         if (!negated) add(scores, key, weight);
         at = text.indexOf(word, at + word.length);
       }
@@ -187,16 +193,19 @@ export function analyseText(input: string): Analysis {
   const classes: Scores<Classification> = {};
   const subjects: string[] = [];
   let tokens: string[] = [];
+  let service = 0;
 
   if (language === "zh" || language === "ja" || language === "ko") {
     Object.assign(emotion, scoreSubstrings(text, EMOTION_ZH));
-    Object.assign(classes, scoreSubstrings(text, CLASS_ZH));
+    Object.assign(classes, scoreSubstrings(text, CLASS_ZH, false));
+    service = scoreSubstrings(text, { service: SERVICE_ZH }, false).service ?? 0;
   } else {
     const words = text.toLowerCase().match(/[\p{L}\p{N}'-]+|[!?]/gu) ?? [];
     if (language === "ms") {
       tokens = words;
       Object.assign(emotion, scoreTokens(tokens, EMOTION_MS, flipEmotion));
       Object.assign(classes, scoreTokens(tokens, CLASS_MS));
+      service = scoreTokens(tokens, { service: SERVICE_MS }).service ?? 0;
     } else {
       const doc = nlp().readDoc(text);
       const its = nlp().its;
@@ -217,6 +226,7 @@ export function analyseText(input: string): Analysis {
         const v = Math.max(cNormal[c] ?? 0, cLemma[c] ?? 0);
         if (v) classes[c] = v;
       }
+      service = Math.max(scoreTokens(normal, { service: SERVICE_EN }).service ?? 0, scoreTokens(lemma, { service: SERVICE_EN }).service ?? 0);
       for (let i = 0; i < lemma.length && subjects.length < 3; i++)
         if (pos[i] === "NOUN" && lemma[i].length > 2 && lemma[i].length <= 30 && !subjects.includes(lemma[i])) subjects.push(lemma[i]);
     }
@@ -232,8 +242,12 @@ export function analyseText(input: string): Analysis {
   }
   const questions = (text.match(/[?？]/g) ?? []).length;
   if (questions) {
-    add(emotion, "curious", Math.min(2, questions));
+    // a question asked in anger, fear or sorrow is that feeling first ("Where is my refund?" six weeks on)
+    const felt = Math.max(...EMOTIONS.filter((e) => e !== "curious").map((e) => emotion[e] ?? 0));
+    add(emotion, "curious", felt >= 1.5 ? 0.5 : Math.min(2, questions));
     add(classes, "inquiry", 0.5);
+    // thanks beside a question is politeness: the question is what the message is for
+    if (classes.praise) classes.praise /= 2;
   }
   // a question with anger in it (or shouted) is an angry question
   if (emotion.curious && ((emotion.anger ?? 0) >= 2 || (emotion.anger && /!/.test(text)))) emotion.curious = emotion.curious / 2;
@@ -244,8 +258,16 @@ export function analyseText(input: string): Analysis {
   const shares: Partial<Record<Emotion, number>> = {};
   for (const e of EMOTIONS) if (emotion[e]) shares[e] = round(emotion[e]! / total);
 
+  // words about the staff and the service count for a complaint or for praise, by the message's tone
+  if (service) {
+    const warm = (emotion.happy ?? 0) + (emotion.love ?? 0);
+    const cold = (emotion.anger ?? 0) + (emotion.sad ?? 0) + (emotion.fear ?? 0) + (emotion.surprise ?? 0);
+    if (cold && cold >= warm) add(classes, "complaint", service);
+    else if (warm) add(classes, "praise", service);
+  }
   // a question about a topic is that topic: "inquiry" is for questions about nothing more specific
-  if (TOPICS.some((c) => (classes[c] ?? 0) >= 1)) delete classes.inquiry;
+  // (one weak topic word in a general question does not make it that topic: "a warranty on refurbished phones?")
+  if (TOPICS.some((c) => (classes[c] ?? 0) >= Math.min(2, Math.max(1, classes.inquiry ?? 0)))) delete classes.inquiry;
   let [cls, clsValue, clsTotal] = best(classes);
   if (!cls) [cls, clsValue, clsTotal] = [(top && FALLBACK_CLASS[top]) || "inquiry", 0.3, 1];
   const classConfidence = round((clsValue / clsTotal) * (1 - Math.exp(-clsValue)) * weight);

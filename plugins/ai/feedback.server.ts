@@ -6,6 +6,7 @@
 // /ai_learning shows acceptance per kind per week (acceptanceByWeek).
 import { and, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
 import { getDb, type DbHandle } from "@db/client";
+import { offsetSpans, zonedDayStart, zoneOffset } from "~/time";
 import { KINDS, type Kind } from "./recommend";
 
 export const OUTCOMES = ["used", "edited", "dismissed"] as const;
@@ -18,11 +19,26 @@ export const WEEK = 7 * 86_400_000;
 /** 1970-01-01 was a Thursday: weeks start on Mondays, 4 days later. */
 export const MONDAY = 4 * 86_400_000;
 
-/** A time column's week number (Mondays), constants inlined: PostgreSQL matches GROUP BY to the select only when they are the same text. */
-export const weekNumber = (column: unknown) => sql<number>`((${column} - ${sql.raw(String(MONDAY))}) / ${sql.raw(String(WEEK))})`;
+/**
+ * A time column's week number in the workspace's zone (weeks start on its Mondays at 00:00), for
+ * grouping in SQL: the local time is the column plus the zone's offset, and where the offset
+ * changes within the range (daylight saving) a CASE picks each span's. Constants are inlined:
+ * PostgreSQL matches GROUP BY to the select only when they are the same text.
+ */
+export function weekNumber(column: unknown, from: number, to: number, timeZone: string) {
+  const n = (v: number) => sql.raw(String(v));
+  const local = (offset: number) => sql`((${column} + ${n(offset - MONDAY)}) / ${n(WEEK)})`;
+  const spans = offsetSpans(from, to, timeZone);
+  if (spans.length === 1) return sql<number>`${local(spans[0].offset)}`;
+  const whens = spans.slice(0, -1).map((s) => sql`when ${column} < ${n(s.until)} then ${local(s.offset)}`);
+  return sql<number>`(case ${sql.join(whens, sql` `)} else ${local(spans[spans.length - 1].offset)} end)`;
+}
 
-/** The Monday (00:00 UTC) of the week holding `at`. */
-export const weekOf = (at: number) => Math.floor((at - MONDAY) / WEEK) * WEEK + MONDAY;
+/** The instant week `week` (a weekNumber) starts: its Monday's 00:00 in `timeZone`. */
+export const weekStart = (week: number, timeZone: string) => zonedDayStart(new Date(week * WEEK + MONDAY).toISOString().slice(0, 10), timeZone);
+
+/** The start of the week holding `at`: its Monday's 00:00 in `timeZone`. */
+export const weekOf = (at: number, timeZone: string) => weekStart(Math.floor((at + zoneOffset(at, timeZone) - MONDAY) / WEEK), timeZone);
 
 /** Keeps the drafts shown for a customer's message; a draft nobody acted on yet follows what was shown last. */
 export async function recordOffers(
@@ -122,11 +138,11 @@ export interface WeekAcceptance {
   acceptance: number | null;
 }
 
-/** Acceptance per kind per week of decision, weeks from `from` to `to` (ms), oldest first. */
-export async function acceptanceByWeek(from: number, to: number, handle: DbHandle = getDb()): Promise<WeekAcceptance[]> {
+/** Acceptance per kind per week of decision (the workspace's weeks), from `from` to `to` (ms), oldest first. */
+export async function acceptanceByWeek(from: number, to: number, timeZone: string, handle: DbHandle = getDb()): Promise<WeekAcceptance[]> {
   const { db, schema } = handle;
   const f = schema.aiRecommendationFeedback;
-  const week = weekNumber(f.decidedAt);
+  const week = weekNumber(f.decidedAt, from, to, timeZone);
   const rows = await db
     .select({ week, kind: f.kind, outcome: f.outcome, n: sql<number>`count(*)` })
     .from(f)
@@ -135,7 +151,7 @@ export async function acceptanceByWeek(from: number, to: number, handle: DbHandl
   const byKey = new Map<string, WeekAcceptance>();
   for (const r of rows) {
     if (!isKind(r.kind)) continue;
-    const start = Number(r.week) * WEEK + MONDAY;
+    const start = weekStart(Number(r.week), timeZone);
     const key = `${start}|${r.kind}`;
     const entry = byKey.get(key) ?? { week: start, kind: r.kind, used: 0, edited: 0, dismissed: 0, acceptance: null };
     if ((OUTCOMES as readonly string[]).includes(r.outcome)) entry[r.outcome as Outcome] += Number(r.n);

@@ -4,7 +4,7 @@
 import { and, eq, gte, lt, sql, type SQLWrapper } from "drizzle-orm";
 import { getDb, type DbHandle } from "@db/client";
 import { CLASSES, EMOTIONS } from "./analyse";
-import { MONDAY, WEEK, weekNumber } from "./feedback.server";
+import { weekNumber, weekStart } from "./feedback.server";
 
 export const isEmotion = (v: unknown): v is (typeof EMOTIONS)[number] => EMOTIONS.includes(v as (typeof EMOTIONS)[number]);
 export const isClassification = (v: unknown): v is (typeof CLASSES)[number] => CLASSES.includes(v as (typeof CLASSES)[number]);
@@ -51,11 +51,11 @@ export interface WeekAccuracy {
   classMatched: number;
 }
 
-/** Per week of labelling, from `from` to `to` (ms): how often the prediction matched the agent's label. */
-export async function accuracyByWeek(from: number, to: number, handle: DbHandle = getDb()): Promise<WeekAccuracy[]> {
+/** Per week of labelling (the workspace's weeks), from `from` to `to` (ms): how often the prediction matched the agent's label. */
+export async function accuracyByWeek(from: number, to: number, timeZone: string, handle: DbHandle = getDb()): Promise<WeekAccuracy[]> {
   const { db, schema } = handle;
   const l = schema.aiTicketLabels;
-  const week = weekNumber(l.labelledAt);
+  const week = weekNumber(l.labelledAt, from, to, timeZone);
   const both = (a: SQLWrapper, b: SQLWrapper) => sql<number>`sum(case when ${a} <> '' and ${b} <> '' then 1 else 0 end)`;
   const same = (a: SQLWrapper, b: SQLWrapper) => sql<number>`sum(case when ${a} <> '' and ${a} = ${b} then 1 else 0 end)`;
   const rows = await db
@@ -71,7 +71,7 @@ export async function accuracyByWeek(from: number, to: number, handle: DbHandle 
     .groupBy(week)
     .orderBy(week);
   return rows.map((r) => ({
-    week: Number(r.week) * WEEK + MONDAY,
+    week: weekStart(Number(r.week), timeZone),
     emotionCompared: Number(r.emotionCompared),
     emotionMatched: Number(r.emotionMatched),
     classCompared: Number(r.classCompared),

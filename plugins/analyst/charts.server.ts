@@ -9,6 +9,8 @@ import type { TFunction } from "i18next";
 import { guardPluginRoute, viewerOf, type RequestContext } from "~/context.server";
 import { menuItemAllows } from "~/plugins/registry.server";
 import type { Language } from "~/i18n";
+import { translatorFor } from "~/i18n.server";
+import { formatDate } from "~/time";
 import { barSpec, chartWidget, type WidgetData } from "@plugins/reports/widgets.server";
 import { rangeFromQuery } from "@plugins/reports/dashboard.server";
 import { acceptanceByWeek } from "@plugins/ai/feedback.server";
@@ -34,12 +36,16 @@ export function pageRange(ctx: RequestContext, url: URL, now = Date.now()) {
 export interface Charting {
   t: TFunction;
   language: Language;
+  /** The workspace's zone: weeks start on its Mondays. */
+  timeZone: string;
 }
 
-/** "Week of DD/MM/YYYY" (spec section 9's date format) for a week's Monday. */
-export function weekLabel(t: TFunction, monday: number) {
-  const [y, m, d] = new Date(monday).toISOString().slice(0, 10).split("-");
-  return t("plugin_analyst.week", { date: `${d}/${m}/${y}` });
+/** The charts' settings for a request: its reader's language, the workspace's zone. */
+export const chartingFor = (ctx: RequestContext): Charting => ({ t: translatorFor(ctx.language), language: ctx.language, timeZone: ctx.workspace.timeZone });
+
+/** "Week of DD/MM/YYYY" (spec section 9's date format) for a week's Monday, in the workspace's zone. */
+export function weekLabel(t: TFunction, monday: number, timeZone: string) {
+  return t("plugin_analyst.week", { date: formatDate(monday, timeZone) });
 }
 
 const percent = (part: number, whole: number) => (whole ? Math.round((part / whole) * 100) : 0);
@@ -47,7 +53,7 @@ const percent = (part: number, whole: number) => (whole ? Math.round((part / who
 /** What customers ask about: conversations per classification, and per classification week by week. */
 export async function topicCharts(reader: AnalystContext["user"], range: Range, c: Charting) {
   const { t, language } = c;
-  const [counts, trend] = await Promise.all([topicCounts(reader, range), topicTrend(reader, range)]);
+  const [counts, trend] = await Promise.all([topicCounts(reader, range), topicTrend(reader, range, c.timeZone)]);
   const topic = t("plugin_analyst.columns.topic");
   const conversations = t("plugin_analyst.columns.conversations");
   const classes: WidgetData = {
@@ -58,7 +64,7 @@ export async function topicCharts(reader: AnalystContext["user"], range: Range, 
     ],
   };
   const weekly: WidgetData = {
-    rows: trend.map((r) => ({ week: weekLabel(t, r.week), topic: t(`plugin_ai.class.${r.key}`), count: r.count })),
+    rows: trend.map((r) => ({ week: weekLabel(t, r.week, c.timeZone), topic: t(`plugin_ai.class.${r.key}`), count: r.count })),
     columns: [
       { key: "week", label: t("plugin_analyst.columns.week") },
       { key: "topic", label: topic },
@@ -94,13 +100,13 @@ export async function topicCharts(reader: AnalystContext["user"], range: Range, 
 /** How often the predicted emotion and classification matched the agent's final label, per week (percent). */
 export async function accuracyChart(range: Range, c: Charting) {
   const { t, language } = c;
-  const weeks = await accuracyByWeek(range.from, range.to);
+  const weeks = await accuracyByWeek(range.from, range.to, c.timeZone);
   const emotion = t("plugin_analyst.validator.emotion");
   const classification = t("plugin_analyst.validator.classification");
   const data: WidgetData = {
     rows: weeks.flatMap((w) => [
-      { week: weekLabel(t, w.week), measure: emotion, compared: w.emotionCompared, matched: percent(w.emotionMatched, w.emotionCompared) },
-      { week: weekLabel(t, w.week), measure: classification, compared: w.classCompared, matched: percent(w.classMatched, w.classCompared) },
+      { week: weekLabel(t, w.week, c.timeZone), measure: emotion, compared: w.emotionCompared, matched: percent(w.emotionMatched, w.emotionCompared) },
+      { week: weekLabel(t, w.week, c.timeZone), measure: classification, compared: w.classCompared, matched: percent(w.classMatched, w.classCompared) },
     ]),
     columns: [
       { key: "week", label: t("plugin_analyst.columns.week") },
@@ -136,10 +142,10 @@ export async function accuracyChart(range: Range, c: Charting) {
 /** Recommendations used or edited, of all that agents decided on, per kind per week (percent). */
 export async function acceptanceChart(range: Range, c: Charting) {
   const { t, language } = c;
-  const weeks = await acceptanceByWeek(range.from, range.to);
+  const weeks = await acceptanceByWeek(range.from, range.to, c.timeZone);
   const data: WidgetData = {
     rows: weeks.map((w) => ({
-      week: weekLabel(t, w.week),
+      week: weekLabel(t, w.week, c.timeZone),
       kind: t(`plugin_ai.rec.kind.${w.kind}`),
       used: w.used,
       edited: w.edited,

@@ -6,7 +6,7 @@
 import { and, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
 import { getDb, type DbHandle } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
-import { weekNumber, WEEK, MONDAY } from "@plugins/ai/feedback.server";
+import { weekNumber, weekStart } from "@plugins/ai/feedback.server";
 
 export interface Range {
   from: number;
@@ -45,12 +45,12 @@ export async function topicCounts(reader: Reader, range: Range, handle: DbHandle
   return { classes: sorted(classes), intents: sorted(intents) };
 }
 
-/** Conversations per week (Mondays, by creation) and classification, oldest first. */
-export async function topicTrend(reader: Reader, range: Range, handle: DbHandle = getDb()) {
+/** Conversations per week (the workspace's weeks, by creation) and classification, oldest first. */
+export async function topicTrend(reader: Reader, range: Range, timeZone: string, handle: DbHandle = getDb()) {
   const { db, schema } = handle;
   const t = schema.tickets;
   const a = schema.aiTicketAnalysis;
-  const week = weekNumber(t.createdAt);
+  const week = weekNumber(t.createdAt, range.from, range.to, timeZone);
   const rows = await db
     .select({ week, key: a.classification, n: sql<number>`count(*)` })
     .from(a)
@@ -58,7 +58,7 @@ export async function topicTrend(reader: Reader, range: Range, handle: DbHandle 
     .where(and(analysed(handle, reader, range), ne(a.classification, "")))
     .groupBy(week, a.classification);
   return rows
-    .map((r) => ({ week: Number(r.week) * WEEK + MONDAY, key: r.key, count: Number(r.n) }))
+    .map((r) => ({ week: weekStart(Number(r.week), timeZone), key: r.key, count: Number(r.n) }))
     .sort((x, y) => x.week - y.week || x.key.localeCompare(y.key));
 }
 

@@ -46,6 +46,17 @@ describe("the offline analyser", () => {
     expect(a.emotion).not.toBe("happy");
   });
 
+  it("keeps a denied topic its topic, reads staff words by tone, and a pained question by its pain", () => {
+    // a negation turns an emotion around, never the subject: a refund that did not come is about the refund
+    expect(analyseText("I was told no refunds on opened items").classification).toBe("refund");
+    // the staff: a complaint in a cold message, praise in a warm one
+    expect(analyseText("The sales assistant was sarcastic and condescending").classification).toBe("complaint");
+    expect(analyseText("Your staff were wonderful today").classification).toBe("praise");
+    // a question asked in fear is fear; one weak topic word does not pull a general question away from inquiry
+    expect(analyseText("The power bank started smoking. Is it going to explode?").emotion).toBe("fear");
+    expect(analyseText("Is there a warranty on refurbished phones?").classification).toBe("inquiry");
+  });
+
   it("reads Malay and Chinese with a lower confidence, and says so", () => {
     const ms = analyseText("Saya sangat marah, barang saya belum sampai lagi! Saya nak bayaran balik.");
     expect(ms).toMatchObject({ language: "ms", emotion: "anger", degraded: true });

@@ -23,6 +23,8 @@ import { conversationInsight, conversationsAbout, topicCounts, topicTrend } from
 import { addAlertRule, checkMessages, removeAlertRule } from "@plugins/analyst/alerts.server";
 import { customerSegments } from "@plugins/customer_analysis/segments.server";
 
+const KL = "Asia/Kuala_Lumpur";
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-analyst-"));
 process.env.DATA_DIR = dataDir;
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -98,8 +100,8 @@ describe.each(DIALECTS)("analyst models (%s)", (dialect) => {
       { kind: second.kind, outcome: "used" },
     ]);
 
-    const weeks = await acceptanceByWeek(range.from, range.to);
-    expect(weeks.every((w) => w.week === weekOf(Date.now()))).toBe(true);
+    const weeks = await acceptanceByWeek(range.from, range.to, KL);
+    expect(weeks.every((w) => w.week === weekOf(Date.now(), KL))).toBe(true);
     expect(weeks.find((w) => w.kind === first.kind)).toMatchObject({ dismissed: 1, acceptance: 0 });
     expect(weeks.find((w) => w.kind === second.kind)).toMatchObject({ used: 1, acceptance: 1 });
   });
@@ -117,8 +119,37 @@ describe.each(DIALECTS)("analyst models (%s)", (dialect) => {
     await db.update(schema.aiTicketAnalysis).set({ customerEmotion: "happy" }).where(eq(schema.aiTicketAnalysis.ticketId, happy.id));
     // the agent disagrees on its emotion, and leaves its classification unlabelled
     await setFinalLabel({ ticketId: happy.id, userId: agent.id, emotion: "sad", classification: "" });
-    const [week] = await accuracyByWeek(range.from, range.to);
-    expect(week).toMatchObject({ week: weekOf(Date.now()), emotionCompared: 2, emotionMatched: 1, classCompared: 1, classMatched: 1 });
+    const [week] = await accuracyByWeek(range.from, range.to, KL);
+    expect(week).toMatchObject({ week: weekOf(Date.now(), KL), emotionCompared: 2, emotionMatched: 1, classCompared: 1, classMatched: 1 });
+  });
+
+  it("cuts the prediction validator's weeks at the workspace's Monday midnight, daylight saving included", async () => {
+    const labelAt = async (iso: string) => {
+      const ticket = await customerWrites("Where is my parcel?");
+      await analysePending(0); // the prediction the label is compared with
+      await setFinalLabel({ ticketId: ticket.id, userId: agent.id, emotion: "curious", classification: "delivery" }, Date.parse(iso));
+    };
+    // Kuala Lumpur (UTC+8): Monday 3 March 2025 00:30 there is still Sunday in UTC
+    await labelAt("2025-03-02T15:30:00Z"); // Sunday 23:30 in KL: the week of Monday 24 February
+    await labelAt("2025-03-02T16:30:00Z"); // Monday 00:30 in KL: the week of Monday 3 March
+    const march = { from: Date.parse("2025-02-20T00:00:00Z"), to: Date.parse("2025-03-06T00:00:00Z") };
+    const kl = await accuracyByWeek(march.from, march.to, KL);
+    expect(kl.map((w) => [new Date(w.week).toISOString(), w.emotionCompared])).toEqual([
+      ["2025-02-23T16:00:00.000Z", 1],
+      ["2025-03-02T16:00:00.000Z", 1],
+    ]);
+    // the same labels in UTC weeks fall in one week (what the page showed before)
+    expect((await accuracyByWeek(march.from, march.to, "UTC")).map((w) => w.emotionCompared)).toEqual([2]);
+    // New York moves its clocks on Sunday 9 March: each Monday starts at its own local midnight
+    await labelAt("2025-03-10T03:30:00Z"); // Sunday 23:30 EDT
+    await labelAt("2025-03-10T04:30:00Z"); // Monday 00:30 EDT
+    await labelAt("2025-03-03T05:30:00Z"); // Monday 00:30 EST, a week before
+    const ny = await accuracyByWeek(Date.parse("2025-03-03T00:00:00Z"), Date.parse("2025-03-12T00:00:00Z"), "America/New_York");
+    expect(ny.map((w) => [new Date(w.week).toISOString(), w.emotionCompared])).toEqual([
+      ["2025-03-03T05:00:00.000Z", 2],
+      ["2025-03-10T04:00:00.000Z", 1],
+    ]);
+    expect(weekOf(Date.parse("2025-03-10T03:30:00Z"), "America/New_York")).toBe(Date.parse("2025-03-03T05:00:00Z"));
   });
 
   it("counts what customers ask about, and drills down only into conversations the reader may read", async () => {
@@ -130,7 +161,7 @@ describe.each(DIALECTS)("analyst models (%s)", (dialect) => {
     const counts = await topicCounts(admin, range);
     const billing = counts.classes.find((c) => c.key === "billing");
     expect(billing?.count).toBeGreaterThanOrEqual(1);
-    expect((await topicTrend(admin, range)).some((r) => r.key === "billing")).toBe(true);
+    expect((await topicTrend(admin, range, KL)).some((r) => r.key === "billing")).toBe(true);
     const forAdmin = await conversationsAbout(admin, { classification: "billing" }, range);
     expect(forAdmin.items.map((i) => i.ticketNumber)).toContain(hidden.ticketNumber);
     const forAgent = await conversationsAbout(agent, { classification: "billing" }, range);
@@ -157,6 +188,8 @@ describe.each(DIALECTS)("analyst models (%s)", (dialect) => {
       { ticketId: two.id, contactId: contact.id },
     ]);
     await db.update(schema.tickets).set({ status: 2 }).where(eq(schema.tickets.id, two.id));
+    // the contact's older conversation read otherwise: only the latest one names the segment
+    await db.update(schema.aiTicketAnalysis).set({ customerEmotion: "happy" }).where(eq(schema.aiTicketAnalysis.ticketId, one.id));
     const s = await customerSegments(admin, range);
     expect(s.contacts).toBe(1);
     expect(s.emotion).toEqual({ anger: 1 });

@@ -5,15 +5,14 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { pageMeta } from "~/meta";
-import { translatorFor } from "~/i18n.server";
-import { acceptanceChart, pageRange, requireAnalyst } from "../charts.server";
+import { acceptanceChart, chartingFor, pageRange, requireAnalyst } from "../charts.server";
 import { AnalystPage } from "../components/AnalystUI";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requireAnalyst(request, context, "ai_learning");
   const url = new URL(request.url);
   const parsed = pageRange(ctx, url);
-  const charts = parsed.ok ? [await acceptanceChart(parsed.range, { t: translatorFor(ctx.language), language: ctx.language })] : [];
+  const charts = parsed.ok ? [await acceptanceChart(parsed.range, chartingFor(ctx))] : [];
   return json(
     { path: url.pathname, values: parsed.values, error: parsed.ok ? null : parsed.error, charts },
     { headers: { "Cache-Control": "private, no-store" } },

@@ -35,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
   const t = translatorFor(ctx.language);
   const [topics, drill, rules, hits] = await Promise.all([
-    parsed.ok ? topicCharts(ctx.user, parsed.range, { t, language: ctx.language }) : null,
+    parsed.ok ? topicCharts(ctx.user, parsed.range, { t, language: ctx.language, timeZone: ctx.workspace.timeZone }) : null,
     parsed.ok && (filter.classification || filter.intent) ? conversationsAbout(ctx.user, filter, parsed.range, offset) : null,
     alertRules(),
     recentHits(Date.now() - 7 * 86_400_000),

@@ -7,16 +7,15 @@ import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { pageMeta } from "~/meta";
-import { translatorFor } from "~/i18n.server";
 import { segmentCharts } from "@plugins/customer_analysis/charts.server";
-import { acceptanceChart, accuracyChart, pageRange, requireAnalyst, topicCharts } from "../charts.server";
+import { acceptanceChart, accuracyChart, chartingFor, pageRange, requireAnalyst, topicCharts } from "../charts.server";
 import { AnalystPage } from "../components/AnalystUI";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requireAnalyst(request, context, "integrated_insight");
   const url = new URL(request.url);
   const parsed = pageRange(ctx, url);
-  const c = { t: translatorFor(ctx.language), language: ctx.language };
+  const c = chartingFor(ctx);
   const charts = parsed.ok
     ? await Promise.all([
         topicCharts(ctx.user, parsed.range, c).then((x) => x.charts),
