@@ -323,6 +323,12 @@ test.describe("video meetings", () => {
         MEETING_ICE_POLICY: "relay",
       });
       await waitHealthy(origin, 200_000);
+      // a first sign-in warms the fresh node (its first password check and pages are slow on a busy machine)
+      await fetch(`${origin}/?index`, {
+        method: "POST",
+        body: new URLSearchParams({ intent: "login", username: "agent", password: PASSWORD, type: "agent" }),
+        redirect: "manual",
+      });
     });
     test.afterAll(async () => {
       if (node) await stopServer(node);
