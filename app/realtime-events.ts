@@ -45,6 +45,8 @@ export const SERVER_EVENTS = {
   meetingSignal: "meetingSignal",
   meetingFeed: "meetingFeed",
   meetingEnded: "meetingEnded",
+  /** the meeting moved from mesh to Janus (it grew past the mesh limit): pages publish to Janus */
+  meetingMode: "meetingMode",
 } as const;
 
 /** Browsers ask the server. */
@@ -76,6 +78,8 @@ export const CLIENT_EVENTS = {
   meetingSignal: "meetingSignal",
   meetingPublish: "meetingPublish",
   meetingFeedAnswer: "meetingFeedAnswer",
+  /** an ICE candidate for Janus as the browser finds it (trickle): for its publisher, or a feed by peerId */
+  meetingTrickle: "meetingTrickle",
   meetingMedia: "meetingMedia",
 } as const;
 

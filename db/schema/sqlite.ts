@@ -1902,6 +1902,8 @@ export const meetings = sqliteTable(
     title: text("title").notNull().default(""),
     /** names of everyone who joined, JSON list, for the end's system message */
     attendees: text("attendees").notNull().default("[]"),
+    /** how the media goes: "mesh" (browser to browser) until it grows past the mesh limit, then "sfu" (Janus) for good */
+    media: text("media").notNull().default("mesh"),
     startedAt: time("started_at").notNull(),
     endedAt: time("ended_at"),
   },

@@ -3,7 +3,8 @@
 // Customers without an account join through a one-time link: the first browser that uses it is
 // bound to it (a secret in a cookie), any other browser is refused. Start and end (with who took
 // part) are system messages in the conversation. Who is in a meeting right now lives in the
-// socket layer (socket.server.ts); this file is the database side.
+// socket layer (socket.server.ts, on every node through the socket.io adapter); this file is the
+// database side, with how the meeting's media goes (meetings.media: mesh, then sfu for good).
 import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
@@ -104,6 +105,20 @@ export async function meetingById(id: number) {
   const { db, schema } = getDb();
   const [row] = await db.select().from(schema.meetings).where(eq(schema.meetings.id, id));
   return row;
+}
+
+/**
+ * The meeting goes through Janus from now on (it grew past the mesh limit). True only for the one
+ * caller that made the change: with several nodes, two may try at once.
+ */
+export async function switchToSfu(meetingId: number) {
+  const { db, schema } = getDb();
+  const changed = await db
+    .update(schema.meetings)
+    .set({ media: "sfu" })
+    .where(and(eq(schema.meetings.id, meetingId), eq(schema.meetings.media, "mesh"), isNull(schema.meetings.endedAt)))
+    .returning({ id: schema.meetings.id });
+  return changed.length > 0;
 }
 
 /** An agent of the meeting: its host, an invited agent, or (for a conversation's meeting) anyone who may read the conversation. */

@@ -1,30 +1,40 @@
 // The meeting's socket events (spec section 7): getMeetingCount, joinMeeting, leaveMeeting for
 // presence, then WebRTC signalling. Agents use their own socket (the host's default namespace);
 // invited guests, who have no session, use the "/meeting" namespace with their one-time link's
-// cookie. Media goes one of two ways, chosen when a meeting's first person joins on this node:
-// - "sfu": Janus runs (JANUS_URL answers): each browser publishes once to a VideoRoom and receives
-//   one feed per other person; this server speaks Janus's API for it (janus/client.server.ts);
-// - "mesh": no Janus: browsers connect to each other, this server relays their offers and answers
-//   (meetingSignal), and a meeting holds at most MESH_LIMIT people.
-// Who is in which meeting is kept in this node's memory (with several nodes a meeting's people
-// must reach the same node: sticky sessions by meeting token).
+// cookie. Media goes one of two ways, kept on the meeting's row (meetings.media):
+// - "mesh" first: browsers connect to each other, this server relays their offers, answers and
+//   ICE candidates (meetingSignal); at most MESH_LIMIT people;
+// - "sfu" once one more person comes and Janus answers (JANUS_URL): everyone is told
+//   (meetingMode) and publishes to a VideoRoom, receiving one feed per other person, without
+//   leaving; this server speaks Janus's API for it (janus/client.server.ts). It never goes back.
+// Who is in a meeting is the meeting's socket.io room and each socket's `data.meeting`, so every
+// node sees everyone through the adapter (fetchSockets; with REDIS_URL, the Redis adapter), and a
+// node that dies takes its people with it: the others notice at their next roster look
+// (MEETING_ROSTER_MS) and tell their pages. What stays in a node's memory is only its own
+// sockets' Janus handles; other nodes' work is asked for with server-side events.
+import { randomInt } from "node:crypto";
 import type { Server, Socket } from "socket.io";
+import { Adapter } from "socket.io-adapter";
 import { findUserById } from "~/accounts/users.server";
 import { sessionCookie } from "~/cookies.server";
 import { findSession } from "~/accounts/sessions.server";
 import { rateLimited, safely } from "~/socket-tools.server";
 import { CLIENT_EVENTS, SERVER_EVENTS } from "~/realtime-events";
 import { log } from "~/ops/log.server";
-import { admits, type MediaMode } from "./limits";
+import { admits, MESH_LIMIT, type MediaMode } from "./limits";
 import { iceServersFor, turnConfigured } from "./turn.server";
-import { JanusClient, janusUrl, type Jsep } from "./janus/client.server";
-import { agentMayJoin, endMeeting, guestOf, meetingByToken, recordAttendee, type MeetingRow } from "./meeting.server";
+import { JanusClient, janusUrl, type IceCandidate, type Jsep } from "./janus/client.server";
+import { agentMayJoin, endMeeting, guestOf, meetingByToken, recordAttendee, switchToSfu, type MeetingRow } from "./meeting.server";
 import { guestCookie } from "./guest-cookie.server";
 
 export const GUEST_NAMESPACE = "/meeting";
 export const meetingRoom = (id: number) => `meeting:${id}`;
+/** One person's own room in a meeting: signals for them reach their socket on whichever node. */
+const peerRoom = (meetingId: number, peerId: number) => `meeting:${meetingId}:peer:${peerId}`;
 /** A meeting everyone left ends after this long (a reload or a lost connection is not the end). */
 const emptyGraceMs = () => Number(process.env.MEETING_EMPTY_GRACE_MS || 60_000);
+/** How often a node looks who is still in its people's meetings (people of a dead node drop out). */
+const rosterMs = () => Number(process.env.MEETING_ROSTER_MS || 5_000);
 
 interface Identity {
   /** one per person: "user:<id>" or "guest:<invite id>" (two tabs of one person count once) */
@@ -34,31 +44,35 @@ interface Identity {
   mayJoin(meeting: MeetingRow): Promise<boolean>;
 }
 
-interface Member {
+/** A person in a meeting, as every node sees it (the socket's data, through the adapter). */
+interface Presence {
+  meetingId: number;
   peerId: number;
-  socket: Socket;
   key: string;
   name: string;
-  username: string;
   audio: boolean;
   video: boolean;
-  /** SFU: the publisher's handle and the handles of the feeds this member receives (by publisher peer id) */
-  publisher?: number;
-  publishing?: boolean;
+  /** SFU: their feed is on Janus */
+  publishing: boolean;
+}
+
+/** This node's side of one of its sockets in a meeting: the Janus handles it holds. */
+interface Local {
+  socket: Socket;
+  presence: Presence;
+  username: string;
+  /** SFU: the publisher's handle (a promise: candidates may come while it is being made) */
+  publisher?: Promise<number>;
+  /** SFU: the handles of the feeds this member receives, by publisher peer id */
   feeds: Map<number, number>;
 }
 
-interface Room {
-  meeting: MeetingRow;
-  mode: MediaMode;
-  members: Map<number, Member>;
-  emptyTimer?: ReturnType<typeof setTimeout>;
-}
-
-const rooms = new Map<number, Room>();
-const opening = new Map<number, Promise<Room>>();
-let nextPeerId = 1;
+const locals = new Map<string, Local>();
+/** Per meeting with people on this node: the peer ids its last roster look found. */
+const lastRoster = new Map<number, Set<number>>();
+const emptyTimers = new Map<number, ReturnType<typeof setTimeout>>();
 let janus: JanusClient | null = null;
+let server: Server | undefined;
 
 function janusClient() {
   const url = janusUrl();
@@ -70,125 +84,199 @@ function janusClient() {
 /** The Janus room of a meeting: its id, offset so rooms of other apps on the same Janus are left alone. */
 const janusRoom = (meetingId: number) => 700_000_000 + meetingId;
 
-async function openRoom(meeting: MeetingRow): Promise<Room> {
-  const existing = rooms.get(meeting.id);
-  if (existing) return existing;
-  let pending = opening.get(meeting.id);
-  if (!pending) {
-    pending = (async () => {
-      const client = janusClient();
-      let mode: MediaMode = "mesh";
-      if (client && (await client.reachable())) {
-        try {
-          const handle = await client.attach();
-          await client
-            .request(handle, {
-              request: "create",
-              room: janusRoom(meeting.id),
-              publishers: 64,
-              bitrate: 512_000,
-              audiocodec: "opus",
-              videocodec: "vp8",
-              notify_joining: false,
-            })
-            .catch((e: Error) => {
-              if (!/already exists|427/.test(e.message)) throw e;
-            });
-          await client.detach(handle);
-          mode = "sfu";
-        } catch (error) {
-          log.warn({ err: error }, "janus refused the meeting room: mesh instead");
-        }
-      }
-      const room: Room = { meeting, mode, members: new Map() };
-      rooms.set(meeting.id, room);
-      return room;
-    })().finally(() => opening.delete(meeting.id));
-    opening.set(meeting.id, pending);
+/** Makes the meeting's VideoRoom (it may exist: another node, or Janus kept it); false when Janus is not there. */
+async function ensureJanusRoom(meetingId: number) {
+  const client = janusClient();
+  if (!client || !(await client.reachable())) return false;
+  try {
+    const handle = await client.attach();
+    await client
+      .request(handle, {
+        request: "create",
+        room: janusRoom(meetingId),
+        publishers: 64,
+        bitrate: 512_000,
+        audiocodec: "opus",
+        videocodec: "vp8",
+        notify_joining: false,
+      })
+      .catch((e: Error) => {
+        if (!/already exists|427/.test(e.message)) throw e;
+      });
+    await client.detach(handle);
+    return true;
+  } catch (error) {
+    log.warn({ err: error }, "janus refused the meeting room");
+    return false;
   }
-  return pending;
 }
 
-const peopleIn = (room: Room) => new Set([...room.members.values()].map((m) => m.key)).size;
-const memberView = (m: Member) => ({ peerId: m.peerId, name: m.name, audio: m.audio, video: m.video });
+const namespaces = (io: Server) => [io.of("/"), io.of(GUEST_NAMESPACE)];
 
-/** Closes a member's Janus handles (their publisher and the feeds they received, and others' feeds of them). */
-async function dropMedia(room: Room, member: Member) {
-  const client = janusClient();
-  if (room.mode !== "sfu" || !client) return;
-  const handles = [...member.feeds.values(), ...(member.publisher ? [member.publisher] : [])];
-  for (const other of room.members.values()) {
-    const feed = other.feeds.get(member.peerId);
-    if (feed) {
-      other.feeds.delete(member.peerId);
+/** Everyone in a meeting now, on every node. */
+async function roster(io: Server, meetingId: number): Promise<Presence[]> {
+  const lists = await Promise.all(namespaces(io).map((nsp) => nsp.in(meetingRoom(meetingId)).fetchSockets()));
+  return lists.flat().flatMap((s) => {
+    const p = s.data.meeting as Presence | undefined;
+    return p?.meetingId === meetingId ? [p] : [];
+  });
+}
+
+const peopleIn = (list: Presence[]) => new Set(list.map((m) => m.key)).size;
+const memberView = (m: Presence) => ({ peerId: m.peerId, name: m.name, audio: m.audio, video: m.video });
+
+/** Both namespaces (the agents' and the guests'), every node. */
+function toRoom(io: Server, room: string, event: string, payload: unknown, except?: string) {
+  for (const nsp of namespaces(io)) (except ? nsp.to(room).except(except) : nsp.to(room)).emit(event, payload);
+}
+
+const localsOf = (meetingId: number) => [...locals.values()].filter((l) => l.presence.meetingId === meetingId);
+
+// Work one node asks of every node (each for its own sockets): itself at once, the others through
+// the adapter's server-side events (the in-memory adapter of a single node has none).
+const nodeWork = {
+  /** a feed was published: this node's publishing people receive it */
+  published: (meetingId: number, peerId: number, name: string) => {
+    for (const viewer of localsOf(meetingId))
+      if (viewer.presence.publishing && viewer.presence.peerId !== peerId)
+        void sendFeed(viewer, peerId, name).catch((error) => log.warn({ err: error }, "janus feed failed"));
+  },
+  /** someone left (or their node died): the feeds of them this node holds are closed */
+  gone: (meetingId: number, peerId: number) => {
+    const handles: number[] = [];
+    for (const viewer of localsOf(meetingId)) {
+      const feed = viewer.feeds.get(peerId);
+      if (feed === undefined) continue;
+      viewer.feeds.delete(peerId);
       handles.push(feed);
     }
-  }
-  member.feeds.clear();
-  member.publisher = undefined;
-  await Promise.all(handles.map((h) => client.detach(h)));
+    const client = janusClient();
+    if (client) void Promise.all(handles.map((h) => client.detach(h)));
+  },
+  /** the meeting was ended: this node's people are out of it */
+  closed: (meetingId: number) => {
+    for (const l of localsOf(meetingId)) void forget(l);
+    clearTimeout(emptyTimers.get(meetingId));
+    emptyTimers.delete(meetingId);
+  },
+};
+type NodeWork = keyof typeof nodeWork;
+const NODE_EVENT = "meeting:node";
+
+function everyNode<K extends NodeWork>(io: Server, work: K, ...args: Parameters<(typeof nodeWork)[K]>) {
+  (nodeWork[work] as (...a: unknown[]) => void)(...args);
+  const adapter = io.of("/").adapter as Adapter;
+  if (adapter.serverSideEmit !== Adapter.prototype.serverSideEmit) io.serverSideEmit(NODE_EVENT, work, ...args);
 }
 
-async function leave(room: Room, member: Member, io: Server) {
-  if (!room.members.delete(member.peerId)) return;
-  member.socket.leave(meetingRoom(room.meeting.id));
-  await dropMedia(room, member);
-  toRoom(io, room, SERVER_EVENTS.meetingPeerLeft, { peerId: member.peerId });
-  if (room.members.size) return;
-  clearTimeout(room.emptyTimer);
-  room.emptyTimer = setTimeout(() => {
-    if (room.members.size || rooms.get(room.meeting.id) !== room) return;
-    rooms.delete(room.meeting.id);
-    void endMeeting(room.meeting.id, { name: member.name, username: member.username }).catch((error) => log.error({ err: error }, "meeting end failed"));
-  }, emptyGraceMs());
-  room.emptyTimer.unref?.();
-}
-
-/** Both namespaces: the agents' (default) and the guests'. */
-function toRoom(io: Server, room: Room, event: string, payload: unknown, except?: string) {
-  for (const nsp of [io.of("/"), io.of(GUEST_NAMESPACE)])
-    (except ? nsp.to(meetingRoom(room.meeting.id)).except(except) : nsp.to(meetingRoom(room.meeting.id))).emit(event, payload);
-}
-
-let server: Server | undefined;
-
-/** The meeting was ended (its End button): everyone's page is told and the room is forgotten. */
-export async function closeMeetingRoom(meetingId: number, io: Server | undefined = server) {
-  const room = rooms.get(meetingId);
-  rooms.delete(meetingId);
-  if (!room) return;
-  clearTimeout(room.emptyTimer);
-  if (io) toRoom(io, room, SERVER_EVENTS.meetingEnded, {});
-  for (const m of [...room.members.values()]) {
-    room.members.delete(m.peerId);
-    m.socket.leave(meetingRoom(meetingId));
-    await dropMedia(room, m);
-  }
-}
-
-/** Subscribes `viewer` to `source`'s published feed: Janus offers, the viewer's page answers (meetingFeedAnswer). */
-async function sendFeed(room: Room, viewer: Member, source: Member) {
+/** Closes a local member's Janus handles (their publisher and the feeds they receive). */
+async function dropMedia(local: Local) {
   const client = janusClient();
-  if (!client || viewer.feeds.has(source.peerId) || viewer === source) return;
+  const handles = [...local.feeds.values()];
+  local.feeds.clear();
+  const publisher = local.publisher;
+  local.publisher = undefined;
+  if (publisher) handles.push(await publisher.catch(() => 0));
+  if (client) await Promise.all(handles.filter(Boolean).map((h) => client.detach(h)));
+}
+
+/** Takes a local socket out of its meeting (no one told: the callers do). */
+async function forget(local: Local) {
+  if (locals.get(local.socket.id) !== local) return;
+  locals.delete(local.socket.id);
+  const { meetingId, peerId } = local.presence;
+  if (local.socket.data.meeting === local.presence) local.socket.data.meeting = undefined;
+  local.socket.leave(meetingRoom(meetingId));
+  local.socket.leave(peerRoom(meetingId, peerId));
+  await dropMedia(local);
+}
+
+async function leave(io: Server, local: Local) {
+  if (locals.get(local.socket.id) !== local) return;
+  const { meetingId, peerId } = local.presence;
+  await forget(local);
+  toRoom(io, meetingRoom(meetingId), SERVER_EVENTS.meetingPeerLeft, { peerId });
+  everyNode(io, "gone", meetingId, peerId);
+  if ((await roster(io, meetingId)).length) return;
+  // nobody left on any node: the meeting ends after the grace, if still nobody came back by then
+  clearTimeout(emptyTimers.get(meetingId));
+  const timer = setTimeout(() => {
+    emptyTimers.delete(meetingId);
+    void (async () => {
+      if ((await roster(io, meetingId)).length) return;
+      await endMeeting(meetingId, { name: local.presence.name, username: local.username });
+    })().catch((error) => log.error({ err: error }, "meeting end failed"));
+  }, emptyGraceMs());
+  timer.unref?.();
+  emptyTimers.set(meetingId, timer);
+}
+
+/** The meeting was ended (its End button): everyone's page, on every node, is told and the meeting's people are out. */
+export async function closeMeetingRoom(meetingId: number, io: Server | undefined = server) {
+  if (!io) return;
+  toRoom(io, meetingRoom(meetingId), SERVER_EVENTS.meetingEnded, {});
+  everyNode(io, "closed", meetingId);
+}
+
+/**
+ * The roster look: people this node saw in its meetings who are gone without a leave (their node
+ * died) are told gone to this node's pages. Runs every MEETING_ROSTER_MS; tests call it directly.
+ */
+export async function sweepRosters(io: Server | undefined = server) {
+  if (!io) return;
+  const meetings = new Set([...locals.values()].map((l) => l.presence.meetingId));
+  for (const id of lastRoster.keys()) if (!meetings.has(id)) lastRoster.delete(id);
+  for (const meetingId of meetings) {
+    const now = new Set((await roster(io, meetingId)).map((p) => p.peerId));
+    const before = lastRoster.get(meetingId);
+    lastRoster.set(meetingId, now);
+    for (const peerId of before ?? []) {
+      if (now.has(peerId)) continue;
+      nodeWork.gone(meetingId, peerId);
+      for (const l of localsOf(meetingId)) l.socket.emit(SERVER_EVENTS.meetingPeerLeft, { peerId });
+    }
+  }
+}
+
+let sweeper: ReturnType<typeof setInterval> | undefined;
+function startSweeper(io: Server) {
+  if (sweeper) return;
+  sweeper = setInterval(() => void sweepRosters(io).catch((error) => log.warn({ err: error }, "meeting roster look failed")), rosterMs());
+  sweeper.unref?.();
+  io.on(NODE_EVENT, (work: NodeWork, ...args: unknown[]) => {
+    if (work in nodeWork) (nodeWork[work] as (...a: unknown[]) => void)(...args);
+  });
+}
+
+/** Subscribes a local `viewer` to a published feed: Janus offers, the viewer's page answers (meetingFeedAnswer). */
+async function sendFeed(viewer: Local, sourcePeerId: number, sourceName: string) {
+  const client = janusClient();
+  if (!client || viewer.feeds.has(sourcePeerId) || viewer.presence.peerId === sourcePeerId) return;
   const handle = await client.attach();
-  viewer.feeds.set(source.peerId, handle);
+  viewer.feeds.set(sourcePeerId, handle);
+  const inMeeting = () => locals.get(viewer.socket.id) === viewer && viewer.feeds.get(sourcePeerId) === handle;
   // a publisher is a feed once its media is up (a moment after Janus answered its offer)
   let jsep: Jsep | undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      ({ jsep } = await client.request(handle, { request: "join", ptype: "subscriber", room: janusRoom(room.meeting.id), streams: [{ feed: source.peerId }] }));
+      ({ jsep } = await client.request(handle, {
+        request: "join",
+        ptype: "subscriber",
+        room: janusRoom(viewer.presence.meetingId),
+        streams: [{ feed: sourcePeerId }],
+      }));
       break;
     } catch (error) {
-      if (attempt >= 60 || !/No such feed/i.test((error as Error).message) || !room.members.has(source.peerId)) {
-        viewer.feeds.delete(source.peerId);
+      if (attempt >= 60 || !/No such feed/i.test((error as Error).message) || !inMeeting()) {
+        if (viewer.feeds.get(sourcePeerId) === handle) viewer.feeds.delete(sourcePeerId);
         await client.detach(handle);
         throw error;
       }
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  if (!jsep || !room.members.has(viewer.peerId)) return void client.detach(handle);
-  viewer.socket.emit(SERVER_EVENTS.meetingFeed, { peerId: source.peerId, name: source.name, sdp: jsep.sdp });
+  if (!jsep || !inMeeting()) return void client.detach(handle);
+  viewer.socket.emit(SERVER_EVENTS.meetingFeed, { peerId: sourcePeerId, name: sourceName, sdp: jsep.sdp });
 }
 
 const sdpOf = (payload: unknown) => {
@@ -199,13 +287,35 @@ const peerOf = (payload: unknown, key: "to" | "peerId") => {
   const id = Number((payload as Record<string, unknown> | null)?.[key]);
   return Number.isInteger(id) && id > 0 ? id : null;
 };
+/** An ICE candidate as the browser's RTCIceCandidate.toJSON() gives it, and nothing else. */
+export function candidateOf(value: unknown): IceCandidate | null {
+  const c = value as Record<string, unknown> | null;
+  if (!c || typeof c !== "object" || typeof c.candidate !== "string" || c.candidate.length > 1000) return null;
+  const sdpMid = typeof c.sdpMid === "string" && c.sdpMid.length < 64 ? c.sdpMid : null;
+  const sdpMLineIndex = Number.isInteger(c.sdpMLineIndex) && (c.sdpMLineIndex as number) >= 0 ? (c.sdpMLineIndex as number) : null;
+  if (sdpMid === null && sdpMLineIndex === null) return null;
+  return { candidate: c.candidate, sdpMid, sdpMLineIndex };
+}
 
 type Ack = (answer: Record<string, unknown>) => void;
 
+/**
+ * Who may come in, and how: past the mesh limit the meeting moves to Janus when it answers (the
+ * people inside are told to publish there), else the newcomer hears it is full.
+ */
+async function admission(io: Server, meeting: MeetingRow, people: number, already: boolean) {
+  let mode = meeting.media as MediaMode;
+  if (mode === "mesh" && !already && people >= MESH_LIMIT && (await ensureJanusRoom(meeting.id))) {
+    if (await switchToSfu(meeting.id)) toRoom(io, meetingRoom(meeting.id), SERVER_EVENTS.meetingMode, { mode: "sfu" });
+    mode = "sfu";
+  } else if (mode === "sfu") await ensureJanusRoom(meeting.id);
+  return { mode, ...admits(mode, people, already, process.env) };
+}
+
 function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promise<Identity | null>) {
-  // this socket's place in at most one meeting
-  let current: { room: Room; member: Member } | null = null;
+  startSweeper(io);
   const reply = (ack: unknown, answer: Record<string, unknown>) => typeof ack === "function" && (ack as Ack)(answer);
+  const current = () => locals.get(socket.id);
 
   const findMeeting = async (payload: unknown) => {
     const token = (payload as { token?: unknown } | null)?.token;
@@ -217,8 +327,7 @@ function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promi
     safely(socket, async (payload: unknown, ack?: Ack) => {
       const [meeting, who] = await Promise.all([findMeeting(payload), identity()]);
       if (!meeting || !who || !(await who.mayJoin(meeting))) return void reply(ack, { ok: false });
-      const room = rooms.get(meeting.id);
-      reply(ack, { ok: true, count: room ? peopleIn(room) : 0, ended: Boolean(meeting.endedAt) });
+      reply(ack, { ok: true, count: peopleIn(await roster(io, meeting.id)), ended: Boolean(meeting.endedAt) });
     }),
   );
 
@@ -229,36 +338,49 @@ function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promi
       if (!meeting) return void reply(ack, { ok: false, reason: "notFound" });
       if (meeting.endedAt) return void reply(ack, { ok: false, reason: "ended" });
       if (!who || !(await who.mayJoin(meeting))) return void reply(ack, { ok: false, reason: "notInvited" });
-      if (current) await leave(current.room, current.member, io);
-      const room = await openRoom(meeting);
-      clearTimeout(room.emptyTimer);
-      const already = [...room.members.values()].some((m) => m.key === who.key);
-      const admitted = admits(room.mode, peopleIn(room), already, process.env);
-      if (!admitted.ok) return void reply(ack, { ok: false, reason: "full", limit: admitted.limit, mode: room.mode });
-      const member: Member = { peerId: nextPeerId++, socket, key: who.key, name: who.name, username: who.username, audio: true, video: true, feeds: new Map() };
-      const peers = [...room.members.values()].map(memberView);
-      room.members.set(member.peerId, member);
-      current = { room, member };
-      await socket.join(meetingRoom(meeting.id));
-      toRoom(io, room, SERVER_EVENTS.meetingPeerJoined, memberView(member), socket.id);
+      const mine = current();
+      if (mine) await leave(io, mine);
+      const inside = await roster(io, meeting.id);
+      const admitted = await admission(
+        io,
+        meeting,
+        peopleIn(inside),
+        inside.some((m) => m.key === who.key),
+      );
+      if (!admitted.ok) return void reply(ack, { ok: false, reason: "full", limit: admitted.limit, mode: admitted.mode });
+      clearTimeout(emptyTimers.get(meeting.id));
+      emptyTimers.delete(meeting.id);
+      const presence: Presence = {
+        meetingId: meeting.id,
+        peerId: randomInt(1, 2 ** 31),
+        key: who.key,
+        name: who.name,
+        audio: true,
+        video: true,
+        publishing: false,
+      };
+      socket.data.meeting = presence;
+      locals.set(socket.id, { socket, presence, username: who.username, feeds: new Map() });
+      await socket.join([meetingRoom(meeting.id), peerRoom(meeting.id, presence.peerId)]);
+      lastRoster.get(meeting.id)?.add(presence.peerId);
+      toRoom(io, meetingRoom(meeting.id), SERVER_EVENTS.meetingPeerJoined, memberView(presence), socket.id);
       await recordAttendee(meeting.id, who.name);
       reply(ack, {
         ok: true,
-        peerId: member.peerId,
-        mode: room.mode,
+        peerId: presence.peerId,
+        mode: admitted.mode,
         limit: admitted.limit,
-        peers,
+        peers: inside.map(memberView),
         iceServers: iceServersFor(who.key),
+        iceTransportPolicy: process.env.MEETING_ICE_POLICY === "relay" ? "relay" : "all",
         turn: turnConfigured(),
       });
     }),
   );
 
   const leaveCurrent = async () => {
-    if (!current) return;
-    const { room, member } = current;
-    current = null;
-    await leave(room, member, io);
+    const mine = current();
+    if (mine) await leave(io, mine);
   };
   socket.on(
     CLIENT_EVENTS.leaveMeeting,
@@ -269,24 +391,27 @@ function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promi
   );
   socket.on("disconnect", () => void leaveCurrent().catch((error) => log.error({ err: error }, "meeting leave failed")));
 
-  // mesh: an offer, answer or candidate for one other member, relayed as it is (SDP is opaque here)
+  // mesh: an offer, answer or ICE candidate (trickled, as the browser finds it) for one other
+  // member of the same meeting, on whichever node; relayed as it is (SDP is opaque here)
   socket.on(
     CLIENT_EVENTS.meetingSignal,
     safely(socket, async (payload: unknown) => {
       const to = peerOf(payload, "to");
-      const target = to && current?.room.members.get(to);
-      if (!current || !target || current.room.mode !== "mesh") return;
+      const mine = current();
+      if (!mine || !to) return;
       const { description, candidate } = (payload ?? {}) as { description?: { type?: unknown; sdp?: unknown }; candidate?: unknown };
+      const ice = candidateOf(candidate);
       const clean =
         description &&
         (description.type === "offer" || description.type === "answer") &&
         typeof description.sdp === "string" &&
         description.sdp.length < 100_000
           ? { description: { type: description.type, sdp: description.sdp } }
-          : candidate && typeof candidate === "object"
-            ? { candidate }
+          : ice
+            ? { candidate: ice }
             : null;
-      if (clean) target.socket.emit(SERVER_EVENTS.meetingSignal, { from: current.member.peerId, name: current.member.name, ...clean });
+      const { meetingId, peerId, name } = mine.presence;
+      if (clean) toRoom(io, peerRoom(meetingId, to), SERVER_EVENTS.meetingSignal, { from: peerId, name, ...clean });
     }),
   );
 
@@ -294,42 +419,44 @@ function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promi
   socket.on(
     CLIENT_EVENTS.meetingMedia,
     safely(socket, async (payload: unknown) => {
-      if (!current) return;
+      const mine = current();
+      if (!mine) return;
       const { audio, video } = (payload ?? {}) as { audio?: unknown; video?: unknown };
-      if (typeof audio === "boolean") current.member.audio = audio;
-      if (typeof video === "boolean") current.member.video = video;
-      toRoom(io, current.room, SERVER_EVENTS.meetingPeerJoined, memberView(current.member));
+      if (typeof audio === "boolean") mine.presence.audio = audio;
+      if (typeof video === "boolean") mine.presence.video = video;
+      toRoom(io, meetingRoom(mine.presence.meetingId), SERVER_EVENTS.meetingPeerJoined, memberView(mine.presence));
     }),
   );
 
-  // sfu: the browser's offer to publish; Janus's answer back, then feeds both ways
+  // sfu: the browser's offer to publish (its candidates trickle after it); Janus's answer back,
+  // then feeds both ways: this member receives everyone publishing, everyone receives this member
   socket.on(
     CLIENT_EVENTS.meetingPublish,
     safely(socket, async (payload: unknown, ack?: Ack) => {
       const sdp = sdpOf(payload);
       const client = janusClient();
-      if (!current || current.room.mode !== "sfu" || !sdp || !client) return void reply(ack, { ok: false });
-      const { room, member } = current;
-      if (member.publisher) await client.detach(member.publisher);
-      member.publisher = await client.attach();
-      await client.request(member.publisher, {
-        request: "join",
-        ptype: "publisher",
-        room: janusRoom(room.meeting.id),
-        id: member.peerId,
-        display: member.name,
-      });
-      const offer: Jsep = { type: "offer", sdp, trickle: false };
-      const { jsep } = await client.request(member.publisher, { request: "publish", audio: true, video: true }, offer);
-      if (!jsep) return void reply(ack, { ok: false });
-      member.publishing = true;
+      const mine = current();
+      if (!mine || !sdp || !client) return void reply(ack, { ok: false });
+      const { meetingId, peerId, name } = mine.presence;
+      const old = mine.publisher;
+      // the handle first, synchronously promised: candidates sent right after the offer wait for it
+      const publisher = (async () => {
+        if (old) await client.detach(await old.catch(() => 0));
+        const handle = await client.attach();
+        await client.request(handle, { request: "join", ptype: "publisher", room: janusRoom(meetingId), id: peerId, display: name });
+        return handle;
+      })();
+      mine.publisher = publisher;
+      publisher.catch(() => undefined);
+      const offer: Jsep = { type: "offer", sdp, trickle: true };
+      const { jsep } = await client.request(await publisher, { request: "publish", audio: true, video: true }, offer);
+      if (!jsep || current() !== mine) return void reply(ack, { ok: false });
+      mine.presence.publishing = true;
       reply(ack, { ok: true, sdp: jsep.sdp });
-      // the others' feeds to this member, and this member's feed to the others
-      for (const other of room.members.values()) {
-        if (other === member || !other.publishing) continue;
-        await sendFeed(room, member, other).catch((error) => log.warn({ err: error }, "janus feed failed"));
-        await sendFeed(room, other, member).catch((error) => log.warn({ err: error }, "janus feed failed"));
-      }
+      for (const other of await roster(io, meetingId))
+        if (other.publishing && other.peerId !== peerId)
+          await sendFeed(mine, other.peerId, other.name).catch((error) => log.warn({ err: error }, "janus feed failed"));
+      everyNode(io, "published", meetingId, peerId, name);
     }),
   );
 
@@ -338,11 +465,27 @@ function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promi
     safely(socket, async (payload: unknown, ack?: Ack) => {
       const peerId = peerOf(payload, "peerId");
       const sdp = sdpOf(payload);
-      const handle = peerId && current?.member.feeds.get(peerId);
+      const handle = peerId && current()?.feeds.get(peerId);
       const client = janusClient();
       if (!handle || !sdp || !client) return void reply(ack, { ok: false });
-      await client.request(handle, { request: "start" }, { type: "answer", sdp, trickle: false });
+      await client.request(handle, { request: "start" }, { type: "answer", sdp, trickle: true });
       reply(ack, { ok: true });
+    }),
+  );
+
+  // sfu: a candidate for this member's publisher (no peerId) or for one of its feeds; null: done
+  socket.on(
+    CLIENT_EVENTS.meetingTrickle,
+    safely(socket, async (payload: unknown) => {
+      const mine = current();
+      const client = janusClient();
+      if (!mine || !client) return;
+      const { candidate } = (payload ?? {}) as { candidate?: unknown };
+      const ice = candidate === null ? null : candidateOf(candidate);
+      if (ice === null && candidate !== null) return;
+      const feed = peerOf(payload, "peerId");
+      const handle = feed ? mine.feeds.get(feed) : await mine.publisher?.catch(() => undefined);
+      if (handle) await client.trickle(handle, ice);
     }),
   );
 }

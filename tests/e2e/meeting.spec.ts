@@ -11,14 +11,31 @@ import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chooseLanguage, hydrated, login } from "./helpers";
+import type { ChildProcess } from "node:child_process";
+import { chooseLanguage, hydrated, login, PASSWORD } from "./helpers";
+import { startServer, stopServer, waitHealthy } from "../support/server-process";
 import { E2E_JANUS_HTTP_PORT } from "../../playwright.config";
-import { janusPresent, missingJanusMessage, startMediaServers, type MediaServers } from "../../plugins/meeting/janus/servers";
+import {
+  coturnPresent,
+  janusPresent,
+  missingCoturnMessage,
+  missingJanusMessage,
+  startMediaServers,
+  type MediaServers,
+} from "../../plugins/meeting/janus/servers";
 
 test.use({
   launchOptions: {
     executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--use-fake-device-for-media-stream",
+      "--use-fake-ui-for-media-stream",
+      // getDisplayMedia picks the (fake) screen without a picker
+      "--auto-select-desktop-capture-source=Entire screen",
+    ],
   },
 });
 
@@ -47,6 +64,69 @@ async function expectMediaFlowing(page: Page) {
   expect(after.audio.packets).toBeGreaterThan(before.audio.packets);
 }
 
+type SignalStep = { at: number; step: "description" | "candidate" | "gathered"; to: string };
+
+/** The page sent its description, then its first ICE candidate, before its gathering was complete (trickle ICE). */
+async function expectTrickled(page: Page, to: string) {
+  await expect
+    .poll(() =>
+      page.evaluate(
+        (to) => (window as unknown as { __meeting: { signalLog: SignalStep[] } }).__meeting.signalLog.filter((s) => s.to.startsWith(to)).length,
+        to,
+      ),
+    )
+    .toBeGreaterThan(2);
+  const log = await page.evaluate(
+    (to) => (window as unknown as { __meeting: { signalLog: SignalStep[] } }).__meeting.signalLog.filter((s) => s.to.startsWith(to)),
+    to,
+  );
+  const first = (step: SignalStep["step"]) => log.findIndex((s) => s.step === step);
+  expect(first("description")).toBe(0);
+  expect(first("candidate")).toBeGreaterThan(0);
+  if (first("gathered") >= 0) expect(first("candidate")).toBeLessThan(first("gathered"));
+}
+
+/** The video frames `receiver` gets, by size (the largest of its connections' inbound video). */
+const receivedFrame = (receiver: Page) =>
+  receiver.evaluate(async () => {
+    let frame = { width: 0, height: 0, frames: 0 };
+    for (const pc of (window as unknown as { __meeting: { connections(): RTCPeerConnection[] } }).__meeting.connections())
+      (await pc.getStats()).forEach((s: { type: string; kind?: string; frameWidth?: number; frameHeight?: number; framesDecoded?: number }) => {
+        if (s.type === "inbound-rtp" && s.kind === "video" && (s.framesDecoded ?? 0) > frame.frames)
+          frame = { width: s.frameWidth ?? 0, height: s.frameHeight ?? 0, frames: s.framesDecoded ?? 0 };
+      });
+    return frame;
+  });
+
+/**
+ * `sharer` shares its (fake) screen: `receiver` decodes frames shaped like the screen (16:9), not
+ * the camera (4:3), and keeps getting them; then the camera again. Shapes, not sizes: WebRTC may
+ * scale a busy machine's video down.
+ */
+async function shareScreen(sharer: Page, receiver: Page) {
+  const ratio = async () => {
+    const f = await receivedFrame(receiver);
+    return f.height ? Math.round((f.width / f.height) * 100) / 100 : 0;
+  };
+  await expect.poll(ratio, { timeout: 20_000 }).toBe(1.33);
+  await sharer.getByRole("button", { name: "Share screen" }).click();
+  await expect(sharer.getByRole("button", { name: "Stop sharing" })).toHaveAttribute("aria-pressed", "true");
+  const sent = await sharer.evaluate(
+    () =>
+      (window as unknown as { __meeting: { connections(): RTCPeerConnection[] } }).__meeting
+        .connections()
+        .flatMap((pc) => pc.getSenders())
+        .find((s) => s.track?.kind === "video")?.track?.label,
+  );
+  expect(sent).toMatch(/^screen:/);
+  await expect.poll(ratio, { timeout: 20_000 }).toBe(1.78);
+  const before = await receivedFrame(receiver);
+  await receiver.waitForTimeout(1000);
+  expect((await receivedFrame(receiver)).frames).toBeGreaterThan(before.frames);
+  await sharer.getByRole("button", { name: "Stop sharing" }).click();
+  await expect.poll(ratio, { timeout: 20_000 }).toBe(1.33);
+}
+
 async function joinWithMedia(page: Page) {
   await hydrated(page);
   await page.getByRole("button", { name: "Join with camera and microphone" }).click();
@@ -61,7 +141,7 @@ test.describe("video meetings", () => {
     browser,
     baseURL,
   }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(240_000);
     const agent = await newPage(browser, baseURL!);
     await login(agent, "admin", "admin");
     await agent.goto("/ticket");
@@ -96,6 +176,13 @@ test.describe("video meetings", () => {
     await expectAccessible(agent);
     await expectMediaFlowing(agent);
     await expectMediaFlowing(customer);
+    // trickle: each side's description went first, its first candidate after it and before its
+    // gathering was complete (the customer offered, the agent answered)
+    await expectTrickled(customer, "peer:");
+    await expectTrickled(agent, "peer:");
+
+    // the customer shares the screen: the agent receives it in place of the camera
+    await shareScreen(customer, agent);
 
     // mute: the other's list says so; keyboard: the button is reached and pressed with the keyboard
     const mute = customer.getByRole("button", { name: "Mute" });
@@ -136,41 +223,160 @@ test.describe("video meetings", () => {
       fs.rmSync(runDir, { recursive: true, force: true });
     });
 
-    test("a meeting started from the shell, an invited agent joins, media flows through the SFU", async ({ browser, baseURL }) => {
-      test.setTimeout(120_000);
+    test("three people direct, a fourth moves the meeting to Janus without anyone leaving; ICE trickled; media through the SFU", async ({
+      browser,
+      baseURL,
+    }) => {
+      test.setTimeout(240_000);
       const host = await newPage(browser, baseURL!);
       await login(host, "admin", "admin");
+      // the invited agents sign in first: on a busy machine a sign-in is slow beside running media
+      const others: Page[] = [];
+      for (const username of ["agent", "agent2"]) {
+        const page = await newPage(browser, baseURL!);
+        await login(page, username, "agent");
+        others.push(page);
+      }
       await host.goto("/meetings");
       await host.getByLabel("Title (optional)").fill("Janus stand-up");
-      await host
-        .getByRole("group", { name: "Invite agents" })
-        .getByRole("checkbox", { name: /\(agent\)$/ })
-        .check();
+      const agents = host.getByRole("group", { name: "Invite agents" });
+      await agents.getByRole("checkbox", { name: /\(agent\)$/ }).check();
+      await agents.getByRole("checkbox", { name: /\(agent2\)$/ }).check();
       await host.getByRole("button", { name: "Start meeting" }).click();
       await host.getByRole("link", { name: "Join the meeting" }).click();
+      // the fourth person will be a guest: the host makes a link on the meeting's page
+      await host.getByLabel("Guest's name").fill("Gita Guest");
+      await host.getByRole("button", { name: "Make a guest link" }).click();
+      const guestLink = await host.getByLabel("Link for the guest (works once, on one browser)").inputValue();
+      const meetingUrl = host.url();
       await joinWithMedia(host);
-      await expect(host.getByTestId("meeting-status")).toHaveText("You are in the meeting (through the media server).");
+      const direct = "You are in the meeting (direct connections, at most 3 people).";
+      await expect(host.getByTestId("meeting-status")).toHaveText(direct);
 
-      const guest = await newPage(browser, baseURL!);
-      await login(guest, "agent", "agent");
-      await guest.goto("/meetings");
-      await guest.getByRole("link", { name: "Janus stand-up" }).click();
-      await joinWithMedia(guest);
-      await expect(guest.getByTestId("meeting-status")).toHaveText("You are in the meeting (through the media server).");
+      for (const page of others) {
+        await page.goto(meetingUrl);
+        await joinWithMedia(page);
+        await expect(page.getByTestId("meeting-status")).toHaveText(direct);
+      }
+      await expect(host.getByTestId("meeting-people").getByRole("listitem")).toHaveCount(3);
+
+      // the fourth: the customer through the link; the meeting moves to Janus, the three stay in
+      const customer = await newPage(browser, baseURL!);
+      await customer.goto(guestLink);
+      await customer.getByRole("button", { name: /^Join as / }).click();
+      await joinWithMedia(customer);
+      const sfu = "You are in the meeting (through the media server).";
+      for (const page of [host, ...others, customer]) await expect(page.getByTestId("meeting-status")).toHaveText(sfu, { timeout: 30_000 });
+      await expect(host.getByTestId("meeting-people").getByRole("listitem")).toHaveCount(4);
       await expectMediaFlowing(host);
-      await expectMediaFlowing(guest);
-      // through Janus: one connection publishing, one receiving the other's feed, each with its far
+      await expectMediaFlowing(customer);
+      // through Janus: one connection publishing, one per other person's feed, each with its far
       // end on a port of the RTP range this spec gave Janus
       const ports = await host.evaluate(() =>
         (window as unknown as { __meeting: { connections(): RTCPeerConnection[] } }).__meeting
           .connections()
           .map((pc) => Number(/a=candidate:\S+ 1 udp \d+ \S+ (\d+) typ host/.exec(pc.remoteDescription?.sdp ?? "")?.[1])),
       );
-      expect(ports).toHaveLength(2);
+      expect(ports).toHaveLength(4);
       for (const port of ports) expect(port >= JANUS_RTP[0] && port <= JANUS_RTP[1]).toBe(true);
-      await guest.getByRole("button", { name: "Leave" }).click();
-      await expect(guest.getByTestId("meeting-status")).toHaveText("You left the meeting.");
-      await expect(host.getByTestId("meeting-people").getByRole("listitem")).toHaveCount(1);
+      // trickle: the publisher's offer went to Janus at once, its first candidate after it and
+      // before gathering was complete
+      await expectTrickled(host, "janus");
+      await expectTrickled(customer, "janus");
+
+      await customer.getByRole("button", { name: "Leave" }).click();
+      await expect(customer.getByTestId("meeting-status")).toHaveText("You left the meeting.");
+      await expect(host.getByTestId("meeting-people").getByRole("listitem")).toHaveCount(3);
+      await expect(host.getByTestId("meeting-status")).toHaveText(sfu);
+      await Promise.all([host, ...others, customer].map((p) => p.context().close()));
+    });
+  });
+
+  test.describe("through a TURN relay only", () => {
+    test.skip(!janusPresent() || !coturnPresent(), `${missingJanusMessage()}; ${missingCoturnMessage()}`);
+    // a server of its own: TURN configured (coturn on loopback, started here) and MEETING_ICE_POLICY
+    // "relay", so browsers may use no address but the relay's
+    const port = Number(process.env.E2E_PORT || 3210) + 88;
+    const origin = `http://localhost:${port}`;
+    const slot = (Number(process.env.E2E_PORT || 3210) % 100) * 50;
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-turn-"));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-turn-data-"));
+    let servers: MediaServers;
+    let node: ChildProcess;
+    test.beforeAll(async () => {
+      test.setTimeout(240_000);
+      const secret = "e2e-turn-secret";
+      servers = await startMediaServers({
+        runDir,
+        janusPort: port + 3,
+        rtpPortMin: 35_000 + slot,
+        rtpPortMax: 35_049 + slot,
+        turn: { port: port + 1, secret, relayMin: 30_000 + slot, relayMax: 30_049 + slot },
+      });
+      node = startServer({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        SESSION_SECRET: "e2e-turn",
+        NODE_ENV: "test",
+        SMTP_LISTEN_PORT: String(port + 2),
+        JANUS_URL: "",
+        TURN_URLS: servers.turnUrl!,
+        TURN_SECRET: secret,
+        MEETING_ICE_POLICY: "relay",
+      });
+      await waitHealthy(origin, 200_000);
+      // a first sign-in warms the fresh node (its first password check and pages are slow on a busy machine)
+      await fetch(`${origin}/?index`, {
+        method: "POST",
+        body: new URLSearchParams({ intent: "login", username: "agent", password: PASSWORD, type: "agent" }),
+        redirect: "manual",
+      });
+    });
+    test.afterAll(async () => {
+      if (node) await stopServer(node);
+      await servers?.stop();
+      for (const dir of [runDir, dataDir]) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("every connection goes through coturn, candidates trickled, and media arrives on both sides", async ({ browser }) => {
+      test.setTimeout(180_000);
+      const host = await newPage(browser, origin);
+      await login(host, "admin", "admin", PASSWORD, origin);
+      await host.goto(`${origin}/meetings`);
+      await host.getByLabel("Title (optional)").fill("Relayed");
+      await host
+        .getByRole("group", { name: "Invite agents" })
+        .getByRole("checkbox", { name: /\(agent\)$/ })
+        .check();
+      await host.getByRole("button", { name: "Start meeting" }).click();
+      await host.getByRole("link", { name: "Join the meeting" }).click();
+      const meetingUrl = host.url();
+      await expect(host.getByTestId("meeting-turn")).not.toHaveText(/not configured/);
+      await joinWithMedia(host);
+      const guest = await newPage(browser, origin);
+      await login(guest, "agent", "agent", PASSWORD, origin);
+      await guest.goto(meetingUrl);
+      await joinWithMedia(guest);
+      await expectMediaFlowing(host);
+      await expectMediaFlowing(guest);
+      for (const page of [host, guest]) {
+        const types = await page.evaluate(async () => {
+          const found: string[] = [];
+          for (const pc of (window as unknown as { __meeting: { connections(): RTCPeerConnection[] } }).__meeting.connections()) {
+            const stats = await pc.getStats();
+            let pairId = "";
+            stats.forEach((s: { type: string; selectedCandidatePairId?: string }) => {
+              if (s.type === "transport" && s.selectedCandidatePairId) pairId = s.selectedCandidatePairId;
+            });
+            const pair = stats.get(pairId) as { localCandidateId: string; remoteCandidateId: string } | undefined;
+            found.push(`${stats.get(pair?.localCandidateId ?? "")?.candidateType}/${stats.get(pair?.remoteCandidateId ?? "")?.candidateType}`);
+          }
+          return found;
+        });
+        expect(types).toEqual(["relay/relay"]);
+        await expectTrickled(page, "peer:");
+      }
       await Promise.all([host, guest].map((p) => p.context().close()));
     });
   });

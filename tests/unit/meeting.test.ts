@@ -3,7 +3,10 @@
 // (ended, not invited, link used), start and end logged in the conversation; the limit over real
 // socket.io on loopback (20 people joining one mesh meeting); TURN credentials checked by a real
 // coturn (Debian `coturn`) when it is installed.
+import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import type { AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
@@ -29,10 +32,11 @@ import {
   validToken,
 } from "@plugins/meeting/meeting.server";
 import { admits, MESH_LIMIT, meetingLimit } from "@plugins/meeting/limits";
+import { candidateOf } from "@plugins/meeting/socket.server";
 import { iceServersFor, turnCredential, turnCredentialValid } from "@plugins/meeting/turn.server";
 import { attachNamespaces, attachSocket } from "@plugins/meeting/socket.server";
 import { loader as meetingLoader, action as meetingAction } from "@plugins/meeting/routes/meeting";
-import { coturnArgs, coturnPresent } from "@plugins/meeting/janus/servers";
+import { coturnArgs, coturnPresent, janusPresent, startMediaServers, type MediaServers } from "@plugins/meeting/janus/servers";
 import { freePort } from "@plugins/calls/sip/servers";
 
 async function call(fn: (args: LoaderFunctionArgs) => unknown, request: Request, params: Record<string, string> = {}) {
@@ -55,6 +59,18 @@ describe("meeting limits", () => {
     expect(admits("sfu", 7, false, { MEETING_SFU_LIMIT: "8" }).ok).toBe(true);
     expect(admits("sfu", 8, false, { MEETING_SFU_LIMIT: "8" }).ok).toBe(false);
     expect(meetingLimit("sfu", { MEETING_SFU_LIMIT: "nonsense" })).toBeGreaterThan(MESH_LIMIT);
+  });
+});
+
+describe("ICE candidates from browsers", () => {
+  it("takes what RTCIceCandidate.toJSON() gives and nothing else", () => {
+    const c = { candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host", sdpMid: "0", sdpMLineIndex: 0 };
+    expect(candidateOf({ ...c, usernameFragment: "u", other: 1 })).toEqual(c);
+    expect(candidateOf({ ...c, sdpMid: null })).toEqual({ ...c, sdpMid: null });
+    expect(candidateOf({ candidate: "x", sdpMid: null, sdpMLineIndex: null })).toBeNull();
+    expect(candidateOf({ candidate: "x".repeat(2000), sdpMid: "0" })).toBeNull();
+    expect(candidateOf("candidate:1")).toBeNull();
+    expect(candidateOf(null)).toBeNull();
   });
 });
 
@@ -347,6 +363,63 @@ describe.each(DIALECTS)("meetings (%s)", (dialect) => {
       expect(await ask(sockets[1], "leaveMeeting", {})).toEqual({ ok: true });
       expect(await left).toEqual({ peerId: answers[1].peerId });
       expect(await ask(sockets[3], "joinMeeting", { token: started.token })).toMatchObject({ ok: true });
+      // trickle: each ICE candidate is relayed on its own as the browser finds it; junk is not
+      const candidate = { candidate: "candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host", sdpMid: "0", sdpMLineIndex: 0 };
+      const relayed = new Promise((resolve) => sockets[0].once("meetingSignal", resolve));
+      sockets[3].emit("meetingSignal", { to: answers[0].peerId, candidate: { candidate: 42 } });
+      sockets[3].emit("meetingSignal", { to: answers[0].peerId, candidate: { ...candidate, usernameFragment: "x", extra: "<b>" } });
+      expect(await relayed).toEqual({ from: expect.any(Number), name: "Member 3", candidate });
     }, 60_000);
+
+    describe.skipIf(!janusPresent())("past the mesh limit, with Janus running", () => {
+      let media: MediaServers | undefined;
+      const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-meeting-janus-"));
+      beforeAll(async () => {
+        media = await startMediaServers({ runDir, janusPort: await freePort() });
+        process.env.JANUS_URL = media.janusUrl;
+      }, 30_000);
+      afterAll(async () => {
+        delete process.env.JANUS_URL;
+        await media?.stop();
+        fs.rmSync(runDir, { recursive: true, force: true });
+      });
+
+      it("starts direct; the fourth person moves it to Janus, the three inside told and still in; it stays there", async () => {
+        const { db, schema } = t.handle;
+        const people: UserRow[] = [];
+        for (let i = 0; i < 5; i++) {
+          const [u] = await db
+            .insert(schema.users)
+            .values({
+              username: `j${i}-${dialect}`,
+              name: `Janus ${i}`,
+              email: `j${i}-${dialect}@example.com`,
+              type: "agent",
+              departmentId: null,
+              passwordHash: "x",
+              createdAt: Date.now(),
+            } as typeof schema.users.$inferInsert)
+            .returning();
+          people.push(u as UserRow);
+        }
+        const started = await startMeeting(actorOf(admin), { ticketId: null, title: "Grows", inviteCustomer: false, agentIds: people.map((p) => p.id) });
+        if (!started.ok) throw new Error("not started");
+        const sockets = await Promise.all(people.map((p) => socketOf(p.id)));
+        const told = sockets.slice(0, 3).map((s) => new Promise((resolve) => s.once("meetingMode", resolve)));
+        const answers: { ok: boolean; mode?: string; limit?: number }[] = [];
+        for (const s of sockets.slice(0, 3)) answers.push(await ask(s, "joinMeeting", { token: started.token }));
+        expect(answers.map((a) => a.mode)).toEqual(["mesh", "mesh", "mesh"]);
+        const fourth = await ask<{ ok: boolean; mode: string; limit: number; peers: unknown[] }>(sockets[3], "joinMeeting", { token: started.token });
+        expect(fourth).toMatchObject({ ok: true, mode: "sfu", limit: 12 });
+        expect(fourth.peers).toHaveLength(3);
+        expect(await Promise.all(told)).toEqual([{ mode: "sfu" }, { mode: "sfu" }, { mode: "sfu" }]);
+        expect(await ask(sockets[0], "getMeetingCount", { token: started.token })).toEqual({ ok: true, count: 4, ended: false });
+        expect((await meetingByToken(started.token))?.media).toBe("sfu");
+        // fewer people again: still Janus (no way back), and a newcomer is told so
+        await ask(sockets[3], "leaveMeeting", {});
+        await ask(sockets[2], "leaveMeeting", {});
+        expect(await ask(sockets[4], "joinMeeting", { token: started.token })).toMatchObject({ ok: true, mode: "sfu" });
+      }, 60_000);
+    });
   });
 });

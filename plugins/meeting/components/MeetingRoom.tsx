@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import type { Socket } from "socket.io-client";
 import { CLIENT_EVENTS } from "~/realtime-events";
 import type { MeetingSession, Peer } from "./meeting.client";
+import { MESH_LIMIT } from "../limits";
 
 type Phase = "loading" | "ready" | "joining" | "in" | "left" | "ended" | "refused" | "failed";
 
@@ -106,6 +107,8 @@ export function MeetingRoom({ token, guest, turn, name }: { token: string; guest
         sessionRef.current = undefined;
         setPhase("ended");
       },
+      // grown past the mesh limit: now through the media server, nobody left
+      mode: setMode,
     });
     sessionRef.current = session;
     (window as unknown as { __meeting?: MeetingSession }).__meeting = session;
@@ -158,7 +161,7 @@ export function MeetingRoom({ token, guest, turn, name }: { token: string; guest
               : phase === "in"
                 ? mode === "sfu"
                   ? t("plugin_meeting.room.inSfu")
-                  : t("plugin_meeting.room.inMesh", { limit: 3 })
+                  : t("plugin_meeting.room.inMesh", { limit: MESH_LIMIT })
                 : phase === "left"
                   ? t(connected ? "plugin_meeting.room.left" : "plugin_meeting.room.disconnected")
                   : phase === "ended"

@@ -10,6 +10,11 @@ export interface Jsep {
   sdp: string;
   trickle?: boolean;
 }
+export interface IceCandidate {
+  candidate: string;
+  sdpMid: string | null;
+  sdpMLineIndex: number | null;
+}
 export interface JanusAnswer {
   data: Record<string, unknown>;
   jsep?: Jsep;
@@ -128,6 +133,15 @@ export class JanusClient {
   async detach(handle: number) {
     if (!this.sessionId) return;
     await this.post(`/${this.sessionId}/${handle}`, { janus: "detach" }).catch(() => undefined);
+  }
+
+  /**
+   * A browser's ICE candidate for a handle, sent as the browser finds it (trickle); `null`: the
+   * browser found them all. Janus takes candidates that come before the SDP they belong to.
+   */
+  async trickle(handle: number, candidate: IceCandidate | null) {
+    const session = await this.session();
+    await this.post(`/${session}/${handle}`, { janus: "trickle", candidate: candidate ?? { completed: true } });
   }
 
   /** A VideoRoom request: the synchronous answer's data, or the event that answers an asynchronous one (with its jsep). */

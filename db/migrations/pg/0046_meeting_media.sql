@@ -1,0 +1,1 @@
+ALTER TABLE "meetings" ADD COLUMN "media" text DEFAULT 'mesh' NOT NULL;

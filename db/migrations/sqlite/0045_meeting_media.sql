@@ -1,0 +1,1 @@
+ALTER TABLE `meetings` ADD `media` text DEFAULT 'mesh' NOT NULL;
