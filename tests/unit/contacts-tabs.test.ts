@@ -4,12 +4,14 @@
 // the order they were added, data_per_page a page, with its total, and answer bad or past-the-end
 // pages with a clear message; agents see tabs but cannot manage them, and hide_contacts keeps
 // them out. Renaming a field keeps every value; moving one changes the order the contact page
-// shows, kept in the database.
+// shows, kept in the database. The profile card of a customer: the contact behind the conversation
+// (the contacts plugin's customerProfile), its Activity, Tickets and Live Chat tabs and
+// GET /api/user/profile/{offset} with its pages, only conversations the viewer may read.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { eq, ne } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { sessionCookie } from "~/cookies.server";
@@ -22,6 +24,11 @@ import { action as fieldsAction } from "@plugins/contacts/routes/fields";
 import { loader as contactLoader } from "@plugins/contacts/routes/contact";
 import { loader as listLoader } from "@plugins/contacts/routes/contacts";
 import { loader as customApi } from "@plugins/contacts/routes/api.contacts.custom";
+import { receive } from "~/conversation/receive.server";
+import { linkPending } from "@plugins/contacts/link.server";
+import { profileCard } from "~/accounts/profile.server";
+import { loader as profileApi } from "~/accounts/routes/api.profile";
+import { plugins } from "~/plugins/registry.server";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-contacts-tabs-"));
 process.env.DATA_DIR = dataDir;
@@ -270,5 +277,115 @@ describe.each(DIALECTS)("Contact tabs and field order (%s)", (dialect) => {
     const entries = await db.select().from(log).where(eq(log.targetType, "contact_field")).orderBy(log.id);
     expect(entries.filter((e) => e.action === "contact.field_renamed").map((e) => JSON.parse(e.detail))).toEqual([{ name: "Loyalty tier", from: "Tier" }]);
     expect(entries.filter((e) => e.action === "contact.field_moved")).toHaveLength(3);
+  });
+
+  it("a customer's profile card: the linked contact across channels, Activity 5 a page, Tickets and Live Chat 10, only what the viewer may read", async () => {
+    const agentRow = agent;
+    const writes = async (who: { channel: string; email?: string; phone?: string; kind?: string; departmentId?: number | null }, at: number) => {
+      const written = await receive({
+        ticket: {
+          channel: who.channel,
+          title: `Card ${at}`,
+          contactName: "Rina Card",
+          contactEmail: who.email ?? "",
+          contactPhone: who.phone ?? "",
+          customerId: "",
+          departmentId: who.departmentId === undefined ? agentRow.departmentId : who.departmentId,
+          receiverEmail: "",
+          channelAccountId: null,
+        },
+        message: { body: `Hello ${at}`, type: "text", senderName: "Rina Card" },
+        files: [],
+      });
+      return written.ticket;
+    };
+    // one mail gives both the email and the phone; later an SMS by phone alone, in another form
+    const mail = await writes({ channel: "EMAIL", email: `rina.${dialect}@example.com`, phone: "+60 12-777 0001" }, 1);
+    for (let i = 2; i <= 7; i++) await writes({ channel: "EMAIL", email: `rina.${dialect}@example.com` }, i);
+    const sms = await writes({ channel: "SMS", phone: "012-777 0001" }, 8);
+    await linkPending();
+    const { db, schema } = t.handle;
+    const scope = {
+      viewer: { type: "agent" as const, permissions: [], clientId: 0, plan: 3, variant: "default" as const },
+      enabled: plugins().map((p) => p.id),
+      trial: false,
+    };
+    const card = (query: string) => profileCard(agentRow, new URLSearchParams(query), "Asia/Kuala_Lumpur", scope);
+    const activity = (await card(`ticket=${sms.ticketNumber}`))!;
+    const [linked] = await db
+      .select({ contactId: schema.contactTickets.contactId })
+      .from(schema.contactTickets)
+      .where(eq(schema.contactTickets.ticketId, sms.id));
+    const [contact] = await db.select({ uid: schema.contacts.uid }).from(schema.contacts).where(eq(schema.contacts.id, linked.contactId));
+    expect(activity).toMatchObject({
+      tabs: ["activity", "ticket", "livechat"],
+      tab: "activity",
+      shown: 5,
+      step: 5,
+      more: true,
+      person: { kind: "contact", name: "Rina Card", uid: contact.uid, email: `rina.${dialect}@example.com`, phone: "+60127770001" },
+    });
+    // the SMS found by its phone, with the mails found by their email: one customer
+    expect(activity.items).toHaveLength(5);
+    const all = (await card(`ticket=${sms.ticketNumber}&shown=10`))!;
+    expect(all).toMatchObject({ shown: 10, more: false });
+    expect(all.items.map((i) => i.ticketNumber)).toEqual(expect.arrayContaining([mail.ticketNumber, sms.ticketNumber]));
+    expect(all.items).toHaveLength(8);
+    const tickets = (await card(`ticket=${mail.ticketNumber}&tab=ticket`))!;
+    expect(tickets).toMatchObject({ tab: "ticket", step: 10, shown: 10, more: false });
+    expect(tickets.items).toHaveLength(8);
+    const chats = (await card(`ticket=${mail.ticketNumber}&tab=livechat`))!;
+    expect(chats).toMatchObject({ tab: "livechat", items: [], more: false, person: { uid: contact.uid } });
+
+    // the JSON twin: by a phone in any form, paged by offset; type picks a tab
+    const api = (path: string, token = agentToken) =>
+      settle(() =>
+        profileApi({
+          request: new Request(`http://localhost${path}${path.includes("?") ? "&" : "?"}_token=${token}`),
+          params: { offset: path.split("/")[4]?.split("?")[0] },
+          context: { ...context },
+        }),
+      );
+    const first = await (await api("/api/user/profile/0?mode=quick&phone=0127770001")).json();
+    expect(first).toMatchObject({
+      result: "success",
+      mode: "quick",
+      type: "activity",
+      more: true,
+      data: { type: "contact", uid: contact.uid, name: "Rina Card" },
+    });
+    expect(first.activity).toHaveLength(5);
+    expect(Object.keys(first.activity[0]).sort()).toEqual(["channel", "closed", "id", "ticket_number", "title", "ts", "type"]);
+    const rest = await (await api("/api/user/profile/5?phone=%2B60127770001")).json();
+    expect(rest).toMatchObject({ more: false });
+    expect(rest.activity).toHaveLength(3);
+    expect([...first.activity, ...rest.activity].map((a: { id: number }) => a.id)).not.toContain(undefined);
+    const byKind = await (await api(`/api/user/profile/0?type=ticket&id=${sms.id}`)).json();
+    expect(byKind).toMatchObject({ type: "ticket", more: false });
+    expect(byKind.activity).toHaveLength(8);
+    expect((await api("/api/user/profile/0?type=sms&phone=0127770001")).status).toBe(400);
+    expect((await api("/api/user/profile/-1?phone=0127770001")).status).toBe(400);
+    expect((await api("/api/user/profile/0")).status).toBe(400);
+
+    // an agent of another department reads none of them: nothing is revealed
+    const [otherDept] = await db
+      .select({ id: schema.departments.id })
+      .from(schema.departments)
+      .where(ne(schema.departments.id, agentRow.departmentId ?? -1))
+      .limit(1);
+    const stranger = await db
+      .insert(schema.users)
+      .values({
+        username: `stranger${dialect}`,
+        name: "Stranger",
+        email: `stranger.${dialect}@example.com`,
+        passwordHash: "x",
+        type: "agent",
+        departmentId: otherDept.id,
+        createdAt: Date.now(),
+      })
+      .returning({ id: schema.users.id });
+    const strangerToken = (await createSession(stranger[0].id)).token;
+    expect((await api("/api/user/profile/0?phone=0127770001", strangerToken)).status).toBe(404);
   });
 });
