@@ -17,6 +17,8 @@ import { passwordProblem } from "./password-policy.server";
 import { endUserSessions } from "./sessions.server";
 import { findUserByUsername, type UserRow } from "./users.server";
 import { BOT_USERNAMES } from "./bots";
+import { customerProfile, CUSTOMER_LISTS, type CustomerList, type CustomerProfile } from "./customer-profile.server";
+import type { Viewer as RuleViewer } from "~/permissions";
 
 // ---- avatar ----
 
@@ -312,31 +314,63 @@ export async function experience(viewer: Viewer, userId: number, kind: CardKind)
   return { exp, expLevel: 1 + Math.floor(exp / EXP_PER_LEVEL) };
 }
 
-/** A customer's conversations (by email or phone) the viewer may read, newest first. */
-export async function contactActivity(viewer: Viewer, who: { email?: string; phone?: string }, offset: number, limit = ACTIVITY_PAGE) {
-  // matched as stored, like the rest of the house (senderPriority)
+/** Where the customer lists' page sizes come from: activity 5, a kind's tab 10 (spec section 9). */
+export const customerPage = (list: CustomerList) => (list === "activity" ? ACTIVITY_PAGE : CARD_PAGE);
+
+/**
+ * What the plugins may add to a customer's card (app/accounts/customer-profile.server.ts): the
+ * viewer for their menu rules and the edition's plugins. Without it only the host's own match runs.
+ */
+export type ProfileScope = { viewer: RuleViewer; enabled: readonly string[]; trial: boolean };
+type Found = { person: Person; items: CardItem[]; more: boolean };
+
+/**
+ * A customer's conversations (by email or phone) the viewer may read, newest first: all of them
+ * (activity) or one kind. The contacts plugin, when the edition has it, knows the customer across
+ * channels and merges; else the conversations' own email and phone columns are matched as stored.
+ */
+export async function contactActivity(
+  viewer: Viewer,
+  who: { email?: string; phone?: string },
+  offset: number,
+  limit = ACTIVITY_PAGE,
+  list: CustomerList = "activity",
+  scope?: ProfileScope,
+): Promise<Found | undefined> {
   const email = (who.email ?? "").trim();
   const phone = (who.phone ?? "").trim();
   if ((!email && !phone) || email.length > 254 || phone.length > 50) return undefined;
+  const known = scope
+    ? await customerProfile({ reader: viewer, viewer: scope.viewer, who: { email, phone }, list, offset, limit }, scope.enabled, scope.trial)
+    : null;
+  // nothing readable: the viewer learns nothing about this person
+  if (known) return known.readsAny ? fromProfile(known) : undefined;
   const { db, schema } = getDb();
   const t = schema.tickets;
   const match = or(email ? eq(t.contactEmail, email) : undefined, phone ? eq(t.contactPhone, phone) : undefined);
   const rows = await db
     .select({ ...listColumns(), contactName: t.contactName, contactEmail: t.contactEmail, contactPhone: t.contactPhone })
     .from(t)
-    .where(and(match, readableBy(viewer)))
+    .where(and(match, readableBy(viewer), list === "activity" ? undefined : eq(t.kind, list)))
     .orderBy(desc(t.updatedAt), desc(t.id))
     .limit(limit + 1)
     .offset(Math.max(0, offset));
-  // nothing readable: the viewer learns nothing about this person
-  if (!rows.length && offset === 0) return undefined;
-  const first = rows[0];
+  let named = rows[0];
+  if (!named && list !== "activity") {
+    // an empty tab: the person is still known when another kind of theirs may be read
+    [named] = await db
+      .select({ ...listColumns(), contactName: t.contactName, contactEmail: t.contactEmail, contactPhone: t.contactPhone })
+      .from(t)
+      .where(and(match, readableBy(viewer)))
+      .limit(1);
+  }
+  if (!named && offset === 0) return undefined;
   const person: Person = {
     kind: "contact",
-    name: first?.contactName || email || phone,
+    name: named?.contactName || email || phone,
     photo: "",
-    email: first?.contactEmail || email,
-    phone: first?.contactPhone || phone,
+    email: named?.contactEmail || email,
+    phone: named?.contactPhone || phone,
     uid: email || phone,
   };
   // the contact columns made the person; the cards are plain list rows
@@ -344,8 +378,21 @@ export async function contactActivity(viewer: Viewer, who: { email?: string; pho
   return { person, items, more: rows.length > limit };
 }
 
+const fromProfile = (known: CustomerProfile): Found => ({
+  person: { kind: "contact", name: known.name || known.email || known.phone, photo: "", email: known.email, phone: known.phone, uid: known.uid },
+  items: known.items,
+  more: known.more,
+});
+
 /** The customer of a conversation the viewer may read: a live chat's is a visitor, others a contact. */
-export async function conversationCustomer(viewer: Viewer, ref: { number: number } | { id: number }, offset = 0, limit = ACTIVITY_PAGE) {
+export async function conversationCustomer(
+  viewer: Viewer,
+  ref: { number: number } | { id: number },
+  offset = 0,
+  limit = ACTIVITY_PAGE,
+  list: CustomerList = "activity",
+  scope?: ProfileScope,
+): Promise<Found | undefined> {
   const value = "id" in ref ? ref.id : ref.number;
   if (!Number.isSafeInteger(value)) return undefined;
   const { db, schema } = getDb();
@@ -361,21 +408,30 @@ export async function conversationCustomer(viewer: Viewer, ref: { number: number
       items: [],
       more: false,
     };
-  const found = await contactActivity(viewer, { email: ticket.contactEmail, phone: ticket.contactPhone }, offset, limit);
+  // the conversation is readable: its customer may be shown
+  const known = scope
+    ? await customerProfile({ reader: viewer, viewer: scope.viewer, who: { ticketId: ticket.id }, list, offset, limit }, scope.enabled, scope.trial)
+    : null;
+  if (known) return fromProfile(known);
+  const found = await contactActivity(viewer, { email: ticket.contactEmail, phone: ticket.contactPhone }, offset, limit, list);
   if (found) return found;
   return { person: { kind: "contact", name: ticket.contactName, photo: "", email: "", phone: "", uid: "" } as Person, items: [], more: false };
 }
 
 /** What the profile card shows (the modal, and /profile?username=... without JavaScript). */
 export type CardPerson = Person extends infer P ? (P extends unknown ? Omit<P, "id"> : never) : never;
+export type CardTab = CardKind | "activity";
 export type ProfileCardData = {
   person: CardPerson;
-  /** the open tab of a local user's card; null for everyone else */
-  tab: CardKind | null;
+  /** the card's tabs: a local user's Tickets and Live Chat; a customer's Activity, Tickets and Live Chat; none for bots and visitors */
+  tabs: CardTab[];
+  /** the open tab; null for bots and visitors */
+  tab: CardTab | null;
   items: { path: string; ticketNumber: number; title: string; status: number; date: string }[];
   more: boolean;
-  /** how many items are shown: Load More asks for the next page on top */
+  /** how many items are shown: Load More asks for `step` more on top */
   shown: number;
+  step: number;
   /** the query that names this person (username=... or ticket=...), for the card's links */
   query: string;
 };
@@ -386,8 +442,12 @@ const shownOf = (q: URLSearchParams, page: number) => {
   return Math.min(MAX_SHOWN, Math.max(page, Math.ceil(asked / page) * page));
 };
 
-/** The card for ?username= (a user or a bot) or ?ticket= (that conversation's customer); null when unknown or not readable. */
-export async function profileCard(viewer: Viewer, q: URLSearchParams, timeZone: string): Promise<ProfileCardData | null> {
+/**
+ * The card for ?username= (a user or a bot) or ?ticket= (that conversation's customer), with
+ * ?tab= and ?shown=; null when unknown or not readable. `scope` lets the contacts plugin name the
+ * customer (customer-profile.server.ts).
+ */
+export async function profileCard(viewer: Viewer, q: URLSearchParams, timeZone: string, scope?: ProfileScope): Promise<ProfileCardData | null> {
   const toItems = (items: CardItem[]) =>
     items.map((i) => ({ path: itemPath(i), ticketNumber: i.ticketNumber, title: i.title, status: i.status, date: formatDate(i.updatedAt, timeZone) }));
   const username = q.get("username");
@@ -395,24 +455,28 @@ export async function profileCard(viewer: Viewer, q: URLSearchParams, timeZone: 
     const person = await personByUsername(viewer, username);
     if (!person) return null;
     const query = new URLSearchParams({ username }).toString();
-    if (person.kind !== "user") return { person, tab: null, items: [], more: false, shown: 0, query };
+    if (person.kind !== "user") return { person, tabs: [], tab: null, items: [], more: false, shown: 0, step: 0, query };
     const { id, ...shown } = person;
     const tab: CardKind = q.get("tab") === "livechat" ? "livechat" : "ticket";
     const count = shownOf(q, CARD_PAGE);
     const page = await userConversations(viewer, id, tab, 0, count);
-    return { person: shown, tab, items: toItems(page.items), more: page.more, shown: count, query };
+    return { person: shown, tabs: [...CARD_KINDS], tab, items: toItems(page.items), more: page.more, shown: count, step: CARD_PAGE, query };
   }
   const number = Number(q.get("ticket"));
   if (!q.get("ticket") || !Number.isSafeInteger(number)) return null;
-  const count = shownOf(q, ACTIVITY_PAGE);
-  const found = await conversationCustomer(viewer, { number }, 0, count);
+  const list = CUSTOMER_LISTS.find((l) => l === q.get("tab")) ?? "activity";
+  const count = shownOf(q, customerPage(list));
+  const found = await conversationCustomer(viewer, { number }, 0, count, list, scope);
   if (!found) return null;
+  const customer = found.person.kind === "contact";
   return {
     person: found.person,
-    tab: null,
+    tabs: customer ? [...CUSTOMER_LISTS] : [],
+    tab: customer ? list : null,
     items: toItems(found.items),
     more: found.more,
     shown: count,
+    step: customerPage(list),
     query: new URLSearchParams({ ticket: String(number) }).toString(),
   };
 }

@@ -162,6 +162,15 @@ export const pluginManifest = z.object({
     .string()
     .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
     .optional(),
+  /**
+   * Who a customer is, for the profile card and GET /api/user/profile/{offset} (the contacts
+   * plugin): "file#export" of an async function of app/accounts/customer-profile.server.ts's
+   * CustomerProfileInput answering a CustomerProfile or null. The loader checks access itself.
+   */
+  customerProfile: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
   /** Static files under public/ that other websites load (served with CORP cross-origin). */
   sharedFiles: z.array(z.string().startsWith("/")).default([]),
   /**

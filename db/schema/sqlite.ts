@@ -1220,6 +1220,20 @@ export const contactFields = sqliteTable("contact_fields", {
   createdAt: time("created_at").notNull(),
 });
 
+/**
+ * A custom contact tab (spec section 3: id, name, start_index, data_per_page): a named slice of the
+ * contacts in the order they were added, from the start_index-th (0 first), data_per_page a page;
+ * shown as a tab of /contacts and by GET /api/contacts/custom (plugins/contacts/tabs.server.ts).
+ */
+export const contactTabs = sqliteTable("contact_tabs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  startIndex: integer("start_index").notNull().default(0),
+  dataPerPage: integer("data_per_page").notNull().default(20),
+  position: integer("position").notNull().default(0),
+  createdAt: time("created_at").notNull(),
+});
+
 /** A contact's value of a custom field, as typed (a number as written, a date as YYYY-MM-DD). */
 export const contactFieldValues = sqliteTable(
   "contact_field_values",

@@ -43,11 +43,26 @@ export async function listContacts(input: { q?: string; page?: number; size?: nu
       .orderBy(desc(c.createdAt), desc(c.id))
       .limit(size + 1)
       .offset((page - 1) * size);
-  const shown = rows.slice(0, size);
-  const identities = await identitiesOf(shown.map((r) => r.id));
-  const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
-  const contacts: ContactRow[] = shown.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") }));
+  const contacts = await withReach(rows.slice(0, size));
   return { contacts, page, size, q, more: rows.length > size };
+}
+
+/** A contact as the JSON twins give it (GET /api/contacts/list and /api/contacts/custom). */
+export const contactJson = (c: ContactRow) => ({
+  id: c.id,
+  uid: c.uid,
+  name: c.name,
+  salutation: c.salutation,
+  email: c.email,
+  phone: c.phone,
+  created_at: c.createdAt,
+});
+
+/** Contacts' rows as lists show them: each with its first email and phone. */
+export async function withReach(rows: Omit<ContactRow, "email" | "phone">[]): Promise<ContactRow[]> {
+  const identities = await identitiesOf(rows.map((r) => r.id));
+  const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
+  return rows.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") }));
 }
 
 /**
@@ -95,11 +110,8 @@ export async function quickFindContacts(text: string, limit: number): Promise<{ 
     .from(c)
     .where(and(inArray(c.id, ids), isNull(c.mergedInto)))
     .orderBy(desc(c.createdAt), desc(c.id));
-  const shown = rows.slice(0, limit);
-  const identities = await identitiesOf(shown.map((r) => r.id));
-  const first = (id: number, kind: IdentityKind) => identities.find((i) => i.contactId === id && i.kind === kind)?.value ?? "";
   return {
-    contacts: shown.map((r) => ({ ...r, createdAt: Number(r.createdAt), email: first(r.id, "email"), phone: first(r.id, "phone") })),
+    contacts: await withReach(rows.slice(0, limit)),
     more: rows.length > limit || byName.length > limit || byEmail.length > limit,
   };
 }

@@ -1,6 +1,8 @@
 // Custom contact fields: admins add fields to every contact (text, number, date or a select of
-// choices), mark them required, and retire them (their values are kept, and shown again when the
-// field returns). Agents fill them in on the contact's page; each kind is checked on the server
+// choices), mark them required, rename them (values belong to the field's id, so they stay), move
+// them up or down (the order is kept in `position`, and every place that lists fields reads it
+// through customFields) and retire them (their values are kept, and shown again when the field
+// returns). Agents fill them in on the contact's page; each kind is checked on the server
 // with a message tied to the field, and a refused form keeps everything typed.
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
@@ -29,7 +31,7 @@ const optionsOf = (text: string) => [
   ),
 ];
 
-/** The fields, in the order admins added them; the retired ones too with `all`. */
+/** The fields, in the order admins put them; the retired ones too with `all`. */
 export async function customFields(opts: { all?: boolean } = {}): Promise<CustomField[]> {
   const { db, schema } = getDb();
   const f = schema.contactFields;
@@ -41,9 +43,13 @@ export async function customFields(opts: { all?: boolean } = {}): Promise<Custom
   return rows.map((r) => ({ id: r.id, label: r.label, kind: r.kind as FieldKind, options: optionsOf(r.options), required: r.required, active: r.active }));
 }
 
+const labelSchema = z.object({
+  label: z.string().trim().min(1, "plugin_contacts.customFields.error.labelRequired").max(LABEL_MAX, "plugin_contacts.customFields.error.labelTooLong"),
+});
+
 const fieldSchema = z
   .object({
-    label: z.string().trim().min(1, "plugin_contacts.customFields.error.labelRequired").max(LABEL_MAX, "plugin_contacts.customFields.error.labelTooLong"),
+    label: labelSchema.shape.label,
     kind: z.enum(FIELD_KINDS, { errorMap: () => ({ message: "plugin_contacts.customFields.error.kind" }) }),
     options: z.string().transform(optionsOf),
     required: z.string().transform((v) => v === "1" || v === "on"),
@@ -108,6 +114,70 @@ export async function setCustomFieldActive(id: number, active: boolean, by: { id
         actor: { id: by.id, name: by.username },
         target: { type: "contact_field", id },
         detail: { name: done.label },
+      },
+      tx,
+    );
+    return true;
+  });
+}
+
+/** Renames a field (admins); its values stay with it. A refusal keeps the typed label and names the field. */
+export async function renameCustomField(
+  id: number,
+  label: string,
+  by: { id: number; username: string },
+): Promise<{ ok: true } | { ok: false; result: FormResult; status: number }> {
+  const intent = "rename";
+  const values = { field: String(id), label };
+  const parsed = labelSchema.safeParse({ label });
+  if (!parsed.success) return { ok: false, result: formError(parsed.error, values, intent), status: 400 };
+  const handle = getDb();
+  const f = handle.schema.contactFields;
+  return handle.transaction(async (tx) => {
+    const [before] = await tx.select({ label: f.label }).from(f).where(eq(f.id, id));
+    if (!before) return { ok: false as const, result: formResult({ intent, values, message: "plugin_contacts.customFields.error.gone" }), status: 404 };
+    if (before.label === parsed.data.label) return { ok: true as const };
+    await tx.update(f).set({ label: parsed.data.label }).where(eq(f.id, id));
+    await audit(
+      {
+        action: "contact.field_renamed",
+        actor: { id: by.id, name: by.username },
+        target: { type: "contact_field", id },
+        detail: { name: parsed.data.label, from: before.label },
+      },
+      tx,
+    );
+    return { ok: true as const };
+  });
+}
+
+/**
+ * Moves a field one place up or down among all fields (retired ones keep their place too), in one
+ * transaction: the positions are written anew as 1..n, so equal or missing positions of older
+ * rows settle as well. False when there is no such field; at either end nothing moves.
+ */
+export async function moveCustomField(id: number, direction: "up" | "down", by: { id: number; username: string }): Promise<boolean> {
+  const handle = getDb();
+  const f = handle.schema.contactFields;
+  return handle.transaction(async (tx) => {
+    const rows = await tx.select({ id: f.id, label: f.label, position: f.position }).from(f).orderBy(asc(f.position), asc(f.id));
+    const at = rows.findIndex((r) => r.id === id);
+    if (at < 0) return false;
+    const to = direction === "up" ? at - 1 : at + 1;
+    if (to < 0 || to >= rows.length) return true;
+    [rows[at], rows[to]] = [rows[to], rows[at]];
+    for (const [i, row] of rows.entries())
+      if (row.position !== i + 1)
+        await tx
+          .update(f)
+          .set({ position: i + 1 })
+          .where(eq(f.id, row.id));
+    await audit(
+      {
+        action: "contact.field_moved",
+        actor: { id: by.id, name: by.username },
+        target: { type: "contact_field", id },
+        detail: { name: rows[to].label, to: to + 1 },
       },
       tx,
     );

@@ -22,3 +22,10 @@ export async function requireContactsApiUser(request: Request, loadContext?: obj
     throw json({ result: "failed", description: "Access denied" }, { status: 403, headers: { "Cache-Control": "private, no-store" } });
   return { ctx, user };
 }
+
+/** An admin's page: others go back to the contacts list. */
+export async function requireContactsAdmin(request: Request, loadContext?: object) {
+  const found = await requireContactsUser(request, loadContext);
+  if (found.user.type !== "admin") throw redirect("/contacts");
+  return found;
+}

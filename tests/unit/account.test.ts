@@ -533,7 +533,11 @@ describe.each(DIALECTS)("own account on %s", (dialect) => {
       const chat = await makeTicket({ kind: "livechat", departmentId: 2, contactEmail: `visitor.${dialect}@example.com` });
       expect((await card(`ticket=${chat.ticketNumber}`))!.person).toMatchObject({ kind: "visitor", name: "Cora Customer" });
       const mail = await makeTicket({ departmentId: 2, contactEmail: `mailer.${dialect}@example.com` });
-      expect((await card(`ticket=${mail.ticketNumber}`))!).toMatchObject({ tab: null, person: { kind: "contact", email: `mailer.${dialect}@example.com` } });
+      expect((await card(`ticket=${mail.ticketNumber}`))!).toMatchObject({
+        tabs: ["activity", "ticket", "livechat"],
+        tab: "activity",
+        person: { kind: "contact", email: `mailer.${dialect}@example.com` },
+      });
       const elsewhere = await makeTicket({ departmentId: 1, contactEmail: `mailer.${dialect}@example.com` });
       expect(await card(`ticket=${elsewhere.ticketNumber}`)).toBeNull();
     });

@@ -1,5 +1,6 @@
 // The profile modal (spec section 2): avatar, name, 'View Profile'; a local user's Tickets and
-// Live Chat tabs with Load More; a customer's activity; the bot and visitor texts. Without
+// Live Chat tabs with Load More; a customer's activity (and their Tickets and Live Chat); the bot
+// and visitor texts. Without
 // JavaScript a ProfileLink is a plain link to the same card on /profile?username=...; with it,
 // the card opens in a dialog over the page and its links load inside the dialog.
 import { Link, useFetcher, useLocation } from "@remix-run/react";
@@ -7,6 +8,8 @@ import { useEffect, useId, useRef, useState, type MouseEvent, type ReactNode } f
 import { createPortal } from "react-dom";
 import { useTranslation } from "react-i18next";
 import type { ProfileCardData } from "../profile.server";
+
+const TAB_LABELS = { ticket: "account.card.tickets", livechat: "account.card.livechat", activity: "account.card.activity" } as const;
 
 const plainClick = (e: MouseEvent) => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
@@ -71,10 +74,10 @@ export function ProfileCard({ card, open, headingId }: { card: ProfileCardData |
       ) : null}
       {person.kind === "bot" ? <p>{t("account.card.bot")}</p> : null}
       {person.kind === "visitor" ? <p>{t("account.card.visitor")}</p> : null}
-      {card.tab ? (
+      {card.tabs.length ? (
         <nav aria-label={t("account.card.tabs")}>
           <ul className="inline-list" style={{ display: "flex", gap: "1rem", listStyle: "none", padding: 0, margin: 0 }}>
-            {(["ticket", "livechat"] as const).map((tab) => (
+            {card.tabs.map((tab) => (
               <li key={tab}>
                 <Link
                   to={href({ tab })}
@@ -82,16 +85,14 @@ export function ProfileCard({ card, open, headingId }: { card: ProfileCardData |
                   aria-current={card.tab === tab ? "page" : undefined}
                   style={card.tab === tab ? { fontWeight: 700 } : undefined}
                 >
-                  {t(tab === "ticket" ? "account.card.tickets" : "account.card.livechat")}
+                  {t(TAB_LABELS[tab])}
                 </Link>
               </li>
             ))}
           </ul>
         </nav>
-      ) : person.kind === "contact" ? (
-        <h3 style={{ margin: 0 }}>{t("account.card.activity")}</h3>
       ) : null}
-      {card.tab || person.kind === "contact" ? (
+      {card.tab ? (
         <>
           <ul className="profile-items" style={{ listStyle: "none", padding: 0, margin: 0 }}>
             {card.items.map((item) => (
@@ -112,8 +113,8 @@ export function ProfileCard({ card, open, headingId }: { card: ProfileCardData |
             <p style={{ margin: 0 }}>
               <Link
                 className="button"
-                to={href({ ...(card.tab ? { tab: card.tab } : {}), shown: String(card.shown + (card.tab ? 10 : 5)) })}
-                onClick={follow(href({ ...(card.tab ? { tab: card.tab } : {}), shown: String(card.shown + (card.tab ? 10 : 5)) }))}
+                to={href({ tab: card.tab, shown: String(card.shown + card.step) })}
+                onClick={follow(href({ tab: card.tab, shown: String(card.shown + card.step) }))}
               >
                 {t("account.card.loadMore")}
               </Link>

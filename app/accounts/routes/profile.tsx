@@ -15,6 +15,7 @@ import { Avatar, ProfileCard } from "../components/ProfileCard";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../password-policy.server";
 import { AvatarBodyTooLarge, changePassword, profileCard, profileSchema, readAvatarForm, removeAvatar, setAvatar, updateProfile } from "../profile.server";
 import { pageMeta } from "~/meta";
+import { profileScopeOf } from "../customer-profile.server";
 
 const SAVED = ["photo", "photo_removed", "details", "password"] as const;
 
@@ -25,7 +26,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
   const user = ctx.user!;
   const q = new URL(request.url).searchParams;
-  if (q.has("username") || q.has("ticket")) return json({ view: "card" as const, card: await profileCard(user, q, ctx.workspace.timeZone) });
+  if (q.has("username") || q.has("ticket"))
+    return json({ view: "card" as const, card: await profileCard(user, q, ctx.workspace.timeZone, profileScopeOf(ctx)) });
   return json({
     view: "own" as const,
     admin: user.type === "admin",

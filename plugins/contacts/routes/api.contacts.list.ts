@@ -5,7 +5,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { z } from "zod";
 import { apiInput } from "~/api.server";
-import { listContacts, LIST_PAGE, LIST_PAGE_MAX, SEARCH_MAX } from "../contacts.server";
+import { contactJson, listContacts, LIST_PAGE, LIST_PAGE_MAX, SEARCH_MAX } from "../contacts.server";
 import { requireContactsApiUser } from "../guard.server";
 
 const bad = "Please check the input.";
@@ -23,15 +23,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return json(
     {
       result: "success",
-      data: found.contacts.map((c) => ({
-        id: c.id,
-        uid: c.uid,
-        name: c.name,
-        salutation: c.salutation,
-        email: c.email,
-        phone: c.phone,
-        created_at: c.createdAt,
-      })),
+      data: found.contacts.map(contactJson),
       page: found.page,
       more: found.more,
     },
