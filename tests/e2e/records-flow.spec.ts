@@ -43,8 +43,8 @@ for (const javaScriptEnabled of [true, false]) {
       const field = `Loyalty points ${tag}`;
       await page.goto("/contacts/fields");
       if (javaScriptEnabled) await hydrated(page);
-      await page.getByLabel("Label").fill(field);
-      await page.getByLabel("Kind").selectOption({ label: "Number" });
+      await page.getByRole("textbox", { name: "Label", exact: true }).fill(field);
+      await page.getByLabel("Kind", { exact: true }).selectOption({ label: "Number" });
       await page.getByRole("button", { name: "Add field" }).click();
       await expect(page.getByText("Field added.")).toBeVisible();
 
