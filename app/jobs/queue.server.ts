@@ -19,7 +19,8 @@ import { getDb, isUniqueViolation, type DbHandle, type Tx } from "@db/client";
 import { warnings, withLogContext, type LogFn } from "~/ops/log.server";
 import { metrics } from "~/ops/metrics.server";
 
-export const LEASE_MS = 5 * 60_000;
+/** How long a claimed job is held (JOB_LEASE_MS, default 5 minutes): a node that dies mid-job leaves it to others after this. */
+export const LEASE_MS = Number(process.env.JOB_LEASE_MS) || 5 * 60_000;
 const BATCH = 20;
 const POLL_MS = 2_000;
 

@@ -30,7 +30,8 @@ export interface Node {
   exited: Promise<number | null>;
 }
 
-export async function startNode(env: Record<string, string>): Promise<Node> {
+/** `healthMs`: how long it may take to answer /healthz (a loaded machine's first start migrates and seeds). */
+export async function startNode(env: Record<string, string>, healthMs = 30_000): Promise<Node> {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-chaos-"));
   const logFile = path.join(dataDir, "server.log");
@@ -39,7 +40,7 @@ export async function startNode(env: Record<string, string>): Promise<Node> {
     fs.openSync(logFile, "a"),
   );
   const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
-  await waitHealthy(`http://127.0.0.1:${port}`, 30_000);
+  await waitHealthy(`http://127.0.0.1:${port}`, healthMs);
   return { port, proc, output: () => fs.readFileSync(logFile, "utf8"), exited };
 }
 
