@@ -28,7 +28,12 @@ async function fakeRtpengine() {
     seen.push(command);
     const answer: Record<string, string | string[]> =
       command.command === "subscribe request"
-        ? { result: "ok", "to-tag": "sub-1", "from-tags": ["a", "b"], sdp: "v=0\r\ns=-\r\nm=audio 1 UDP/TLS/RTP/SAVPF 0\r\na=mid:1\r\nm=audio 2 UDP/TLS/RTP/SAVPF 0\r\na=mid:1\r\n" }
+        ? {
+            result: "ok",
+            "to-tag": "sub-1",
+            "from-tags": ["a", "b"],
+            sdp: "v=0\r\ns=-\r\nm=audio 1 UDP/TLS/RTP/SAVPF 0\r\na=mid:1\r\nm=audio 2 UDP/TLS/RTP/SAVPF 0\r\na=mid:1\r\n",
+          }
         : { result: "ok" };
     socket.send(Buffer.concat([Buffer.from(`${cookie} `), bencode(answer)]), from.port, from.address);
   });
