@@ -3,7 +3,8 @@
 // /supervisory shows B Incoming and the call waiting; B accepts: both Engaged, the call live; the
 // supervisor listens in (rtpengine forks both parties' audio to the supervisor's browser: its
 // inbound RTP bytes grow in getStats()), stops; A hangs up: both in ACW. Without JavaScript the
-// page still shows the states; an agent without view_report is refused.
+// page still shows the states; an agent without view_report is refused. Then an attended transfer
+// with the same servers: X calls Y, Y consults Z (X on hold, shown), completes: X talks with Z.
 import { test, expect, type Browser, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
@@ -24,6 +25,7 @@ const agents = [
   { username: `supa-${stamp}`, number: `9${digits}1` },
   { username: `supb-${stamp}`, number: `9${digits}2` },
 ];
+const transferAgents = ["x", "y", "z"].map((k, i) => ({ username: `att${k}-${stamp}`, number: `6${digits}${i + 1}` }));
 
 async function newPage(browser: Browser, baseURL: string, js: boolean) {
   const context = await browser.newContext({ javaScriptEnabled: js, permissions: ["microphone"] });
@@ -149,5 +151,55 @@ test.describe("supervision of live calls", () => {
     // an agent without view_report may not supervise
     const denied = await a.goto("/supervisory");
     expect(denied?.status()).toBe(403);
+  });
+  test("attended transfer: X calls Y, Y consults Z while X is on hold, completes; X and Z talk", async ({ browser, baseURL }) => {
+    test.setTimeout(150_000);
+    const setup = await newPage(browser, baseURL!, true);
+    await login(setup, "admin", "admin");
+    const [x, y, z] = [
+      await newAgent(setup, browser, baseURL!, transferAgents[0].username),
+      await newAgent(setup, browser, baseURL!, transferAgents[1].username),
+      await newAgent(setup, browser, baseURL!, transferAgents[2].username),
+    ];
+    await setup.goto("/call_config");
+    const form = setup.locator("#sip-form");
+    for (const agent of transferAgents) {
+      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `Agent ${agent.username} (${agent.username})` });
+      await form.getByLabel("Extension").fill(agent.number);
+      await form.getByLabel("SIP password").fill(`sip-${agent.username}`);
+      await form.getByRole("button", { name: "Save" }).click();
+      await expect(setup.getByTestId(`sip-account-${agent.number}`)).toContainText(agent.username);
+    }
+    for (const page of [x, y, z]) {
+      await page.goto("/");
+      await hydrated(page);
+      await expect(page.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+    }
+    const [X, Y, Z] = transferAgents.map((a) => a.number);
+    await x.getByLabel("Number or extension").fill(Y);
+    await x.getByRole("button", { name: "Call", exact: true }).click();
+    await y.getByRole("alertdialog").getByRole("button", { name: "Accept" }).click({ timeout: 15_000 });
+    await expect(x.getByTestId("call-status")).toHaveText(`On a call with ${Y}`, { timeout: 15_000 });
+
+    // Y consults Z: X waits on hold, and Y sees so
+    await y.getByLabel("Consult before transferring to").fill(Z);
+    await y.getByRole("button", { name: "Consult", exact: true }).click();
+    await expect(y.getByTestId("call-status")).toHaveText(`On hold with ${X}`, { timeout: 10_000 });
+    await z.getByRole("alertdialog").getByRole("button", { name: "Accept" }).click({ timeout: 15_000 });
+    await expect(y.getByTestId("consult")).toContainText(`Consulting ${Z} · ${X} is on hold`);
+    await y.getByRole("button", { name: "Complete transfer" }).click();
+
+    // X's phone calls Z with Replaces; Z's phone swaps the consultation call for it; Y is done
+    await expect(y.locator(".softphone")).toHaveAttribute("data-call-state", "acw", { timeout: 15_000 });
+    await expect(x.getByTestId("call-status")).toHaveText(`On a call with ${Z}`, { timeout: 15_000 });
+    await expect(z.getByTestId("call-status")).toHaveText(`On a call with ${X}`, { timeout: 15_000 });
+    const heard = (page: Page) =>
+      page.evaluate(() => (window as unknown as { __softphone: { inbound(): Promise<{ bytes: number }> } }).__softphone.inbound().then((r) => r.bytes));
+    for (const page of [x, z]) {
+      const before = await heard(page);
+      await expect.poll(() => heard(page), { timeout: 10_000 }).toBeGreaterThan(before + 1000);
+    }
+    await z.getByRole("button", { name: "Hang up" }).click();
+    await expect(x.locator(".softphone")).toHaveAttribute("data-call-state", "acw", { timeout: 10_000 });
   });
 });
