@@ -10,6 +10,8 @@ export const E2E_SMTP_PORT = PORT + 1;
 export const E2E_RELAY_PORT = PORT + 2;
 /** Kamailio's WebSocket port for tests/e2e/calls.spec.ts (which starts Kamailio itself). */
 export const E2E_SIP_WS_PORT = PORT + 3;
+/** rtpengine's ng port (UDP) for tests/e2e/supervision.spec.ts: the server asks it for listen-ins. */
+export const E2E_RTPENGINE_NG_PORT = PORT + 5;
 /** Janus's HTTP API for tests/e2e/meeting.spec.ts (which starts Janus itself, after its mesh test). */
 export const E2E_JANUS_HTTP_PORT = PORT + 7;
 export const E2E_METRICS_TOKEN = "e2e-metrics-token";
@@ -61,6 +63,7 @@ export default defineConfig({
       NODE_ENV: "test",
       SMTP_LISTEN_PORT: String(E2E_SMTP_PORT),
       SIP_WS_PORT: String(E2E_SIP_WS_PORT),
+      RTPENGINE_NG: `127.0.0.1:${E2E_RTPENGINE_NG_PORT}`,
       JANUS_URL: `http://127.0.0.1:${E2E_JANUS_HTTP_PORT}/janus`,
       SMTP_RELAY_URL: `smtp://127.0.0.1:${E2E_RELAY_PORT}`,
       // tests/e2e/metrics.spec.ts scrapes /metrics with it

@@ -35,8 +35,8 @@ const table: [string, string, Viewer, boolean][] = [
   ["calls/call_config", "agent", agent, false],
   ["calls/call_config", "agent with call_settings", withPerm(agent, "call_settings"), true],
   ["calls/call_config", "admin", admin, true],
-  ["reports/supervisory", "agent with view_report", withPerm(agent, "view_report"), true],
-  ["reports/supervisory", "agent", agent, false],
+  ["calls/supervisory", "agent with view_report", withPerm(agent, "view_report"), true],
+  ["calls/supervisory", "agent", agent, false],
   ["kanban/kanban", "admin", admin, true],
   ["kanban/kanban", "admin with hide_kanban", withPerm(admin, "hide_kanban"), false],
   ["kanban/kanban", "agent", agent, false],
@@ -59,7 +59,7 @@ const table: [string, string, Viewer, boolean][] = [
 
 // items that shared one named rule before rules moved into the manifests keep sharing it
 const sameRule: [string, string[]][] = [
-  ["reports/report", ["reports/dashboard", "reports/call_report", "reports/interactions", "reports/supervisory"]],
+  ["reports/report", ["reports/dashboard", "reports/call_report", "reports/interactions", "calls/supervisory"]],
   ["analyst/analyst_intelligence", ["analyst/prediction_validator", "analyst/integrated_insight", "analyst/ai_learning"]],
   ["case/case", ["kb/kb"]],
   ["tickets/ticket", ["campaign/campaign", "forms/forms", "livechat/livechat", "product/product", "sms/sms", "voice_analysis/upload"]],

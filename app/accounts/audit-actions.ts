@@ -65,6 +65,7 @@ export const AUDIT_ACTIONS = [
   "sip.account_created",
   "sip.account_updated",
   "sip.account_deleted",
+  "sip.listen_in",
   "ai.settings",
   "kanban.card_moved",
   "kanban.column_created",

@@ -1751,6 +1751,9 @@ export const aiTicketAnalysis = pgTable("ai_ticket_analysis", {
   language: text("language").notNull().default(""),
   degraded: bool("degraded").notNull().default(false),
   truncated: bool("truncated").notNull().default(false),
+  /** A call's voice (spec section 9's levels 0, 25, 50, 75, 100; null: no voice analysed): the customer's energy and pace. The call list filters on them. */
+  energy: integer("energy"),
+  pace: integer("pace"),
   updatedAt: time("updated_at").notNull(),
 });
 

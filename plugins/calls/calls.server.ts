@@ -6,7 +6,7 @@
 // 200; every event is keyed by the SIP Call-ID and moves the call only forward, so a repeated or
 // late event changes nothing. A call to an agent that ends unanswered (no answer, cancelled by the
 // caller, busy) is a missed call: the agent gets a "call_missed" notification in the same transaction.
-import { and, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gte, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
@@ -257,51 +257,134 @@ export function durations(call: Pick<CallRow, "startedAt" | "answeredAt" | "ende
   return { ring: s(ring), talk: s(talk), hold: s(hold), acw: call.acwMs == null ? null : s(call.acwMs) };
 }
 
-export const callFilterSchema = z.object({
-  direction: z.enum(DIRECTIONS).optional().catch(undefined),
+/** Spec section 3 (ticket emotion), section 9 (voice levels) and the AI's personality types: what the call filters offer. */
+export const EMOTIONS = ["anger", "fear", "happy", "love", "sad", "surprise", "curious"] as const;
+export const PERSONALITIES = ["driver", "analytical", "amiable", "expressive"] as const;
+export const VOICE_LEVELS = [0, 25, 50, 75, 100] as const;
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const level = z.coerce.number().refine((n) => (VOICE_LEVELS as readonly number[]).includes(n));
+
+/** Each call filter (spec section 3: emotion, energy, pace, personality, dates, number, assignee, DID, direction, label). */
+const callFilterFields = {
+  direction: z.enum(DIRECTIONS),
   number: z
     .string()
     .trim()
     .max(32)
-    .transform((v) => v.replace(/[^\d+*#]/g, ""))
-    .optional()
-    .catch(undefined),
-  from: z
+    .regex(/^[\d+*#\s().-]+$/)
+    .transform((v) => v.replace(/[^\d+*#]/g, "")),
+  from: day,
+  to: day,
+  emotion: z.enum(EMOTIONS),
+  energy: level,
+  pace: level,
+  personality: z.enum(PERSONALITIES),
+  /** a username: the call's assignee */
+  assignee: z.string().trim().min(1).max(100),
+  did: z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .optional()
-    .catch(undefined),
-  to: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .optional()
-    .catch(undefined),
-  page: z.coerce.number().int().min(1).max(100000).optional().catch(undefined),
-});
-export type CallFilter = z.infer<typeof callFilterSchema>;
+    .trim()
+    .regex(/^\+?[\d*#]{1,32}$/),
+  label: z.coerce.number().int().positive().max(2_147_483_647),
+  page: z.coerce.number().int().min(1).max(100000),
+};
+export type CallFilterField = keyof typeof callFilterFields;
+export const CALL_FILTER_FIELDS = Object.keys(callFilterFields) as CallFilterField[];
+export type CallFilter = { [K in CallFilterField]?: z.infer<(typeof callFilterFields)[K]> };
+
+/**
+ * The call filters from a query: each field checked on its own, so one bad value does not drop the
+ * others (the page keeps them and says which is wrong; the JSON twin answers 400). Empty is absent.
+ */
+export function parseCallFilter(raw: Record<string, string | undefined>): {
+  filter: CallFilter;
+  invalid: CallFilterField[];
+  values: Record<CallFilterField, string>;
+} {
+  const filter: Record<string, unknown> = {};
+  const invalid: CallFilterField[] = [];
+  const values = {} as Record<CallFilterField, string>;
+  for (const field of CALL_FILTER_FIELDS) {
+    const value = (raw[field] ?? "").trim();
+    values[field] = value.slice(0, 100);
+    if (!value) continue;
+    const parsed = callFilterFields[field].safeParse(value);
+    if (parsed.success) filter[field] = parsed.data;
+    else invalid.push(field);
+  }
+  return { filter: filter as CallFilter, invalid, values };
+}
 
 /** Midnight of a yyyy-mm-dd day in the workspace's time zone, as epoch ms (noon UTC lies in that day for offsets up to ±12 h). */
 const dayStart = (day: string, timeZone: string) => startOfDay(Date.parse(`${day}T12:00:00Z`), timeZone);
 
 /** The calls the reader may read (their tickets' access), newest first, paged by 30, with the spec's filters. */
-export async function listCalls(reader: Reader, filter: CallFilter, timeZone: string, opts: { ongoing?: boolean } = {}) {
+export async function listCalls(reader: Reader, filter: CallFilter, timeZone: string, opts: { ongoing?: boolean; status?: number } = {}) {
   const { db, schema } = getDb();
   const c = schema.calls;
   const t = schema.tickets;
+  // the AI's reading of the call (read through the shared schema, never through plugins/ai)
+  const ai = schema.aiTicketAnalysis;
   const where: (SQL | undefined)[] = [readableBy(reader)];
   if (opts.ongoing) where.push(inArray(c.state, ["ringing", "talking", "held"]));
+  // a ticket status (0 open .. 3 closed) as the JSON twin's {status} asks; 4 or none: all
+  if (opts.status != null && opts.status >= 0 && opts.status <= 3) where.push(eq(t.status, opts.status));
   if (filter.direction) where.push(eq(c.direction, filter.direction));
   if (filter.number) where.push(or(sql`${c.fromNumber} like ${`%${filter.number}%`}`, sql`${c.toNumber} like ${`%${filter.number}%`}`));
   if (filter.from) where.push(gte(c.startedAt, dayStart(filter.from, timeZone)));
   if (filter.to) where.push(lt(c.startedAt, dayStart(filter.to, timeZone) + 86_400_000));
+  if (filter.did) where.push(eq(c.did, filter.did));
+  if (filter.emotion) where.push(eq(t.emotion, filter.emotion));
+  if (filter.energy != null) where.push(eq(ai.energy, filter.energy));
+  if (filter.pace != null) where.push(eq(ai.pace, filter.pace));
+  if (filter.personality) where.push(eq(ai.personality, filter.personality));
+  if (filter.label) {
+    const l = schema.ticketLabels;
+    where.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(l)
+          .where(and(eq(l.ticketId, t.id), eq(l.labelId, filter.label))),
+      ),
+    );
+  }
+  if (filter.assignee) {
+    const p = schema.participants;
+    const u = schema.users;
+    where.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(p)
+          .innerJoin(u, eq(u.id, p.userId))
+          .where(and(eq(p.ticketId, t.id), eq(p.assignee, true), eq(u.username, filter.assignee))),
+      ),
+    );
+  }
   const cond = and(...where);
   const page = filter.page ?? 1;
   const [rows, [{ total }]] = await Promise.all([
     db
-      .select({ call: c, ticketNumber: t.ticketNumber, agentName: schema.users.name })
+      .select({
+        call: c,
+        ticketId: t.id,
+        ticketNumber: t.ticketNumber,
+        title: t.title,
+        status: t.status,
+        emotion: t.emotion,
+        updatedAt: t.updatedAt,
+        agentName: schema.users.name,
+        agentUsername: schema.users.username,
+        energy: ai.energy,
+        pace: ai.pace,
+        personality: ai.personality,
+      })
       .from(c)
       .innerJoin(t, eq(t.id, c.ticketId))
       .leftJoin(schema.users, eq(schema.users.id, c.agentUserId))
+      .leftJoin(ai, eq(ai.ticketId, t.id))
       .where(cond)
       .orderBy(desc(c.startedAt), desc(c.id))
       .limit(CALL_PAGE_SIZE)
@@ -310,28 +393,101 @@ export async function listCalls(reader: Reader, filter: CallFilter, timeZone: st
       .select({ total: sql<number>`count(*)` })
       .from(c)
       .innerJoin(t, eq(t.id, c.ticketId))
+      .leftJoin(ai, eq(ai.ticketId, t.id))
       .where(cond),
   ]);
+  const ids = rows.map((r) => r.ticketId);
+  const [labels, assignees] = await Promise.all([labelsOf(ids), assigneesOf(ids)]);
   const now = Date.now();
   return {
     page,
     pages: Math.max(1, Math.ceil(Number(total) / CALL_PAGE_SIZE)),
     total: Number(total),
     calls: rows.map((r) => ({
+      ticketId: r.ticketId,
       ticketNumber: r.ticketNumber,
+      title: r.title,
+      status: r.status,
+      updatedAt: r.updatedAt,
       sipCallId: r.call.sipCallId,
       direction: r.call.direction as Direction,
       did: r.call.did,
       from: r.call.fromNumber,
       to: r.call.toNumber,
       agent: r.agentName ?? "",
+      agentUsername: r.agentUsername ?? "",
       state: r.call.state,
       startedAt: r.call.startedAt,
       cause: r.call.hangupCause,
       hangupBy: r.call.hangupBy,
+      emotion: r.emotion,
+      energy: r.energy,
+      pace: r.pace,
+      personality: r.personality ?? "",
+      labels: labels.get(r.ticketId) ?? [],
+      assignees: assignees.get(r.ticketId) ?? [],
       ...durations(r.call, now),
     })),
   };
+}
+
+/** The labels and assignees (usernames) of these tickets, two queries, by ticket id. */
+async function labelsOf(ticketIds: number[]) {
+  const byTicket = new Map<number, { id: number; name: string }[]>();
+  if (!ticketIds.length) return byTicket;
+  const { db, schema } = getDb();
+  const l = schema.ticketLabels;
+  const rows = await db
+    .select({ ticketId: l.ticketId, id: l.labelId, name: schema.labels.name })
+    .from(l)
+    .leftJoin(schema.labels, eq(schema.labels.id, l.labelId))
+    .where(inArray(l.ticketId, ticketIds));
+  for (const r of rows) byTicket.set(r.ticketId, [...(byTicket.get(r.ticketId) ?? []), { id: r.id, name: r.name ?? "" }]);
+  return byTicket;
+}
+
+async function assigneesOf(ticketIds: number[]) {
+  const byTicket = new Map<number, string[]>();
+  if (!ticketIds.length) return byTicket;
+  const { db, schema } = getDb();
+  const p = schema.participants;
+  const rows = await db
+    .select({ ticketId: p.ticketId, username: schema.users.username })
+    .from(p)
+    .innerJoin(schema.users, eq(schema.users.id, p.userId))
+    .where(and(inArray(p.ticketId, ticketIds), eq(p.assignee, true)))
+    .orderBy(asc(p.addedAt), asc(p.userId));
+  for (const r of rows) byTicket.set(r.ticketId, [...(byTicket.get(r.ticketId) ?? []), r.username]);
+  return byTicket;
+}
+
+/** The workspace's labels and the agents with an extension: the call filter form's choices. */
+export async function callFilterChoices() {
+  const { db, schema } = getDb();
+  const [labels, agents, dids] = await Promise.all([
+    db.select({ id: schema.labels.id, name: schema.labels.name }).from(schema.labels).orderBy(asc(schema.labels.name)),
+    db
+      .select({ username: schema.users.username, name: schema.users.name })
+      .from(schema.sipAccounts)
+      .innerJoin(schema.users, eq(schema.users.id, schema.sipAccounts.userId))
+      .orderBy(asc(schema.users.username)),
+    knownDids(),
+  ]);
+  return { labels, agents, dids: dids.map((d) => d.did) };
+}
+
+/** The DIDs calls have come in on, with how many (the numbers the trunk delivers to the product). */
+export async function knownDids() {
+  const { db, schema } = getDb();
+  const c = schema.calls;
+  const rows = await db
+    .select({ did: c.did, calls: sql<number>`count(*)` })
+    .from(c)
+    .where(and(eq(c.direction, "inbound"), ne(c.did, "")))
+    .groupBy(c.did)
+    .orderBy(asc(c.did))
+    .limit(1000);
+  return rows.map((r) => ({ did: r.did, calls: Number(r.calls) }));
 }
 
 /** The call behind a CALL ticket (the conversation page's panel). */

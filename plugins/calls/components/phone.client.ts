@@ -3,15 +3,26 @@
 // only for an agent with an active SIP account (softphone.layer.tsx). It re-registers by itself
 // within 5 s after the socket or the network drops; a wrong password stops it (no retry storm).
 // On a call: hold and resume (a re-INVITE, sendonly), mute (the microphone's track off), DTMF
-// tones (RFC 4733 through rtpengine) and blind transfer (REFER: the other party calls the target).
-import { Inviter, Registerer, RegistererState, Session, SessionState, UserAgent, type Invitation, type Referral } from "sip.js";
+// tones (RFC 4733 through rtpengine), blind transfer (REFER: the other party calls the target) and
+// attended transfer: the other party on hold, a consultation call to the target, then REFER with
+// Replaces (the other party calls the target, whose phone swaps the consultation call for it).
+import { Inviter, Registerer, RegistererState, Session, SessionState, SIPExtension, UserAgent, type Invitation, type Referral } from "sip.js";
 
 export type PhoneState = "connecting" | "connected" | "failed" | "unauthorized";
 export type CallState =
   | { kind: "idle" }
   | { kind: "incoming"; from: string }
   | { kind: "calling"; to: string }
-  | { kind: "active"; peer: string; held: boolean; muted: boolean; since: number; callId: string }
+  | {
+      kind: "active";
+      peer: string;
+      held: boolean;
+      muted: boolean;
+      since: number;
+      callId: string;
+      /** an attended transfer's consultation call while `peer` waits on hold */
+      consult?: { target: string; connected: boolean };
+    }
   /** the call ended: after-call work until `until` (acw_seconds), then Ready */
   | { kind: "acw"; callId: string; until: number; startedAt: number };
 
@@ -57,6 +68,8 @@ export class Phone {
       authorizationUsername: config.number,
       authorizationPassword: config.password,
       logLevel: "error",
+      // an attended transfer's INVITE with Replaces takes over this phone's call (RFC 3891)
+      sipExtensionReplaces: SIPExtension.Supported,
       sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: config.turn } },
       delegate: {
         onDisconnect: (error) => {
@@ -138,13 +151,7 @@ export class Phone {
       if (state === SessionState.Established) {
         answered = true;
         this.show({ kind: "active", peer, held: false, muted: false, since: Date.now(), callId: this.callIdOf(session) });
-        const pc = (session.sessionDescriptionHandler as unknown as { peerConnection?: RTCPeerConnection } | undefined)?.peerConnection;
-        if (pc) {
-          const stream = new MediaStream();
-          pc.getReceivers().forEach((r) => r.track && stream.addTrack(r.track));
-          this.audio.srcObject = stream;
-          void this.audio.play().catch(() => undefined);
-        }
+        this.hear(session);
       }
       if (state === SessionState.Terminated) {
         if (this.session !== session) return;
@@ -154,6 +161,16 @@ export class Phone {
         else this.show({ kind: "idle" });
       }
     });
+  }
+
+  /** Plays the session's remote audio. */
+  private hear(session: Session) {
+    const pc = (session.sessionDescriptionHandler as unknown as { peerConnection?: RTCPeerConnection } | undefined)?.peerConnection;
+    if (!pc) return;
+    const stream = new MediaStream();
+    pc.getReceivers().forEach((r) => r.track && stream.addTrack(r.track));
+    this.audio.srcObject = stream;
+    void this.audio.play().catch(() => undefined);
   }
 
   private callIdOf(session: Session) {
@@ -182,6 +199,15 @@ export class Phone {
   }
 
   private incoming(invitation: Invitation) {
+    // an attended transfer: this INVITE (with Replaces) takes over our current call, at once
+    const replacee = (invitation as unknown as { _replacee?: Session })._replacee;
+    if (replacee && replacee === this.session) {
+      const from = invitation.remoteIdentity.uri.user ?? invitation.remoteIdentity.displayName;
+      this.watch(invitation, from);
+      // accepting BYEs the replaced call (sip.js); the watch above ignores that call's end
+      void invitation.accept({ sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } } });
+      return;
+    }
     // one call at a time, none during after-call work: a second caller hears busy
     if (this.session || this.acwState) {
       void invitation.reject({ statusCode: 486 });
@@ -265,6 +291,67 @@ export class Phone {
         })
         .catch(() => resolve(false));
     });
+  }
+
+  private consultSession: Session | null = null;
+
+  /** Attended transfer, step 1: the other party on hold, a consultation call to `target`. */
+  async consult(target: string) {
+    const uri = UserAgent.makeURI(`sip:${target}@${this.config.domain}`);
+    if (!this.session || this.session.state !== SessionState.Established || !this.current || this.consultSession || !uri) return false;
+    if (!this.current.held) await this.hold(true);
+    const inviter = new Inviter(this.ua, uri, { sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } } });
+    this.consultSession = inviter;
+    const mark = (consult: { target: string; connected: boolean } | undefined) => this.current && this.show({ ...this.current, consult });
+    inviter.stateChange.addListener((state) => {
+      if (state === SessionState.Established) {
+        mark({ target, connected: true });
+        this.hear(inviter);
+      }
+      if (state === SessionState.Terminated && this.consultSession === inviter) {
+        // the target hung up or refused: back to the held party (still on hold until Resume)
+        this.consultSession = null;
+        mark(undefined);
+        if (this.session) this.hear(this.session);
+      }
+    });
+    mark({ target, connected: false });
+    await inviter.invite().catch(() => undefined);
+    return true;
+  }
+
+  /** Attended transfer, step 2: REFER with Replaces; the held party calls the target, this phone leaves both calls. */
+  async completeTransfer() {
+    const main = this.session;
+    const consult = this.consultSession;
+    if (!main || !consult || consult.state !== SessionState.Established) return false;
+    return new Promise<boolean>((resolve) => {
+      void main
+        .refer(consult, {
+          requestDelegate: {
+            onAccept: () => {
+              resolve(true);
+              // the target's phone ends the consultation call when the held party's call replaces it
+              this.consultSession = null;
+              void main.bye().catch(() => undefined);
+            },
+            onReject: () => resolve(false),
+          },
+        })
+        .catch(() => resolve(false));
+    });
+  }
+
+  /** Attended transfer called off: the consultation call ends, the held party is taken off hold. */
+  async cancelConsult() {
+    const consult = this.consultSession;
+    if (!consult) return;
+    this.consultSession = null;
+    if (consult.state === SessionState.Established) await consult.bye().catch(() => undefined);
+    else if (consult instanceof Inviter) await consult.cancel().catch(() => undefined);
+    if (this.current) this.show({ ...this.current, consult: undefined });
+    if (this.session) this.hear(this.session);
+    await this.hold(false);
   }
 
   /** Asked to call someone else by the other party (its blind transfer): the new call starts, the transferor ends the old one. */

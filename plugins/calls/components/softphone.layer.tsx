@@ -3,7 +3,7 @@
 // account (spec section 2); sip.js is fetched by the browser only then. Shows the SIP banner
 // (connecting orange, 'Connected to call server.' green, 'fail_to_connect' with retry; spec 4 and
 // 8), a dialer, the incoming call's accept / decline prompt and, on a call, the timer, hold, mute,
-// the DTMF keypad and blind transfer; after the call, after-call work for acw_seconds (Ready ends it).
+// the DTMF keypad, blind and attended transfer (the held party's state shown); after the call, after-call work for acw_seconds (Ready ends it).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Outlet, useLoaderData, type ShouldRevalidateFunction } from "@remix-run/react";
@@ -108,6 +108,8 @@ function Softphone({ config }: { config: Config }) {
   }, [ticking]);
   const [tones, setTones] = useState("");
   const [transferTo, setTransferTo] = useState("");
+  const [consultTo, setConsultTo] = useState("");
+  const [transferFailed, setTransferFailed] = useState(false);
   useEffect(() => {
     if (call.kind !== "active") setTones("");
   }, [call.kind]);
@@ -247,6 +249,49 @@ function Softphone({ config }: { config: Config }) {
                 {t("plugin_calls.call.transfer")}
               </button>
             </form>
+            {call.consult ? (
+              <div className="stack" data-testid="consult">
+                <span role="status">
+                  {t("plugin_calls.attended.consulting", { target: call.consult.target })} · {t("plugin_calls.attended.held", { peer: call.peer })}
+                </span>
+                <div className="inline-form">
+                  <button
+                    type="button"
+                    className="button primary"
+                    disabled={!call.consult.connected}
+                    onClick={() => void phone.current?.completeTransfer().then((ok) => setTransferFailed(!ok))}
+                  >
+                    {t("plugin_calls.attended.complete")}
+                  </button>
+                  <button type="button" className="button" onClick={() => void phone.current?.cancelConsult()}>
+                    {t("plugin_calls.attended.back", { peer: call.peer })}
+                  </button>
+                </div>
+              </div>
+            ) : (
+              <form
+                className="inline-form"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  setTransferFailed(false);
+                  if (consultTo.trim()) void phone.current?.consult(consultTo.trim());
+                }}
+              >
+                <label htmlFor="softphone-consult">{t("plugin_calls.attended.consultTo")}</label>
+                <input
+                  id="softphone-consult"
+                  value={consultTo}
+                  onChange={(e) => setConsultTo(e.target.value.replace(/[^\d*#+]/g, ""))}
+                  inputMode="tel"
+                  autoComplete="off"
+                  size={10}
+                />
+                <button type="submit" className="button">
+                  {t("plugin_calls.attended.consult")}
+                </button>
+              </form>
+            )}
+            {transferFailed ? <p role="alert">{t("plugin_calls.attended.failed")}</p> : null}
           </div>
         ) : call.kind === "acw" ? (
           <div className="inline-form">

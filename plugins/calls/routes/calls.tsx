@@ -1,28 +1,28 @@
-// /call (the calls the user may read, newest first, paged by 30 with the call filters: direction,
-// number, dates) and /call/ongoing (the calls ringing or in progress now). Server-rendered tables
+// /call (the calls the user may read, newest first, paged by 30 with the call filters of spec
+// section 3: dates, number, assignee, DID, direction, label, emotion, energy, pace, personality;
+// a bad value is named and kept, the other filters still apply) and /call/ongoing (the calls ringing or in progress now). Server-rendered tables
 // with a GET filter form: they work without JavaScript; only live calling needs it (the softphone).
 // Each row links to its CALL ticket (/call/{ticket_number}), the shared conversation page.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import type { InputHTMLAttributes } from "react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { TableScroll } from "~/components/TableScroll";
 import { pageMeta } from "~/meta";
 import { formatDate, formatTime } from "~/time";
-import { callFilterSchema, DIRECTIONS, listCalls } from "../calls.server";
+import { callFilterChoices, DIRECTIONS, EMOTIONS, listCalls, parseCallFilter, PERSONALITIES, VOICE_LEVELS } from "../calls.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { ctx } = await guardPluginRoute(request, context);
   const url = new URL(request.url);
   const ongoing = url.pathname.replace(/\/$/, "") === "/call/ongoing";
-  const filter = callFilterSchema.parse(Object.fromEntries(url.searchParams));
+  const { filter, invalid, values } = parseCallFilter(Object.fromEntries(url.searchParams));
   const timeZone = ctx.workspace.timeZone;
-  const list = await listCalls(ctx.user!, filter, timeZone, { ongoing });
-  return json(
-    { ...list, ongoing, timeZone, filter: { direction: filter.direction ?? "", number: filter.number ?? "", from: filter.from ?? "", to: filter.to ?? "" } },
-    { headers: { "Cache-Control": "private, no-store" } },
-  );
+  const [list, choices] = await Promise.all([listCalls(ctx.user!, filter, timeZone, { ongoing }), callFilterChoices()]);
+  const { page: _page, ...kept } = values;
+  return json({ ...list, ongoing, timeZone, filter: kept, invalid, choices }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export const meta = pageMeta("plugin_calls.menu.call");
@@ -46,29 +46,47 @@ export default function Calls() {
         {data.ongoing ? <Link to="/call">{t("plugin_calls.list.all")}</Link> : <Link to="/call/ongoing">{t("plugin_calls.list.ongoingTitle")}</Link>}
       </nav>
       <Form method="get" className="inline-form" aria-label={t("plugin_calls.list.filters")}>
-        <div className="stack">
-          <label htmlFor="call-filter-direction">{t("plugin_calls.list.direction")}</label>
-          <select id="call-filter-direction" name="direction" defaultValue={data.filter.direction}>
-            <option value="">{t("plugin_calls.list.any")}</option>
-            {DIRECTIONS.map((d) => (
-              <option key={d} value={d}>
-                {t(`plugin_calls.direction.${d}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="stack">
-          <label htmlFor="call-filter-number">{t("plugin_calls.list.number")}</label>
-          <input id="call-filter-number" name="number" inputMode="tel" defaultValue={data.filter.number} size={12} />
-        </div>
-        <div className="stack">
-          <label htmlFor="call-filter-from">{t("plugin_calls.list.from")}</label>
-          <input id="call-filter-from" name="from" type="date" defaultValue={data.filter.from} />
-        </div>
-        <div className="stack">
-          <label htmlFor="call-filter-to">{t("plugin_calls.list.to")}</label>
-          <input id="call-filter-to" name="to" type="date" defaultValue={data.filter.to} />
-        </div>
+        {data.invalid.length ? (
+          <p role="alert" className="error" id="call-filter-error">
+            {t("plugin_calls.filters.invalid", { fields: data.invalid.map((f) => t(`plugin_calls.filters.${f}`)).join(", ") })}
+          </p>
+        ) : null}
+        <FilterSelect
+          field="direction"
+          value={data.filter.direction}
+          options={DIRECTIONS.map((d) => [d, t(`plugin_calls.direction.${d}`)])}
+          invalid={data.invalid}
+        />
+        <FilterInput field="number" value={data.filter.number} invalid={data.invalid} inputMode="tel" size={12} />
+        <FilterInput field="from" value={data.filter.from} invalid={data.invalid} type="date" />
+        <FilterInput field="to" value={data.filter.to} invalid={data.invalid} type="date" />
+        <FilterSelect
+          field="assignee"
+          value={data.filter.assignee}
+          options={data.choices.agents.map((a) => [a.username, `${a.name} (${a.username})`])}
+          invalid={data.invalid}
+        />
+        <FilterSelect field="did" value={data.filter.did} options={data.choices.dids.map((d) => [d, d])} invalid={data.invalid} />
+        <FilterSelect field="label" value={data.filter.label} options={data.choices.labels.map((l) => [String(l.id), l.name])} invalid={data.invalid} />
+        <FilterSelect field="emotion" value={data.filter.emotion} options={EMOTIONS.map((e) => [e, t(`emotion.${e}`)])} invalid={data.invalid} />
+        <FilterSelect
+          field="energy"
+          value={data.filter.energy}
+          options={VOICE_LEVELS.map((l) => [String(l), t(`plugin_calls.filters.energyLevel.${l}`)])}
+          invalid={data.invalid}
+        />
+        <FilterSelect
+          field="pace"
+          value={data.filter.pace}
+          options={VOICE_LEVELS.map((l) => [String(l), t(`plugin_calls.filters.paceLevel.${l}`)])}
+          invalid={data.invalid}
+        />
+        <FilterSelect
+          field="personality"
+          value={data.filter.personality}
+          options={PERSONALITIES.map((p) => [p, t(`plugin_calls.filters.personalityType.${p}`)])}
+          invalid={data.invalid}
+        />
         <div>
           <button type="submit" className="button">
             {t("plugin_calls.list.filter")}
@@ -93,6 +111,8 @@ export default function Calls() {
                 <th scope="col">{t("plugin_calls.list.hold")}</th>
                 <th scope="col">{t("plugin_calls.list.acw")}</th>
                 <th scope="col">{t("plugin_calls.list.cause")}</th>
+                <th scope="col">{t("plugin_calls.filters.emotion")}</th>
+                <th scope="col">{t("plugin_calls.filters.label")}</th>
               </tr>
             </thead>
             <tbody>
@@ -117,6 +137,8 @@ export default function Calls() {
                     {c.cause ? t(`plugin_calls.cause.${c.cause}`) : "–"}
                     {c.hangupBy ? ` (${t("plugin_calls.list.by", { by: c.hangupBy })})` : null}
                   </td>
+                  <td data-testid="emotion">{c.emotion ? t(`emotion.${c.emotion}`) : "–"}</td>
+                  <td data-testid="labels">{c.labels.map((l) => l.name || t("plugin_calls.filters.removedLabel")).join(", ") || "–"}</td>
                 </tr>
               ))}
             </tbody>
@@ -133,5 +155,52 @@ export default function Calls() {
         </nav>
       ) : null}
     </section>
+  );
+}
+
+type FilterProps = { field: string; value: string; invalid: string[] };
+
+/** One filter of the GET form: its label, and aria-invalid with the error when its value was refused. */
+function FilterInput({ field, value, invalid, ...input }: FilterProps & Omit<InputHTMLAttributes<HTMLInputElement>, "value">) {
+  const { t } = useTranslation();
+  const bad = invalid.includes(field);
+  return (
+    <div className="stack">
+      <label htmlFor={`call-filter-${field}`}>{t(`plugin_calls.filters.${field}`)}</label>
+      <input
+        id={`call-filter-${field}`}
+        name={field}
+        defaultValue={value}
+        aria-invalid={bad || undefined}
+        aria-describedby={bad ? "call-filter-error" : undefined}
+        {...input}
+      />
+    </div>
+  );
+}
+
+function FilterSelect({ field, value, invalid, options }: FilterProps & { options: [string, string][] }) {
+  const { t } = useTranslation();
+  const bad = invalid.includes(field);
+  // a refused value stays visible as typed, so the user sees what was wrong
+  const all = bad && value && !options.some(([v]) => v === value) ? [[value, value] as [string, string], ...options] : options;
+  return (
+    <div className="stack">
+      <label htmlFor={`call-filter-${field}`}>{t(`plugin_calls.filters.${field}`)}</label>
+      <select
+        id={`call-filter-${field}`}
+        name={field}
+        defaultValue={value}
+        aria-invalid={bad || undefined}
+        aria-describedby={bad ? "call-filter-error" : undefined}
+      >
+        <option value="">{t("plugin_calls.list.any")}</option>
+        {all.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
