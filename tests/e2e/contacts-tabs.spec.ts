@@ -93,6 +93,8 @@ for (const javaScriptEnabled of [true, false]) {
         await expect(page.getByRole("link", { name })).toBeVisible({ timeout: 1_000 });
       }).toPass({ timeout: 20_000 });
       await page.getByRole("link", { name }).click();
+      // with JavaScript the click navigates in the page: wait for the contact's address
+      await expect(page).toHaveURL(/\/contacts\/[^/?]+$/);
       const contactUrl = page.url();
       await page
         .getByRole("region", { name: "Activity", exact: true })
