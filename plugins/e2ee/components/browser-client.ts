@@ -214,7 +214,8 @@ export class E2eeClient {
     let newest = 0;
     const ids = new Set<string>();
     const done = (el: HTMLElement, version: number) => {
-      const mark = `${version}:${ready(state) ? "k" : "-"}:${state.keys.keys.length}`;
+      // a new key or a new offer of one (a share) may open what could not be opened before
+      const mark = `${version}:${ready(state) ? "k" : "-"}:${state.keys.keys.length}:${state.keys.offered?.length ?? 0}`;
       if (el.dataset.e2eeDone === mark) return true;
       el.dataset.e2eeDone = mark;
       return false;
