@@ -104,6 +104,7 @@ const SAME: [text: string | RegExp, languages: readonly Language[], reason: stri
   [/^(Facebook Messenger|LINE|Telegram|WhatsApp)$/, LANGUAGES, "channels named by their brands"],
   ["SLA", LANGUAGES, "service level agreement: the abbreviation is used in every language"],
   ["SKU", LANGUAGES, "stock keeping unit: the abbreviation is used in every language"],
+  ["DID", LANGUAGES, "direct inward dialling: telephony's abbreviation is used in every language"],
   [/^[A-Z]{3} [\d,]+(\.\d+)?$/, LANGUAGES, "amounts are written with their ISO currency code, alike in every language (plugins/payment/money.ts)"],
   [/^https?:\/\/\S+$/, LANGUAGES, "web addresses"],
   [/^[^\s@]+@[^\s@]+$/, LANGUAGES, "mail addresses"],
