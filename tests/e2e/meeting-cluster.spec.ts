@@ -77,7 +77,7 @@ const ask = <T>(s: Socket, event: string, payload: unknown) => new Promise<T>((r
 type Joined = { ok: boolean; peerId: number; mode: string; peers: { peerId: number; name: string }[] };
 
 test.beforeAll(async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   await admin(`CREATE DATABASE ${database}`);
   // node 1 migrates and seeds the empty database first; node 2 then finds it ready
   startNode(1);
@@ -87,6 +87,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
+  test.setTimeout(90_000); // two nodes to drain and a database to drop, on a busy machine
   for (const s of sockets) s.close();
   await Promise.all([...nodes.values()].map(stopServer));
   for (const n of [1, 2]) fs.rmSync(`/tmp/${database}-${n}`, { recursive: true, force: true });
@@ -94,7 +95,7 @@ test.afterAll(async () => {
 });
 
 test("people on two nodes see each other; a dead node's people drop out; back up, they join again", async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   const hostCookie = await signIn("admin", "admin");
   const agentCookie = await signIn("agent", "agent");
   // the admin starts a meeting from the shell and invites the agent (the form's checkbox)
