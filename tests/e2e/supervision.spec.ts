@@ -5,17 +5,17 @@
 // inbound RTP bytes grow in getStats()), stops; A hangs up: both in ACW. Without JavaScript the
 // page still shows the states; an agent without view_report is refused. Then an attended transfer
 // with the same servers: X calls Y, Y consults Z (X on hold, shown), completes: X talks with Z.
-import { test, expect, type Browser, type Page } from "@playwright/test";
+import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chooseLanguage, login, hydrated } from "./helpers";
+import { login, hydrated } from "./helpers";
+import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage } from "./softphone-agents";
 import { E2E_RTPENGINE_NG_PORT, E2E_SIP_WS_PORT } from "../../playwright.config";
 import { missingBinariesMessage, sipBinariesPresent, startSipServers, type SipServers } from "../../plugins/calls/sip/servers";
 import { sipHookSecret } from "../../plugins/calls/sip/hook-secret";
 
-const NEW_PASSWORD = "Velvet-Kettle-Orbit-42";
 const present = sipBinariesPresent();
 if (!present && process.env.CI) throw new Error(`CI must run the call tests: ${missingBinariesMessage()}`);
 
@@ -27,37 +27,7 @@ const agents = [
 ];
 const transferAgents = ["x", "y", "z"].map((k, i) => ({ username: `att${k}-${stamp}`, number: `6${digits}${i + 1}` }));
 
-async function newPage(browser: Browser, baseURL: string, js: boolean) {
-  const context = await browser.newContext({ javaScriptEnabled: js, permissions: ["microphone"] });
-  await chooseLanguage(context, baseURL);
-  return context.newPage();
-}
-
-/** Invites an agent and accepts the invite in a page of its own (signed in afterwards). */
-async function newAgent(admin: Page, browser: Browser, baseURL: string, username: string) {
-  await admin.goto("/settings/users");
-  const form = admin.getByRole("form", { name: "Invite by email" });
-  await form.getByLabel("Email", { exact: true }).fill(`${username}@example.com`);
-  await form.getByLabel("Name", { exact: true }).fill(`Agent ${username}`);
-  await form.getByLabel("Username", { exact: true }).fill(username);
-  await form.getByLabel("Department", { exact: true }).selectOption({ label: "Support" });
-  await form.getByRole("button", { name: "Send invite" }).click();
-  const link = await admin.getByTestId("invite-link").inputValue();
-  const page = await newPage(browser, baseURL, true);
-  await page.goto(link);
-  await page.getByLabel("New password").fill(NEW_PASSWORD);
-  await page.getByLabel("Repeat the password").fill(NEW_PASSWORD);
-  await page.getByRole("button", { name: "Set password and sign in" }).click();
-  await expect(page.getByRole("button", { name: "Log In" })).toHaveCount(0);
-  return page;
-}
-
-test.use({
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"],
-  },
-});
+test.use({ launchOptions: FAKE_MEDIA_LAUNCH });
 
 test.describe("supervision of live calls", () => {
   test.skip(!present, `Kamailio is not installed: ${missingBinariesMessage()}`);
@@ -86,7 +56,7 @@ test.describe("supervision of live calls", () => {
     await sup.goto("/call_config");
     const form = sup.locator("#sip-form");
     for (const agent of agents) {
-      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `Agent ${agent.username} (${agent.username})` });
+      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `${callerName(agent.username)} (${agent.username})` });
       await form.getByLabel("Extension").fill(agent.number);
       await form.getByLabel("SIP password").fill(`sip-${agent.username}`);
       await form.getByRole("button", { name: "Save" }).click();
@@ -166,7 +136,7 @@ test.describe("supervision of live calls", () => {
     await setup.goto("/call_config");
     const form = setup.locator("#sip-form");
     for (const agent of transferAgents) {
-      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `Agent ${agent.username} (${agent.username})` });
+      await form.getByLabel("Agent", { exact: true }).selectOption({ label: `${callerName(agent.username)} (${agent.username})` });
       await form.getByLabel("Extension").fill(agent.number);
       await form.getByLabel("SIP password").fill(`sip-${agent.username}`);
       await form.getByRole("button", { name: "Save" }).click();
