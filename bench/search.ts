@@ -16,7 +16,7 @@ import pg from "pg";
 import { openDatabase, setDb, type DbHandle } from "../db/client";
 import { seedDemo } from "../app/seed/seed";
 import { findUserByUsername } from "../app/accounts/users.server";
-import { stats, benchDataDir } from "./support";
+import { stats, benchDataDir, PG_SEARCH_INDEXES } from "./support";
 
 const TICKETS = Number(process.env.BENCH_TICKETS || 1_000_000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES || 10_000_000);
@@ -163,7 +163,7 @@ async function loadPg(url: string): Promise<{ build: number; size: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
-    `SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE '%\\_trgm\\_idx' OR indexname LIKE '%\\_bigram%\\_idx'`,
+    `SELECT indexname, indexdef FROM pg_indexes WHERE ${PG_SEARCH_INDEXES}`,
   );
   for (const i of indexes) await client.query(`DROP INDEX ${i.indexname}`);
   const started = performance.now();
@@ -210,9 +210,7 @@ async function loadPg(url: string): Promise<{ build: number; size: number }> {
 async function pgIndexSize(url: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query(
-    `SELECT coalesce(sum(pg_relation_size(indexname::regclass)), 0) AS n FROM pg_indexes WHERE indexname LIKE '%\\_trgm\\_idx' OR indexname LIKE '%\\_bigram%\\_idx'`,
-  );
+  const { rows } = await client.query(`SELECT coalesce(sum(pg_relation_size(indexname::regclass)), 0) AS n FROM pg_indexes WHERE ${PG_SEARCH_INDEXES}`);
   await client.end();
   return Number(rows[0].n);
 }

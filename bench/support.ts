@@ -37,6 +37,9 @@ export async function openBenchDatabase(tickets: number) {
   return handle;
 }
 
+/** On PostgreSQL, the search's GIN indexes (trigram and bigram) among pg_indexes. */
+export const PG_SEARCH_INDEXES = String.raw`indexname like '%\_trgm\_idx' or indexname like '%\_bigram%\_idx'`;
+
 /**
  * On PostgreSQL the search's trigram and bigram indexes (GIN) cost more than the rest of a bulk
  * seed together; they are dropped while seeding and built again after, in one pass each, as the
@@ -45,9 +48,7 @@ export async function openBenchDatabase(tickets: number) {
 async function withoutSearchIndexes(handle: Awaited<ReturnType<typeof openDatabase>>, log: (m: string) => void, seed: () => Promise<void>) {
   if (handle.dialect !== "pg") return seed();
   const pgDb = handle.db as unknown as { execute(query: SQL): Promise<{ rows: { indexname: string; indexdef: string }[] }> };
-  const { rows } = await pgDb.execute(
-    sql.raw(String.raw`select indexname, indexdef from pg_indexes where indexname like '%\_trgm\_idx' or indexname like '%\_bigram%\_idx'`),
-  );
+  const { rows } = await pgDb.execute(sql.raw(`select indexname, indexdef from pg_indexes where ${PG_SEARCH_INDEXES}`));
   for (const i of rows) await handle.raw(sql.raw(`drop index if exists ${i.indexname}`));
   try {
     await seed();
