@@ -22,6 +22,8 @@ import { metrics } from "~/ops/metrics.server";
 /** How long a claimed job is held (JOB_LEASE_MS, default 5 minutes): a node that dies mid-job leaves it to others after this. */
 export const LEASE_MS = Number(process.env.JOB_LEASE_MS) || 5 * 60_000;
 const BATCH = 20;
+/** Lets the event loop take pending I/O (new connections, requests) before going on. */
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const POLL_MS = 2_000;
 
 /** The wait after the n-th failed attempt: 1 min, 2, 4, ... at most 1 h. */
@@ -230,6 +232,9 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     const slot = async () => {
       // a stopping worker claims nothing more; what it runs, it finishes (or gives back: stop)
       while (!stopping && claims < BATCH) {
+        // SQLite answers synchronously, so a pass would otherwise run its whole batch in one turn
+        // of the event loop: webhooks and pages waiting to be answered get in between jobs
+        await yieldToIo();
         claims++;
         const claimed = await claimNext(at);
         if (claimed === "busy") {

@@ -116,6 +116,19 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     expect(most).toBeLessThanOrEqual(4);
   });
 
+  it("lets waiting requests in between jobs of a backlog whose jobs never wait on I/O", { timeout: 60_000 }, async () => {
+    // jobs that only compute and query (SQLite answers synchronously): without a yield a pass ran
+    // its whole batch before the server could accept a connection
+    const keys = Array.from({ length: 20 }, (_, i) => `busy-${i}`);
+    for (const key of keys) await add(key);
+    for (const key of keys) behaviour.set(key, () => undefined);
+    const w = createJobWorker({ now: () => clock, pollMs: 60 * MINUTE, concurrency: 1, log: () => undefined });
+    const pass = w.runOnce();
+    // a request that arrived meanwhile is I/O: its callback runs in the check phase as setImmediate's do
+    const ranBeforeRequest = await new Promise<number>((resolve) => setImmediate(() => resolve(runs.length)));
+    expect(await pass).toBe(20);
+    expect(ranBeforeRequest).toBeLessThanOrEqual(1);
+  });
   const addIn = (lane: string, key: string) => enqueue(undefined, { kind: "test.job", key, payload: { key }, lane });
 
   it("runs a lane's jobs one at a time and in order with two workers, other lanes beside them", { timeout: 60_000 }, async () => {
