@@ -13,7 +13,8 @@
 //    to the text in the DOM (a MutationObserver stamps performance.timeOrigin + now, the same
 //    clock as the server's Date.now on this machine), and the renderers' own work per message per
 //    tab (DevTools' TaskDuration), which says how many tabs one machine can keep live;
-//    BENCH_TAB_PROFILE=file.cpuprofile keeps the first tab's CPU profile.
+//    BENCH_TAB_PROFILE=file.cpuprofile keeps the first tab's CPU profile, BENCH_TAB_TRACE=file.json
+//    its Chromium trace (paint, raster, layout: open it in DevTools' Performance panel).
 // BENCH_SERVER_DIR: the folder of another build to measure (the code before a change); with
 // BENCH_LEGACY=1 the clients behave as that code's pages did (fixed 5 s retries, reloading the
 // page's four loaders after a reconnect).
@@ -323,11 +324,13 @@ async function tabs(base: string, agents: Agent[], ticket: Ticket, adminToken: s
   // the renderers' own work (script, layout, style, paint tasks), read from each tab's DevTools
   // metrics: CPU per message per tab is what tells how many tabs a machine can keep live
   const sessions = await Promise.all(pages.map((p) => p.context().newCDPSession(p)));
+  // where it goes: script, style recalculation, layout (the rest of a task is paint and the like)
+  const KINDS = ["TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration"] as const;
   const taskSeconds = async () => {
-    let sum = 0;
+    const sum = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<(typeof KINDS)[number], number>;
     for (const s of sessions) {
       const { metrics } = await s.send("Performance.getMetrics");
-      sum += metrics.find((m) => m.name === "TaskDuration")?.value ?? 0;
+      for (const k of KINDS) sum[k] += metrics.find((m) => m.name === k)?.value ?? 0;
     }
     return sum;
   };
@@ -336,6 +339,11 @@ async function tabs(base: string, agents: Agent[], ticket: Ticket, adminToken: s
   // BENCH_TAB_PROFILE=file.cpuprofile: the first tab's CPU profile over the run (open it in DevTools)
   const profile = process.env.BENCH_TAB_PROFILE;
   if (profile) await sessions[0].send("Profiler.enable").then(() => sessions[0].send("Profiler.start"));
+  if (process.env.BENCH_TAB_TRACE)
+    await browser.startTracing(pages[0], {
+      path: process.env.BENCH_TAB_TRACE,
+      categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink", "cc", "gpu", "viz", "toplevel"],
+    });
   const texts = new Map<string, number>();
   const post = productPost(base, adminToken);
   const run = poster(
@@ -350,10 +358,13 @@ async function tabs(base: string, agents: Agent[], ticket: Ticket, adminToken: s
   await sleep(TAB_SECONDS * 1000);
   await run.stop();
   await sleep(3000);
-  const perMessage = ((await taskSeconds()) - tasksBefore) / TABS / Math.max(1, texts.size);
+  const tasksAfter = await taskSeconds();
+  if (process.env.BENCH_TAB_TRACE) await browser.stopTracing();
+  const per = (k: (typeof KINDS)[number]) => (tasksAfter[k] - tasksBefore[k]) / TABS / Math.max(1, texts.size);
+  const perMessage = per("TaskDuration");
   if (profile) fs.writeFileSync(profile, JSON.stringify((await sessions[0].send("Profiler.stop")).profile));
   console.log(
-    `  renderer work per message per tab ${(perMessage * 1000).toFixed(2)} ms: 100 tabs at ${TAB_RATE}/s need ${(perMessage * 100 * TAB_RATE).toFixed(2)} cores for the pages alone`,
+    `  renderer work per message per tab ${(perMessage * 1000).toFixed(2)} ms (script ${(per("ScriptDuration") * 1000).toFixed(2)}, style ${(per("RecalcStyleDuration") * 1000).toFixed(2)}, layout ${(per("LayoutDuration") * 1000).toFixed(2)}): 100 tabs at ${TAB_RATE}/s need ${(perMessage * 100 * TAB_RATE).toFixed(2)} cores for the pages alone`,
   );
   const commits = commitTimes([...texts.values()]);
   const onScreen: number[] = [];
