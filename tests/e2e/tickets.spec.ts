@@ -56,7 +56,11 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.locator(".system-message").last()).toHaveText("Alya Agent set the status to Pending");
 
       await page.getByRole("checkbox", { name: "Urgent" }).check();
+      // the box is ticked before the form is sent: wait for the server's answer, else the next
+      // page.goto cancels the submission (seen on a busy runner)
+      const saved = page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes(`/ticket/${number}`));
       await page.getByRole("button", { name: "Save labels" }).click();
+      await saved;
       await expect(page.getByRole("checkbox", { name: "Urgent" })).toBeChecked();
       await page.goto(`/?status=1`);
       await expect(page.locator(`.ticket-item[data-ticket="${number}"] .label-chip`, { hasText: "Urgent" })).toBeVisible();
