@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import { startServer, stopServer, waitHealthy } from "../tests/support/server-process";
 import { startMetaStandin, waContact, waStatus, waText, whatsappBody } from "../tests/support/meta-standin";
 import { createPgDatabase } from "../tests/unit/harness";
-import { pct } from "./product";
+import { pct, settled } from "./product";
 import { tallyChannels } from "./channels-tally";
 
 const RATE = Number(process.env.RATE || 200);
@@ -98,6 +98,7 @@ async function benchOn(dialect: string) {
       outgoing.push(...ids.map((r) => r.providerMessageId));
     }
 
+    await settled([server.pid!]);
     // at rest: one call at a time (the door's own cost, before any load)
     const rest: number[] = [];
     let warmUpRefused = 0;

@@ -33,6 +33,7 @@ import {
   prepareWorkspace,
   productPost,
   signedInPage,
+  settled,
   SUPPORT,
   type Agent,
   type Client,
@@ -222,13 +223,7 @@ async function steady(
   // what the server spends with nothing to deliver: idle (its background work), and for the
   // product one reply's own write path (auth, transaction, the AI and SLA hooks) on a ticket no
   // socket watches; both come out of the per-event figure below, which is then the fan-out alone
-  // a fresh server's own start-up work (the demo data's analysis, the garbage collection after it)
-  // is not what a delivery costs: wait until it has settled (under 2% of a core for 2 s)
-  for (let waited = 0; waited < 120_000; waited += 2000) {
-    const from = cpuNow();
-    await sleep(2000);
-    if (cpuNow() - from < 0.04 * pids.length) break;
-  }
+  await settled(pids);
   const idleFrom = cpuNow();
   await sleep(3000);
   const idlePerSecond = (cpuNow() - idleFrom) / 3;

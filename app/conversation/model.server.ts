@@ -676,8 +676,16 @@ type NewTicket = Pick<
  * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber
  * for races), its kind from the channel, the first message as the list's preview.
  */
+/** PostgreSQL: the advisory lock that lets one transaction at a time pick the next ticket number. */
+const TICKET_NUMBER_LOCK = 731_021;
+
 export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
-  const { schema } = getDb();
+  const { schema, dialect } = getDb();
+  // PostgreSQL: creators at once read the same max and all but one were refused by the unique
+  // index, rolling their whole transaction back (bench:channels: 454 of 742 new conversations,
+  // each retried a minute later by its job). Held until commit, the lock makes them take turns;
+  // SQLite has one writer anyway.
+  if (dialect === "pg") await (tx as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(${TICKET_NUMBER_LOCK})`);
   const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
   const [created] = await tx
     .insert(schema.tickets)

@@ -211,4 +211,16 @@ describe.each(DIALECTS)("conversations on %s", (dialect) => {
     await conversation.markConversationRead(agent2, fresh);
     expect((await listTickets(agent2, "ticket", q, { timeZone: "UTC" })).items[0].unread).toBe(false);
   });
+
+  it("gives conversations created at the same moment each its own number, none refused", async () => {
+    // twelve channels' customers writing at once: each in its own transaction, none retried
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        t.handle.transaction((tx) => conversation.insertTicket(tx, { channel: "WHATSAPP", title: `At once ${i}`, departmentId: 2 }, "hello", NOW)),
+      ),
+    );
+    const numbers = created.map((c) => c.ticketNumber);
+    expect(new Set(numbers).size).toBe(12);
+    expect(Math.max(...numbers) - Math.min(...numbers)).toBe(11);
+  });
 });
