@@ -2,6 +2,7 @@
 // postgres://... -> PostgreSQL (scale-out), anything else -> an embedded SQLite file.
 import path from "node:path";
 import fs from "node:fs";
+import { AsyncLocalStorage } from "node:async_hooks";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { drizzle as drizzleSqlite, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -11,6 +12,14 @@ import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { SQL } from "drizzle-orm";
 import * as sqliteSchema from "./schema/sqlite";
 import * as pgSchema from "./schema/pg";
+
+const background = new AsyncLocalStorage<true>();
+/**
+ * Runs background work (the job worker's): on SQLite's one writer its transactions give way to
+ * those of requests waiting at the same time, so a webhook's acknowledgement or a page's form never
+ * queues behind a backlog of jobs (bench:channels: acks waited seconds behind inbound jobs).
+ */
+export const inBackground = <T>(work: () => Promise<T>) => background.run(true, work);
 
 export type Dialect = "sqlite" | "pg";
 /**
@@ -93,7 +102,21 @@ function openSqlite(file: string): DbHandle {
   client.pragma(`synchronous = ${synchronous}`);
   reuseStatements(client);
   const db = drizzleSqlite(client, { schema: sqliteSchema });
-  let queue: Promise<unknown> = Promise.resolve();
+  // one transaction at a time; the next is a request's if any waits, else background work's
+  let writing = false;
+  const waiting = { request: [] as (() => void)[], background: [] as (() => void)[] };
+  const turn = () =>
+    new Promise<void>((resolve) => {
+      if (!writing) {
+        writing = true;
+        resolve();
+      } else waiting[background.getStore() ? "background" : "request"].push(resolve);
+    });
+  const next = () => {
+    const go = waiting.request.shift() ?? waiting.background.shift();
+    if (go) go();
+    else writing = false;
+  };
   return {
     dialect: "sqlite",
     db,
@@ -108,9 +131,10 @@ function openSqlite(file: string): DbHandle {
       client.close();
     },
     // drizzle's better-sqlite3 transactions are synchronous; model code is async, so we open the
-    // transaction by hand and serialise transactions through a promise queue.
-    transaction<T>(fn: (tx: DB) => Promise<T>) {
-      const run = async () => {
+    // transaction by hand and let transactions take turns (requests' first, see inBackground).
+    async transaction<T>(fn: (tx: DB) => Promise<T>) {
+      await turn();
+      try {
         client.exec("BEGIN IMMEDIATE");
         try {
           const result = await fn(db);
@@ -120,10 +144,9 @@ function openSqlite(file: string): DbHandle {
           if (client.inTransaction) client.exec("ROLLBACK");
           throw error;
         }
-      };
-      const next = queue.then(run, run);
-      queue = next.catch(() => undefined);
-      return next;
+      } finally {
+        next();
+      }
     },
   };
 }

@@ -673,25 +673,33 @@ type NewTicket = Pick<
 >;
 
 /**
- * A new conversation row: the next number after the highest (from 100001; see withUniqueNumber
- * for races), its kind from the channel, the first message as the list's preview.
+ * The next ticket number. SQLite has one writer, so the largest number plus one is free. PostgreSQL
+ * takes it from a sequence (migration ticket_number_seq): creators at once had read the same max and
+ * all but one were refused by the unique index (bench:channels: 454 of 742 new conversations, each
+ * retried a minute later); a lock until commit made them queue holding their connections instead.
+ * A number given outside this (the seed, a restore) moves the sequence past it.
  */
-/** PostgreSQL: the advisory lock that lets one transaction at a time pick the next ticket number. */
-const TICKET_NUMBER_LOCK = 731_021;
-
-export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
+async function nextTicketNumber(tx: Tx) {
   const { schema, dialect } = getDb();
-  // PostgreSQL: creators at once read the same max and all but one were refused by the unique
-  // index, rolling their whole transaction back (bench:channels: 454 of 742 new conversations,
-  // each retried a minute later by its job). Held until commit, the lock makes them take turns;
-  // SQLite has one writer anyway.
-  if (dialect === "pg") await (tx as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(${TICKET_NUMBER_LOCK})`);
   const [{ top }] = await tx.select({ top: max(schema.tickets.ticketNumber) }).from(schema.tickets);
+  const floor = Math.max(100000, Number(top ?? 0));
+  if (dialect === "sqlite") return floor + 1;
+  const exec = (q: SQL) => (tx as unknown as { execute(q: SQL): Promise<{ rows: { n: string }[] }> }).execute(q);
+  const { rows } = await exec(sql`select nextval('ticket_number_seq') as n`);
+  if (Number(rows[0].n) > floor) return Number(rows[0].n);
+  // behind a number given by hand: on from there (two at once may still meet: withUniqueNumber)
+  await exec(sql`select setval('ticket_number_seq', ${floor})`);
+  return Number((await exec(sql`select nextval('ticket_number_seq') as n`)).rows[0].n);
+}
+
+/** A new conversation row: the next number (from 100001), its kind from the channel, the first message as the list's preview. */
+export async function insertTicket(tx: Tx, fields: NewTicket, firstMessage: string, now: number) {
+  const { schema } = getDb();
   const [created] = await tx
     .insert(schema.tickets)
     .values({
       ...fields,
-      ticketNumber: Math.max(100000, Number(top ?? 0)) + 1,
+      ticketNumber: await nextTicketNumber(tx),
       kind: kindOf(fields.channel),
       lastMessage: firstMessage.slice(0, 300),
       createdAt: now,

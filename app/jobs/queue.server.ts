@@ -15,7 +15,7 @@
 // in its backoff) or any of its lane is running, and other lanes go on meanwhile. A unique index on
 // the lane of running rows makes the database refuse a second running job of a lane, whatever the race.
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
-import { getDb, isUniqueViolation, type DbHandle, type Tx } from "@db/client";
+import { getDb, inBackground, isUniqueViolation, type DbHandle, type Tx } from "@db/client";
 import { warnings, withLogContext, type LogFn } from "~/ops/log.server";
 import { metrics } from "~/ops/metrics.server";
 
@@ -173,14 +173,16 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     }
   }
 
-  /** An attempt with the job's ids on every line logged meanwhile, timed. */
+  /** An attempt with the job's ids on every line logged meanwhile, timed; its transactions give way to requests'. */
   function run(row: JobRow) {
-    return withLogContext({ jobId: row.id, jobKind: row.kind }, async () => {
-      const end = metrics.jobDuration.startTimer({ kind: row.kind });
-      const ok = await attempt(row);
-      end({ ok: String(ok) });
-      return ok;
-    });
+    return inBackground(() =>
+      withLogContext({ jobId: row.id, jobKind: row.kind }, async () => {
+        const end = metrics.jobDuration.startTimer({ kind: row.kind });
+        const ok = await attempt(row);
+        end({ ok: String(ok) });
+        return ok;
+      }),
+    );
   }
 
   async function attempt(row: JobRow) {

@@ -2,9 +2,12 @@
 // job once; a lease that ran out is taken over; failures wait 1, 2, 4 ... minutes; waiting does not
 // use up attempts; a permanent failure and the last attempt give up and tell the kind once; Retry
 // puts a failed job back. Jobs of one lane run one at a time and in order, other lanes beside them.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { openDatabase, type DbHandle } from "@db/client";
+import { inBackground, openDatabase, type DbHandle } from "@db/client";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { backoffMs, createJobWorker, defineJobKind, enqueue, LEASE_MS, PermanentFailure, retryJob, WaitAndRetry } from "~/jobs/queue.server";
 
@@ -13,6 +16,28 @@ const MINUTE = 60_000;
 describe("job waits", () => {
   it("double from 1 minute up to 1 hour", () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffMs(n) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
+  });
+});
+
+describe("SQLite's one writer", () => {
+  it("gives a request's transaction the next turn ahead of queued background work", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-writer-"));
+    const handle = openDatabase(path.join(dir, "w.sqlite"));
+    try {
+      const order: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      // a job's transaction holds the writer; two more jobs' wait; then a webhook's comes
+      const first = inBackground(() => handle.transaction(() => held.then(() => void order.push("job 1"))));
+      const jobs = [2, 3].map((n) => inBackground(() => handle.transaction(async () => void order.push(`job ${n}`))));
+      const request = handle.transaction(async () => void order.push("webhook"));
+      release();
+      await Promise.all([first, ...jobs, request]);
+      expect(order).toEqual(["job 1", "webhook", "job 2", "job 3"]);
+    } finally {
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
