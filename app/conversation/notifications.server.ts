@@ -9,6 +9,7 @@ import { getDb, type Tx } from "@db/client";
 import { publish } from "~/realtime.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { enqueue, wakeJobs } from "~/jobs/queue.server";
+import { fcmConfigured } from "./fcm.server";
 import { BOT_USERNAMES } from "~/accounts/bots";
 import { parseNoticeFilter, passesNoticeFilter, type NoticeFilter } from "./notice-filter.server";
 
@@ -53,6 +54,8 @@ export interface NewNotification {
 }
 
 export const PUSH_JOB = "notifications.push";
+/** A notification to one mobile device through FCM (push.server.ts runFcmPush). */
+export const FCM_JOB = "notifications.fcm";
 
 /** Adds a notification within the caller's transaction; call `told` after it commits. Answers its id. */
 export async function addNotification(tx: Tx, n: NewNotification, at: number): Promise<number> {
@@ -64,12 +67,15 @@ export async function addNotification(tx: Tx, n: NewNotification, at: number): P
     .returning({ id: schema.notifications.id });
   // one push job per subscription: each one retried (or dropped) on its own
   const ps = schema.pushSubscriptions;
+  // (mobile devices' FCM tokens only when FCM is configured: else nothing could send them)
   const subscriptions = await tx
-    .select({ id: ps.id })
+    .select({ id: ps.id, type: ps.type })
     .from(ps)
-    .where(and(eq(ps.userId, n.userId), eq(ps.type, "webpush")));
-  for (const s of subscriptions)
-    await enqueue(tx, { kind: PUSH_JOB, key: `${PUSH_JOB}:${row.id}:${s.id}`, payload: { notificationId: row.id, subscriptionId: s.id } });
+    .where(fcmConfigured() ? eq(ps.userId, n.userId) : and(eq(ps.userId, n.userId), eq(ps.type, "webpush")));
+  for (const s of subscriptions) {
+    const kind = s.type === "webpush" ? PUSH_JOB : FCM_JOB;
+    await enqueue(tx, { kind, key: `${kind}:${row.id}:${s.id}`, payload: { notificationId: row.id, subscriptionId: s.id } });
+  }
   return row.id;
 }
 

@@ -3,18 +3,20 @@
 // subscriptions stored by /api/fcm/token, one durable job per notification and subscription
 // (queued with the notification: notifications.server.ts) that respects the user's per-category
 // choices and quiet hours (a push in quiet hours waits for their end), removes a subscription the push service answers 404/410 for, and tries
-// again later on 429/5xx.
+// again later on 429/5xx. Mobile apps' FCM tokens get the same per-device job, sent by runFcmPush
+// through Firebase Cloud Messaging (fcm.server.ts).
 import { and, eq } from "drizzle-orm";
 import webpush from "web-push";
 import type { Agent } from "node:https";
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { seal, unseal } from "~/secrets.server";
-import { defineJobKind, PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { defineJobKind, PermanentFailure, RetryAfter, WaitAndRetry } from "~/jobs/queue.server";
 import { getWorkspace } from "~/models/settings.server";
 import { translatorFor } from "~/i18n.server";
 import { isLanguage } from "~/i18n";
-import { PUSH_JOB, isCategory, type NotificationCategory } from "./notifications.server";
+import { FCM_JOB, PUSH_JOB, isCategory, type NotificationCategory } from "./notifications.server";
+import { fcmConfig, FcmError, sendFcmMessage, type FcmMessage } from "./fcm.server";
 import { conversationPath } from "./channels";
 
 const VAPID_KEY = "push_vapid";
@@ -231,8 +233,12 @@ export type PushOutcome = "sent" | "gone" | "skipped";
 /** Thrown by a push job inside the user's quiet hours: the queue keeps the job and runs it when they end. */
 export class QuietHours extends WaitAndRetry {}
 
-/** One push job: the notification to one subscription. Throws to be tried again (429, 5xx, network). */
-export async function runPush(payload: unknown, now = Date.now()): Promise<PushOutcome> {
+/**
+ * What one push job would show (title, text, the page it opens), or "skipped": the notification or
+ * the device is gone, it was read, or the user switched its category off. Inside the user's quiet
+ * hours it throws QuietHours (the job waits, durably, until they end).
+ */
+async function pushContent(payload: unknown, now: number) {
   const { notificationId, subscriptionId } = (payload ?? {}) as { notificationId?: number; subscriptionId?: number };
   const { db, schema } = getDb();
   const [n] = await db
@@ -244,10 +250,10 @@ export async function runPush(payload: unknown, now = Date.now()): Promise<PushO
     .from(schema.pushSubscriptions)
     .where(eq(schema.pushSubscriptions.id, Number(subscriptionId)));
   // removed, already read, or the subscription is gone: nothing to say
-  if (!n || !sub || n.read || sub.userId !== n.userId) return "skipped";
+  if (!n || !sub || n.read || sub.userId !== n.userId) return "skipped" as const;
   const prefs = await getPrefs(n.userId);
   const { timeZone } = await getWorkspace();
-  if (!isCategory(n.category) || !pushAllowed(prefs, n.category)) return "skipped";
+  if (!isCategory(n.category) || !pushAllowed(prefs, n.category)) return "skipped" as const;
   // quiet hours delay the push (the job waits, durably, in the queue) rather than drop it; if the
   // user reads it meanwhile, it is not pushed at all (above)
   const until = quietEndsAt(prefs, now, timeZone);
@@ -257,12 +263,23 @@ export async function runPush(payload: unknown, now = Date.now()): Promise<PushO
   const text = n.ticketNumber
     ? t(`notifications.type.${n.type}`, { by: n.body, number: n.ticketNumber, title: n.title })
     : n.title || t(`notifications.type.${n.type}`, { by: n.body, number: "", title: n.title });
-  const body = JSON.stringify({
+  return {
+    n,
+    sub,
     title: t(`notifications.tab.${n.category}`),
     body: text,
     tag: `notification-${n.id}`,
     url: n.ticketNumber ? conversationPath(n.channel, n.ticketNumber) : "/notifications",
-  });
+  };
+}
+
+/** One push job: the notification to one subscription. Throws to be tried again (429, 5xx, network). */
+export async function runPush(payload: unknown, now = Date.now()): Promise<PushOutcome> {
+  const content = await pushContent(payload, now);
+  if (content === "skipped") return "skipped";
+  const { sub } = content;
+  const { db, schema } = getDb();
+  const body = JSON.stringify({ title: content.title, body: content.body, tag: content.tag, url: content.url });
   const keys = await vapidKeys();
   try {
     await webpush.sendNotification({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, body, {
@@ -284,7 +301,55 @@ export async function runPush(payload: unknown, now = Date.now()): Promise<PushO
   }
 }
 
+/**
+ * One mobile push job: the notification to one device's FCM registration token (a subscription of
+ * another type than "webpush", stored as "token:<token>"). The same checks as a browser push; then
+ * FCM's answer: UNREGISTERED, or INVALID_ARGUMENT about the token, removes the device; 429 and 503
+ * try again when Retry-After says (RetryAfter, a counted attempt), other 5xx and network errors
+ * after the queue's backoff; other refusals are final. Without FCM_SERVICE_ACCOUNT it does nothing.
+ */
+export async function runFcmPush(payload: unknown, now = Date.now()): Promise<PushOutcome> {
+  const config = fcmConfig();
+  if (!config) return "skipped";
+  const content = await pushContent(payload, now);
+  if (content === "skipped" || !content.sub.endpoint.startsWith("token:")) return "skipped";
+  const { n, sub } = content;
+  const message: FcmMessage = {
+    token: sub.endpoint.slice("token:".length),
+    notification: { title: content.title, body: content.body },
+    data: {
+      url: content.url,
+      tag: content.tag,
+      notificationId: String(n.id),
+      category: n.category,
+      ...(n.ticketNumber ? { ticketNumber: String(n.ticketNumber) } : {}),
+    },
+    // a newer message of the same notification replaces an older one; a day later it is stale
+    android: { ttl: "86400s", notification: { tag: content.tag } },
+    apns: { headers: { "apns-collapse-id": content.tag, "apns-expiration": String(Math.floor(now / 1000) + 86400) } },
+  };
+  try {
+    await sendFcmMessage(config, message);
+    return "sent";
+  } catch (error) {
+    if (!(error instanceof FcmError)) throw new Error(`fcm failed: ${(error as Error).message}`);
+    if (error.tokenGone) {
+      const { db, schema } = getDb();
+      await db.delete(schema.pushSubscriptions).where(eq(schema.pushSubscriptions.id, sub.id));
+      return "gone";
+    }
+    if (error.status === 429 || error.status === 503) {
+      // FCM asks for Retry-After to be honoured; without one, the queue's backoff
+      if (error.retryAfterMs !== null) throw new RetryAfter(error.message, error.retryAfterMs);
+      throw new Error(error.message);
+    }
+    if (error.status >= 500 || error.status === 401) throw new Error(error.message);
+    throw new PermanentFailure(error.message);
+  }
+}
+
 /** Called at server start (app/plugins/start.server.ts), before the job worker runs. */
 export function definePushJob() {
   defineJobKind(PUSH_JOB, { maxAttempts: 6, run: async (payload) => void (await runPush(payload)) });
+  defineJobKind(FCM_JOB, { maxAttempts: 6, run: async (payload) => void (await runFcmPush(payload)) });
 }

@@ -52,6 +52,20 @@ export class WaitAndRetry extends Error {
   }
 }
 
+/**
+ * Thrown by a handler: this attempt failed and counts, but the service said when to try again
+ * (HTTP Retry-After): the next attempt waits `delayMs` instead of the usual backoff.
+ */
+export class RetryAfter extends Error {
+  readonly jobOutcome = "retry-after";
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Thrown by a handler: trying again cannot help (the provider refused the recipient for good). */
 export class PermanentFailure extends Error {
   readonly jobOutcome = "permanent";
@@ -60,6 +74,7 @@ export class PermanentFailure extends Error {
 // told apart by a mark, not instanceof: server.ts (the worker) and the Remix build (plugins,
 // adapters) each have their own copy of these classes
 export const isWaitAndRetry = (error: unknown): error is WaitAndRetry => (error as { jobOutcome?: string })?.jobOutcome === "wait";
+export const isRetryAfter = (error: unknown): error is RetryAfter => (error as { jobOutcome?: string })?.jobOutcome === "retry-after";
 export const isPermanentFailure = (error: unknown): error is PermanentFailure => (error as { jobOutcome?: string })?.jobOutcome === "permanent";
 
 export interface JobKind {
@@ -209,7 +224,13 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       const final = isPermanentFailure(error) || row.attempts >= maxAttempts;
       const changed = await finish(
         row,
-        final ? { state: "failed", lastError: message, finishedAt: now() } : { state: "queued", lastError: message, runAt: now() + backoffMs(row.attempts) },
+        final
+          ? { state: "failed", lastError: message, finishedAt: now() }
+          : {
+              state: "queued",
+              lastError: message,
+              runAt: now() + (isRetryAfter(error) && Number(error.delayMs) >= 0 ? Number(error.delayMs) : backoffMs(row.attempts)),
+            },
       );
       metrics.jobFailures.inc({ kind: row.kind, final: String(final) });
       log(`job ${row.kind} ${row.key}: attempt ${row.attempts} failed${final ? ", given up" : ""}`, error);

@@ -1,6 +1,6 @@
 // The durable job queue on both dialects: a key is queued once; two nodes (two connections) run a
 // job once; a lease that ran out is taken over; failures wait 1, 2, 4 ... minutes; waiting does not
-// use up attempts; a permanent failure and the last attempt give up and tell the kind once; Retry
+// use up attempts; a failure that names its wait (Retry-After) waits that long and counts; a permanent failure and the last attempt give up and tell the kind once; Retry
 // puts a failed job back. Jobs of one lane run one at a time and in order, other lanes beside them.
 import fs from "node:fs";
 import os from "node:os";
@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { eq } from "drizzle-orm";
 import { inBackground, openDatabase, type DbHandle } from "@db/client";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { backoffMs, createJobWorker, defineJobKind, enqueue, LEASE_MS, PermanentFailure, retryJob, WaitAndRetry } from "~/jobs/queue.server";
+import { backoffMs, createJobWorker, defineJobKind, enqueue, LEASE_MS, PermanentFailure, retryJob, RetryAfter, WaitAndRetry } from "~/jobs/queue.server";
 
 const MINUTE = 60_000;
 
@@ -280,6 +280,38 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     expect(await w.runOnce()).toBe(1);
     expect(await row("flaky")).toMatchObject({ state: "done", attempts: 3, lastError: null });
     expect(failures).toEqual([]);
+  });
+
+  it("waits as long as a failure's Retry-After says, and counts the attempt", async () => {
+    await add("throttled");
+    let throttled = 2;
+    behaviour.set("throttled", () => {
+      if (throttled-- > 0) throw new RetryAfter("429 quota", 17_000);
+    });
+    const w = worker();
+    expect(await w.runOnce()).toBe(0);
+    // not the first backoff's minute: the 17 s the service asked for
+    expect(await row("throttled")).toMatchObject({ state: "queued", attempts: 1, runAt: clock + 17_000, lastError: "429 quota" });
+    clock += 16_000;
+    expect(await w.runOnce()).toBe(0);
+    expect(count("throttled")).toBe(1);
+    clock += 1_000;
+    expect(await w.runOnce()).toBe(0);
+    expect(await row("throttled")).toMatchObject({ state: "queued", attempts: 2, runAt: clock + 17_000 });
+    clock += 17_000;
+    expect(await w.runOnce()).toBe(1);
+    expect(await row("throttled")).toMatchObject({ state: "done", attempts: 3 });
+    // it still counts against the kind's attempts: always throttled gives up after 3
+    await add("always-throttled");
+    behaviour.set("always-throttled", () => {
+      throw new RetryAfter("503 unavailable", 1_000);
+    });
+    for (let i = 0; i < 3; i++) {
+      await w.runOnce();
+      clock += 1_000;
+    }
+    expect(await row("always-throttled")).toMatchObject({ state: "failed", attempts: 3 });
+    expect(failures).toEqual([{ key: "always-throttled", error: "503 unavailable" }]);
   });
 
   it("waits without using up attempts", async () => {

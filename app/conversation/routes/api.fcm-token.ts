@@ -1,6 +1,7 @@
 // POST /api/fcm/token {_token, token, type, domain} (spec section 7), or a Web Push subscription
 // {endpoint, keys: {p256dh, auth}} (also as `subscription`, or JSON in `token`): stored for the
-// user's browser push. DELETE with {endpoint} forgets it. GET answers the VAPID public key the
+// user's browser push; a plain token is a mobile app's FCM registration token (sent through
+// Firebase Cloud Messaging when FCM_SERVICE_ACCOUNT is set: push.server.ts runFcmPush). DELETE with {endpoint} forgets it. GET answers the VAPID public key the
 // browser subscribes with.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";

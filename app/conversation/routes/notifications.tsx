@@ -1,7 +1,7 @@
 // /notifications: the notification centre as a page (the panel without JavaScript): the three
 // category tabs with their unread counts, ten more per Show more, mark a tab read, remove one,
 // Mark all as read, and the user's preferences (browser push per category, quiet hours, new-ticket
-// notifications and their filters), all plain forms.
+// notifications and their filters), all plain forms. An admin is told when mobile push (FCM) is not configured.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
@@ -22,6 +22,7 @@ import {
 import { getPrefs, hhmm, newTicketChoices, prefsForm, savePrefs } from "~/conversation/push.server";
 import { MarkReadForm, MarkSeenForm, NotificationItems, NotificationTabs, PushToggle, SoundToggle } from "~/conversation/components/Notifications";
 import { CHANNELS } from "~/conversation/channels";
+import { fcmConfigured } from "~/conversation/fcm.server";
 import { retryingClientLoader } from "~/lazy-load";
 import { pageMeta } from "~/meta";
 
@@ -39,6 +40,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     limit,
     now: Date.now(),
     saved: url.searchParams.has("saved"),
+    // an admin learns that the mobile apps get nothing until FCM is set up
+    mobilePushMissing: user.type === "admin" && !fcmConfigured(),
     prefs: {
       ...prefs,
       quietStart: hhmm(prefs.quietStart),
@@ -98,7 +101,7 @@ export const meta = pageMeta("notifications.title");
 
 export default function NotificationsPage() {
   const { t } = useTranslation();
-  const { list, limit, now, prefs, saved, choices } = useLoaderData<typeof loader>();
+  const { list, limit, now, prefs, saved, choices, mobilePushMissing } = useLoaderData<typeof loader>();
   const refused = useFormResult("prefs");
   const v = (name: (typeof PREF_FIELDS)[number], stored: string | boolean) =>
     refused ? (typeof stored === "boolean" ? !!refused.values[name] : (refused.values[name] ?? "")) : stored;
@@ -123,6 +126,11 @@ export default function NotificationsPage() {
         {saved ? <p role="status">{t("notifications.prefs.saved")}</p> : null}
         <SoundToggle />
         <PushToggle />
+        {mobilePushMissing ? (
+          <p className="notice" role="status">
+            {t("notifications.push.mobileMissing")}
+          </p>
+        ) : null}
         <Form method="post" key={refused ? "refused" : "stored"}>
           <input type="hidden" name="intent" value="prefs" />
           <fieldset>
