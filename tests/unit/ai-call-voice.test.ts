@@ -8,20 +8,22 @@
 // loud and fast and angry (not the agent's soft, slow, happy side, nor the two mixed), the list's
 // emotion filter sees it, and the call's Emotion panel shows it. A second run changes nothing; an
 // agent's later text on the ticket keeps the customer's reading; on a call whose customer also
-// wrote a text, that text's reading stays the customer's emotion and the voice adds energy and pace.
+// wrote a text, that text's reading stays the customer's emotion and the voice adds energy and pace;
+// with transcription off the voice is read as soon as the recording is stored.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq, like } from "drizzle-orm";
+import { eq, like, notLike } from "drizzle-orm";
+import { createJobWorker } from "~/jobs/queue.server";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { recordCallEvent } from "@plugins/calls/calls.server";
 import { attachRecording } from "@plugins/calls/recording.server";
 import { runTranscription, TRANSCRIBE_JOB, type TranscriptionAdapter } from "@plugins/calls/transcription.server";
-import { analyseCall, CALL_VOICE_JOB } from "@plugins/ai/voice-call.server";
+import { analyseCall, CALL_VOICE_JOB, defineCallVoiceJob } from "@plugins/ai/voice-call.server";
 import { storeAnalysis } from "@plugins/ai/analysis.server";
 import { analyseText } from "@plugins/ai/analyse";
 import { aiPanels } from "@plugins/ai/panel.server";
@@ -129,9 +131,16 @@ describe.each(DIALECTS)("a call's voice analysed after hang-up (%s)", (dialect) 
     async () => {
       const { db, schema } = t.handle;
       const { call, payload } = await recordedCall(`voice-a-${dialect}@omnidesk`);
-      const read = await analyseCall(payload);
+      // the durable job, as the worker runs it (the calls plugin's own jobs were run above)
+      await db.delete(schema.jobs).where(notLike(schema.jobs.key, `${CALL_VOICE_JOB}:%`));
+      defineCallVoiceJob();
+      expect(await createJobWorker({ log: () => undefined }).runOnce()).toBe(1);
+      const [job] = await db
+        .select()
+        .from(schema.jobs)
+        .where(like(schema.jobs.key, `${CALL_VOICE_JOB}:${call.id}:%`));
+      expect(job.state).toBe("done");
       // the customer's side alone: loud and fast (the agent's side is soft; the two mixed read normal)
-      expect(read?.segments.length).toBeGreaterThanOrEqual(2);
       const [row] = await db.select().from(schema.aiTicketAnalysis).where(eq(schema.aiTicketAnalysis.ticketId, call.ticketId));
       expect(row).toMatchObject({ energy: 75, customerEmotion: "anger", agentEmotion: "happy" });
       expect(row.pace).toBeGreaterThanOrEqual(75);
@@ -160,7 +169,7 @@ describe.each(DIALECTS)("a call's voice analysed after hang-up (%s)", (dialect) 
       expect(keys).toContainEqual({ key: "plugin_ai.panel.emotion.fromCall" });
 
       // idempotent: again, the same row
-      await analyseCall(payload);
+      expect((await analyseCall(payload))?.segments.length).toBeGreaterThanOrEqual(2);
       const [again] = await db.select().from(schema.aiTicketAnalysis).where(eq(schema.aiTicketAnalysis.ticketId, call.ticketId));
       expect({ ...again, updatedAt: 0 }).toEqual({ ...row, updatedAt: 0 });
 
@@ -200,5 +209,33 @@ describe.each(DIALECTS)("a call's voice analysed after hang-up (%s)", (dialect) 
       expect(ticket.emotion).toBe(reading.emotion);
     },
     120_000,
+  );
+  it.skipIf(!mediaTools)(
+    "with transcription off, reads the voice as soon as the recording is stored",
+    async () => {
+      const { db, schema } = t.handle;
+      process.env.CALL_TRANSCRIPTION = "off";
+      try {
+        const id = `voice-c-${dialect}@omnidesk`;
+        const t0 = Date.now() - 20_000;
+        await recordCallEvent({ event: "invite", call_id: id, from: "+60123456789", to: "+60198765432" }, t0);
+        await recordCallEvent({ event: "answer", call_id: id }, t0 + 2000);
+        const call = (await recordCallEvent({ event: "end", call_id: id, code: 200, by: "+60123456789" }, t0 + 14_000))!;
+        expect(await attachRecording(call.id, recording, 12_000)).toBe(true);
+        const jobs = await db
+          .select()
+          .from(schema.jobs)
+          .where(like(schema.jobs.key, `${CALL_VOICE_JOB}:${call.id}:%`));
+        expect(jobs).toHaveLength(1);
+        const payload = JSON.parse(jobs[0].payload) as CallRecording;
+        expect(payload.transcript).toEqual([]);
+        await analyseCall(payload);
+        const [row] = await db.select().from(schema.aiTicketAnalysis).where(eq(schema.aiTicketAnalysis.ticketId, call.ticketId));
+        expect(row).toMatchObject({ energy: 75, customerEmotion: "", agentEmotion: "" });
+      } finally {
+        delete process.env.CALL_TRANSCRIPTION;
+      }
+    },
+    60_000,
   );
 });
