@@ -23,7 +23,7 @@ const pluginFile = (plugin, file) => {
   return file.startsWith("~/") ? file.slice(2) : `../plugins/${plugin.id}/${file}`;
 };
 
-/** The files of a plugin the host calls: its socket and start modules, channel adapters, widgets' loaders, conversation panel, outgoing reply hook, auth settings, list badge, search hits, customer profile and direct webhook handlers (app/plugins/modules.server.ts). */
+/** The files of a plugin the host calls: its socket and start modules, channel adapters, widgets' loaders, conversation panel, outgoing reply hook, call-recorded hook, auth settings, list badge, search hits, customer profile and direct webhook handlers (app/plugins/modules.server.ts). */
 const moduleFiles = (plugin) => [
   ...new Set([
     ...(plugin.socket ? [plugin.socket] : []),
@@ -32,6 +32,7 @@ const moduleFiles = (plugin) => [
     ...(plugin.widgets ?? []).map((w) => w.loader.split("#")[0]),
     ...(plugin.conversationPanel ? [plugin.conversationPanel.split("#")[0]] : []),
     ...(plugin.outgoingReply ? [plugin.outgoingReply.split("#")[0]] : []),
+    ...(plugin.callRecorded ? [plugin.callRecorded.split("#")[0]] : []),
     ...(plugin.authSettings ? [plugin.authSettings.split("#")[0]] : []),
     ...(plugin.listBadge ? [plugin.listBadge.split("#")[0]] : []),
     ...(plugin.searchHits ? [plugin.searchHits.split("#")[0]] : []),

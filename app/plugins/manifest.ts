@@ -129,6 +129,15 @@ export const pluginManifest = z.object({
     .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
     .optional(),
   /**
+   * What the plugin does when a call's recording is ready (the AI plugin analyses the voice):
+   * "file#export" of an async function of app/conversation/call-recorded.server.ts's
+   * (tx, CallRecording), called in the transaction that made it ready (it queues its own durable job).
+   */
+  callRecorded: z
+    .string()
+    .regex(/^(?!.*\.\.)[\w./-]+\.tsx?#\w+$/)
+    .optional(),
+  /**
    * Fields the plugin adds to the auth check's settings (spec section 3; the softphone's sip,
    * sipIp, sipPort, turn): "file#export" of an async function of the signed-in user ({ id })
    * answering an object merged over the host's defaults, for editions that enable the plugin.

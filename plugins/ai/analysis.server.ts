@@ -215,27 +215,28 @@ async function rollUp(tx: DbHandle["db"], handle: DbHandle, ticketId: number, no
   const [lastCustomer] = await latest(true, false);
   const [strongCustomer] = await latest(true, true);
   const [strongAgent] = await latest(false, true);
-  const row = {
+  // a side with no message read yet keeps what a call's voice analysis found for it (voice-call.server.ts)
+  const customer = lastCustomer && {
     emotionCounts: JSON.stringify(emotionCounts),
     customerEmotion: strongCustomer?.emotion ?? "",
     customerConfidence: strongCustomer?.confidence ?? 0,
-    agentEmotion: strongAgent?.emotion ?? "",
-    classification: lastCustomer?.classification ?? "",
-    intent: lastCustomer?.intent ?? "",
-    subject: lastCustomer?.subject ?? "",
-    personality: lastCustomer?.personality ?? "",
-    language: lastCustomer?.language ?? "",
-    degraded: lastCustomer?.degraded ?? false,
-    truncated: lastCustomer?.truncated ?? false,
-    updatedAt: now,
+    classification: lastCustomer.classification,
+    intent: lastCustomer.intent,
+    subject: lastCustomer.subject,
+    personality: lastCustomer.personality,
+    language: lastCustomer.language,
+    degraded: lastCustomer.degraded,
+    truncated: lastCustomer.truncated,
   };
+  const row = { ...customer, ...(strongAgent ? { agentEmotion: strongAgent.emotion } : {}), updatedAt: now };
   const t = schema.aiTicketAnalysis;
-  await tx
+  const [stored] = await tx
     .insert(t)
     .values({ ticketId, ...row })
-    .onConflictDoUpdate({ target: t.ticketId, set: row });
-  if (lastCustomer) await tx.update(schema.tickets).set({ emotion: row.customerEmotion }).where(eq(schema.tickets.id, ticketId));
-  return { customerEmotion: row.customerEmotion, emotionCounts };
+    .onConflictDoUpdate({ target: t.ticketId, set: row })
+    .returning({ customerEmotion: t.customerEmotion, emotionCounts: t.emotionCounts });
+  if (customer) await tx.update(schema.tickets).set({ emotion: customer.customerEmotion }).where(eq(schema.tickets.id, ticketId));
+  return { customerEmotion: stored.customerEmotion, emotionCounts: JSON.parse(stored.emotionCounts) as Record<string, number> };
 }
 
 /** What the panels show of a ticket. */

@@ -32,8 +32,11 @@ export function forgetFfmpeg() {
   available = null;
 }
 
-/** The file's samples, mono, in -1..1, at DECODE_RATE; VoiceError("bad_wav") when ffmpeg cannot read it. */
-export async function decodeWithFfmpeg(bytes: Uint8Array): Promise<{ sampleRate: number; samples: Float32Array }> {
+/**
+ * The file's samples, mono, in -1..1, at DECODE_RATE; VoiceError("bad_wav") when ffmpeg cannot read
+ * it. `channel`: that channel alone (one side of a stereo call recording), else all mixed.
+ */
+export async function decodeWithFfmpeg(bytes: Uint8Array, channel?: number): Promise<{ sampleRate: number; samples: Float32Array }> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "omnidesk-voice-"));
   const input = path.join(dir, "upload");
   try {
@@ -48,8 +51,7 @@ export async function decodeWithFfmpeg(bytes: Uint8Array): Promise<{ sampleRate:
       "-i",
       input,
       "-vn",
-      "-ac",
-      "1",
+      ...(channel === undefined ? ["-ac", "1"] : ["-af", `pan=mono|c0=c${Math.max(0, Math.floor(channel))}`]),
       "-ar",
       String(DECODE_RATE),
       "-f",

@@ -51,7 +51,22 @@ export async function aiPanels({ ticket, reader }: PanelInput): Promise<PanelSec
   for (const [name, n] of counts)
     items.push({ label: { key: "plugin_ai.panel.emotion.count", values: { emotion: `t:plugin_ai.emotion.${name}`, count: String(n) } } });
   if (found.agentEmotion) items.push({ label: { key: "plugin_ai.panel.emotion.agent", values: { emotion: `t:plugin_ai.emotion.${found.agentEmotion}` } } });
+  // a call's voice, read from its recording after hang-up (voice-call.server.ts)
+  if (found.energy != null && found.pace != null)
+    items.push({
+      label: {
+        key: "plugin_ai.panel.emotion.voice",
+        values: {
+          energy: `t:plugin_ai.voiceLevel.energy.l${found.energy}`,
+          energyLevel: String(found.energy),
+          pace: `t:plugin_ai.voiceLevel.pace.l${found.pace}`,
+          paceLevel: String(found.pace),
+        },
+      },
+    });
   const notes: Item[] = [];
+  if (ticket.kind === "call" && !found.last && (found.energy != null || found.customerEmotion))
+    notes.push({ label: { key: "plugin_ai.panel.emotion.fromCall" } });
   if (found.degraded) notes.push({ label: { key: "plugin_ai.panel.degraded", values: { language: languageKey(found.language) } } });
   if (found.truncated) notes.push({ label: { key: "plugin_ai.panel.truncated", values: { max: String(MAX_CHARS) } } });
   if (found.last?.analyser.includes("(fallback")) notes.push({ label: { key: "plugin_ai.state.unavailable" } });

@@ -8,12 +8,14 @@ import { warnings } from "~/ops/log.server";
 import { repeatEvery } from "~/ops/repeat.server";
 import { defineAnalyseJob, newestMessageId, pendingMessages, queueAnalysis } from "./analysis.server";
 import { aiSettings } from "./settings.server";
+import { defineCallVoiceJob } from "./voice-call.server";
 
 const LOOK_MS = 2_000;
 const FULL_LOOK_MS = 10 * 60_000;
 
 export async function start() {
   defineAnalyseJob();
+  defineCallVoiceJob();
   const log = warnings("ai");
   let readThrough = 0;
   let fullLookAt = Date.now();

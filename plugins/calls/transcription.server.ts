@@ -2,7 +2,10 @@
 // "off"). After a call's recording is stored, a durable job (TRANSCRIBE_JOB) takes each leg of it
 // (the recording is stereo: the agent's leg left, the other side's right, recording.server.ts),
 // has the adapter turn it into utterances, and stores them as the spec's call transcript entries
-// (source agent or other), replacing what an earlier attempt stored.
+// (source agent or other), replacing what an earlier attempt stored. Then (in that transaction) the
+// conversation home's `callRecorded` is told the recording is ready, with its transcript, so other
+// plugins analyse it (the AI plugin's voice analysis); with transcription off it is told as soon as
+// the recording is stored, and when transcription gives up, without a transcript.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -11,8 +14,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { asc, eq } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
-import { defineJobKind, enqueue } from "~/jobs/queue.server";
+import { defineJobKind, enqueue, wakeJobs } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
+import { callRecorded } from "~/conversation/call-recorded.server";
 
 export const TRANSCRIBE_JOB = "calls.transcribe";
 export const SOURCES = ["agent", "other"] as const;
@@ -74,8 +78,34 @@ export function transcriptionAdapter(): TranscriptionAdapter | null {
   return name === "off" ? null : pocketsphinx;
 }
 
+/** The recording's channels: the agent's leg left, the other side's right (recording.server.ts). */
+const CHANNELS = { agent: 0, customer: 1 } as const;
+
+type RecordedCall = { id: number; ticketId: number; recordingKey: string | null; recordingType: string | null };
+
+/** Tells the conversation home's listeners that the call's recording is ready, with what each side said. */
+export async function announceRecording(tx: Tx | undefined, call: RecordedCall, entries: { source: TranscriptSource; offsetMs: number; text: string }[]) {
+  if (!call.recordingKey) return;
+  await callRecorded(tx, {
+    ticketId: call.ticketId,
+    callId: call.id,
+    recordingKey: call.recordingKey,
+    recordingType: call.recordingType ?? "audio/ogg",
+    channels: { ...CHANNELS },
+    transcript: [...entries]
+      .sort((a, b) => a.offsetMs - b.offsetMs)
+      .map((e) => ({ side: e.source === "agent" ? "agent" : "customer", offsetMs: e.offsetMs, text: e.text })),
+  });
+}
+
+/** Queues the transcription of a call whose recording was just stored; with transcription off, says the recording is ready. */
 export async function queueTranscription(tx: Tx | undefined, callId: number) {
-  if (!transcriptionAdapter()) return;
+  if (!transcriptionAdapter()) {
+    const { db, schema } = getDb();
+    const [call] = await (tx ?? db).select().from(schema.calls).where(eq(schema.calls.id, callId));
+    if (call) await announceRecording(tx, call, []);
+    return;
+  }
   await enqueue(tx, { kind: TRANSCRIBE_JOB, key: `${TRANSCRIBE_JOB}:${callId}`, payload: { callId } });
 }
 
@@ -117,7 +147,9 @@ export async function runTranscription(payload: { callId: number }, adapter = tr
       await tx.delete(t).where(eq(t.callId, call.id));
       if (entries.length)
         await tx.insert(t).values(entries.map((e) => ({ callId: call.id, source: e.source, transcription: e.text, offsetMs: e.offsetMs, createdAt: now })));
+      await announceRecording(tx, call, entries);
     });
+    wakeJobs();
     return entries.length;
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
@@ -136,5 +168,17 @@ export async function transcriptOf(callId: number) {
 }
 
 export function defineTranscriptionJob() {
-  defineJobKind(TRANSCRIBE_JOB, { maxAttempts: 3, run: async (payload) => void (await runTranscription(payload as { callId: number })) });
+  defineJobKind(TRANSCRIBE_JOB, {
+    maxAttempts: 3,
+    run: async (payload) => void (await runTranscription(payload as { callId: number })),
+    // no transcript: the recording is still ready for what needs only the audio
+    async failed(payload) {
+      const { db, schema } = getDb();
+      const [call] = await db
+        .select()
+        .from(schema.calls)
+        .where(eq(schema.calls.id, (payload as { callId: number }).callId));
+      if (call) await announceRecording(undefined, call, []);
+    },
+  });
 }

@@ -3,8 +3,9 @@
 // the admin wrote; the agent inserts one into the reply box (without JavaScript through ?draft=)
 // and sends it; the Risk hints panel flags a look-alike bank link. Offline, the conversation's
 // language page says translation runs offline through Apertium where a pair is installed. With the workspace's model set to the local
-// OpenAI-compatible stand-in (JavaScript off), a Malay message is shown translated into English
-// beside its original, and choosing Malay again shows the conversation in the customer's language.
+// OpenAI-compatible stand-in (JavaScript off and on), a Malay message is shown translated into English
+// beside its original, the agent's English reply goes out translated into Malay (the English one
+// click away), and choosing Malay again shows the conversation in the customer's language.
 import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { chooseLanguage, hydrated, login } from "./helpers";
@@ -107,54 +108,74 @@ for (const javaScriptEnabled of [false, true]) {
   });
 }
 
-test.describe("translation through the workspace's model, JavaScript off", () => {
-  test.use({ javaScriptEnabled: false });
+for (const javaScriptEnabled of [false, true]) {
+  test.describe(`translation through the workspace's model, JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test.use({ javaScriptEnabled });
 
-  test("a Malay message is shown in English beside its original, and back", async ({ page, browser, baseURL }) => {
-    test.setTimeout(120_000);
-    const malay = `Saya sangat marah, bungkusan saya belum sampai lagi! ${Date.now()}`;
-    const english = "I am very angry, my parcel has not arrived yet!";
-    const standin = await startOpenAiStandin();
-    standin.respond = phraseBookModel({ [malay]: english }, "not json");
-    try {
-      await chooseLanguage(page.context(), baseURL!);
-      await login(page, "admin", "admin");
-      await page.goto("/settings/ai");
-      await page.getByRole("radio", { name: "OpenAI-compatible server (hosted or local)" }).check();
-      await page.getByLabel("Base URL").fill(standin.url);
-      await page.getByLabel("Chat model").fill("standin-chat");
-      await page.getByLabel("API key").fill(standin.key);
-      await page.getByRole("button", { name: "Save" }).click();
-      await expect(page.getByText("The AI settings are saved.")).toBeVisible();
+    test("a Malay message is shown in English beside its original, the English reply goes out in Malay, and back", async ({ page, browser, baseURL }) => {
+      test.setTimeout(120_000);
+      const stamp = `${Date.now()}${javaScriptEnabled ? "j" : "n"}`;
+      const malay = `Saya sangat marah, bungkusan saya belum sampai lagi! ${stamp}`;
+      const english = "I am very angry, my parcel has not arrived yet!";
+      const reply = `Your parcel arrives tomorrow, sorry for the wait. ${stamp}`;
+      const replyMalay = `Bungkusan anda tiba esok, maaf kerana menunggu. ${stamp}`;
+      const standin = await startOpenAiStandin();
+      standin.respond = phraseBookModel({ [malay]: english, [reply]: replyMalay }, "not json");
+      try {
+        await chooseLanguage(page.context(), baseURL!);
+        await login(page, "admin", "admin");
+        await page.goto("/settings/ai");
+        if (javaScriptEnabled) await hydrated(page);
+        await page.getByRole("radio", { name: "OpenAI-compatible server (hosted or local)" }).check();
+        await page.getByLabel("Base URL").fill(standin.url);
+        await page.getByLabel("Chat model").fill("standin-chat");
+        await page.getByLabel("API key").fill(standin.key);
+        await page.getByRole("button", { name: "Save" }).click();
+        await expect(page.getByText("The AI settings are saved.")).toBeVisible();
 
-      const subject = `Bungkusan ${Date.now()}`;
-      await visitorWrites(browser, baseURL!, false, subject, malay);
-      await page.goto("/ticket");
-      await page.locator(".ticket-item .title", { hasText: subject }).click();
-      await expect(page.getByRole("heading", { level: 1 })).toContainText(subject);
-      const translation = page.locator('[data-panel="ai-translate"]');
-      await translation.getByRole("link", { name: "Choose the language" }).click();
-      await expect(page.getByTestId("ai-own-language")).toHaveText("The customer writes in Bahasa Melayu.");
-      await page.getByRole("radio", { name: "English" }).check();
-      await page.getByRole("button", { name: "Set the language" }).click();
-      await expect(translation).toContainText("The visitor's messages in English (the originals are unchanged):");
-      await expect(translation.getByText(english)).toBeVisible();
-      // the original is unchanged in the conversation, one click away
-      await expect(page.locator(".message", { hasText: malay })).toBeVisible();
-      await translation.getByRole("link", { name: "Original" }).click();
-      await expect(page).toHaveURL(/message_id=\d+/);
+        const subject = `Bungkusan ${stamp}`;
+        await visitorWrites(browser, baseURL!, javaScriptEnabled, subject, malay);
+        await page.goto("/ticket");
+        await page.locator(".ticket-item .title", { hasText: subject }).click();
+        await expect(page.getByRole("heading", { level: 1 })).toContainText(subject);
+        const translation = page.locator('[data-panel="ai-translate"]');
+        await translation.getByRole("link", { name: "Choose the language" }).click();
+        await expect(page.getByTestId("ai-own-language")).toHaveText("The customer writes in Bahasa Melayu.");
+        if (javaScriptEnabled) await hydrated(page);
+        await page.getByRole("radio", { name: "English" }).check();
+        await page.getByRole("button", { name: "Set the language" }).click();
+        await expect(translation).toContainText("The visitor's messages in English (the originals are unchanged):");
+        await expect(translation.getByText(english)).toBeVisible();
+        // the original is unchanged in the conversation, one click away
+        await expect(page.locator(".message", { hasText: malay })).toBeVisible();
+        await expect(translation).toContainText("Your replies are translated into Malay when sent");
+        await translation.getByRole("link", { name: "Original" }).click();
+        await expect(page).toHaveURL(/message_id=\d+/);
 
-      // back to Malay, the customer's own language: the conversation is shown as written
-      await translation.getByRole("link", { name: "Choose the language" }).click();
-      await page.getByRole("radio", { name: "Bahasa Melayu" }).check();
-      await page.getByRole("button", { name: "Set the language" }).click();
-      await expect(translation).toContainText("The conversation is shown in the customer's language.");
-      expect(standin.requests.some((r) => JSON.stringify(r.body).includes("Target language: English (en)"))).toBe(true);
-    } finally {
-      await page.goto("/settings/ai");
-      await page.getByRole("radio", { name: "Offline (built in): nothing leaves this machine" }).check();
-      await page.getByRole("button", { name: "Save" }).click();
-      await standin.close();
-    }
+        // the agent answers in English: the customer gets it in Malay, the English stays one click away
+        if (javaScriptEnabled) await hydrated(page);
+        await page.locator('#reply textarea[name="message"]').fill(reply);
+        await page.getByRole("button", { name: "Send", exact: true }).click();
+        await expect(page.locator(".message", { hasText: replyMalay })).toBeVisible();
+        await expect(page.locator(".message", { hasText: reply })).toHaveCount(0);
+        await expect(translation).toContainText("Your replies as you wrote them (the customer received the translation):");
+        await expect(translation.getByText(reply)).toBeVisible();
+        expect(standin.requests.some((r) => JSON.stringify(r.body).includes("(ms)") && JSON.stringify(r.body).includes(stamp))).toBe(true);
+
+        // back to Malay, the customer's own language: the conversation is shown as written
+        await translation.getByRole("link", { name: "Choose the language" }).click();
+        if (javaScriptEnabled) await hydrated(page);
+        await page.getByRole("radio", { name: "Bahasa Melayu" }).check();
+        await page.getByRole("button", { name: "Set the language" }).click();
+        await expect(translation).toContainText("The conversation is shown in the customer's language.");
+        expect(standin.requests.some((r) => JSON.stringify(r.body).includes("Target language: English (en)"))).toBe(true);
+      } finally {
+        await page.goto("/settings/ai");
+        if (javaScriptEnabled) await hydrated(page);
+        await page.getByRole("radio", { name: "Offline (built in): nothing leaves this machine" }).check();
+        await page.getByRole("button", { name: "Save" }).click();
+        await standin.close();
+      }
+    });
   });
-});
+}
