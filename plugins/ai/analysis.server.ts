@@ -66,7 +66,18 @@ export function plainText(m: Pick<Pending, "type" | "body">) {
     .replace(/&#39;/g, "'");
 }
 
-const pct = (n: number) => Math.max(0, Math.min(100, Math.round(n * 100)));
+/** A 0-1 reading as a whole percentage. */
+export const pct = (n: number) => Math.max(0, Math.min(100, Math.round(n * 100)));
+
+/** What toOpenPages needs to reach a ticket's open pages. */
+export async function openPagesTarget(ticketId: number, handle: DbHandle = getDb()) {
+  const t = handle.schema.tickets;
+  const [ticket] = await handle.db
+    .select({ id: t.id, ticketNumber: t.ticketNumber, departmentId: t.departmentId, kind: t.kind })
+    .from(t)
+    .where(eq(t.id, ticketId));
+  return ticket;
+}
 
 /**
  * Queues the job that reads the messages after `after`, starting from `first` (the newest) (once per
@@ -168,10 +179,7 @@ export async function storeAnalysis(
   });
   if (!rollup) return false;
   if (fromCustomer) {
-    const [ticket] = await handle.db
-      .select({ id: schema.tickets.id, ticketNumber: schema.tickets.ticketNumber, departmentId: schema.tickets.departmentId, kind: schema.tickets.kind })
-      .from(schema.tickets)
-      .where(eq(schema.tickets.id, message.ticketId));
+    const ticket = await openPagesTarget(message.ticketId, handle);
     if (ticket) {
       toOpenPages(ticket, SERVER_EVENTS.newEmotion, {
         messageId: message.id,

@@ -17,7 +17,7 @@ import { toOpenPages } from "~/conversation/events.server";
 import type { CallRecording } from "~/conversation/call-recorded.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { analyseText, type Analysis } from "./analyse";
-import { THRESHOLD } from "./analysis.server";
+import { openPagesTarget, pct, THRESHOLD } from "./analysis.server";
 import { decodeWithFfmpeg } from "./decode.server";
 import { analyse } from "./service.server";
 import { aiSettings } from "./settings.server";
@@ -44,8 +44,6 @@ export async function onCallRecorded(tx: Tx | undefined, recording: CallRecordin
 export function defineCallVoiceJob() {
   defineJobKind(CALL_VOICE_JOB, { maxAttempts: 3, run: async (payload) => void (await analyseCall(payload as CallRecording)) });
 }
-
-const pct = (n: number) => Math.max(0, Math.min(100, Math.round(n * 100)));
 
 /** The level most segments where someone speaks sit at (the lower middle one), null when nobody speaks. */
 export function medianLevel(segments: Segment[], pick: (s: Segment) => Level): Level | null {
@@ -159,10 +157,7 @@ export async function analyseCall(recording: CallRecording, handle: DbHandle = g
       await tx.update(schema.tickets).set({ emotion: row.customerEmotion }).where(eq(schema.tickets.id, recording.ticketId));
     return row.customerEmotion !== undefined ? { customerEmotion: row.customerEmotion, emotionCounts: counts } : null;
   });
-  const [ticket] = await handle.db
-    .select({ id: schema.tickets.id, ticketNumber: schema.tickets.ticketNumber, departmentId: schema.tickets.departmentId, kind: schema.tickets.kind })
-    .from(schema.tickets)
-    .where(eq(schema.tickets.id, recording.ticketId));
+  const ticket = await openPagesTarget(recording.ticketId, handle);
   if (ticket) {
     toOpenPages(ticket, SERVER_EVENTS.newEmotion, {
       callId: recording.callId,
