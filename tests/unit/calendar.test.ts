@@ -276,10 +276,21 @@ describe.each(DIALECTS)("calendar (%s)", (dialect) => {
     const inTen = new Date(now + 10 * 60_000);
     const local = (d: Date) => new Intl.DateTimeFormat("sv-SE", { timeZone: KL, dateStyle: "short", timeStyle: "short" }).format(d).split(" ");
     const [date, time] = local(inTen);
-    const [, endTime] = local(new Date(now + 40 * 60_000));
+    // the end may fall on the next day (the run starts after 23:20 in Kuala Lumpur)
+    const [endDate, endTime] = local(new Date(now + 40 * 60_000));
     const made = await createAppointment(
       agent,
-      { ...blank, title: "Daily stand-up", start_date: date, start_time: time, end_date: "", end_time: endTime, repeat: "daily", count: "3", reminder: "15" },
+      {
+        ...blank,
+        title: "Daily stand-up",
+        start_date: date,
+        start_time: time,
+        end_date: endDate,
+        end_time: endTime,
+        repeat: "daily",
+        count: "3",
+        reminder: "15",
+      },
       KL,
     );
     expect(made.ok).toBe(true);
