@@ -92,6 +92,37 @@ function reuseStatements(client: Database.Database, keep = 500) {
   }) as typeof client.prepare;
 }
 
+/** Drizzle's query builders that write: a statement they build is run in a turn of its own (see ownTurn). */
+const WRITES = new Set<PropertyKey>(["insert", "update", "delete"]);
+
+/**
+ * SQLite has one connection, so a statement run while another flow's transaction is open runs
+ * inside that transaction: a plain write (the job worker's claim, a webhook's stored event) would
+ * be undone by the other's rollback, after its own caller was told it was written. So a write built
+ * outside a transaction takes the writer's turn like a transaction of its own (requests first, as
+ * inBackground says); inside one (`scope` open) it runs as part of it. Reads are left alone.
+ */
+function ownTurn<T extends object>(builder: T, inTransaction: () => boolean, transaction: DbHandle["transaction"]): T {
+  const proxy: T = new Proxy(builder, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop === "then")
+        return (resolve: (v: unknown) => unknown, reject: (e: unknown) => unknown) =>
+          inTransaction() ? value.call(target, resolve, reject) : transaction(async () => await (target as PromiseLike<unknown>)).then(resolve, reject);
+      // chained calls (.values, .set, .where, .returning, .onConflict*) go on building the same kind of statement
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (result === target) return proxy;
+        return result && typeof result === "object" && ("then" in result || "values" in result || "set" in result)
+          ? ownTurn(result, inTransaction, transaction)
+          : result;
+      };
+    },
+  });
+  return proxy;
+}
+
 function openSqlite(file: string): DbHandle {
   const synchronous = sqliteSynchronous();
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -101,7 +132,9 @@ function openSqlite(file: string): DbHandle {
   client.pragma("foreign_keys = ON");
   client.pragma(`synchronous = ${synchronous}`);
   reuseStatements(client);
-  const db = drizzleSqlite(client, { schema: sqliteSchema });
+  const raw = drizzleSqlite(client, { schema: sqliteSchema });
+  const scope = new AsyncLocalStorage<{ open: boolean }>();
+  const inTransaction = () => !!scope.getStore()?.open;
   // one transaction at a time; the next is a request's if any waits, else background work's
   let writing = false;
   const waiting = { request: [] as (() => void)[], background: [] as (() => void)[] };
@@ -117,37 +150,48 @@ function openSqlite(file: string): DbHandle {
     if (go) go();
     else writing = false;
   };
+  // drizzle's better-sqlite3 transactions are synchronous; model code is async, so we open the
+  // transaction by hand and let transactions take turns (requests' first, see inBackground).
+  async function transaction<T>(fn: (tx: DB) => Promise<T>) {
+    await turn();
+    const mine = { open: true };
+    try {
+      client.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await scope.run(mine, () => fn(db));
+        client.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (client.inTransaction) client.exec("ROLLBACK");
+        throw error;
+      }
+    } finally {
+      mine.open = false;
+      next();
+    }
+  }
+  const db = new Proxy(raw, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (WRITES.has(prop)) return (...args: unknown[]) => ownTurn(value.apply(target, args), inTransaction, transaction);
+      return value.bind(target);
+    },
+  });
   return {
     dialect: "sqlite",
     db,
     schema: sqliteSchema,
     async migrate() {
-      migrateSqlite(db, { migrationsFolder: path.resolve("db/migrations/sqlite") });
+      migrateSqlite(raw, { migrationsFolder: path.resolve("db/migrations/sqlite") });
     },
     async raw(query) {
-      db.run(query);
+      raw.run(query);
     },
     async close() {
       client.close();
     },
-    // drizzle's better-sqlite3 transactions are synchronous; model code is async, so we open the
-    // transaction by hand and let transactions take turns (requests' first, see inBackground).
-    async transaction<T>(fn: (tx: DB) => Promise<T>) {
-      await turn();
-      try {
-        client.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await fn(db);
-          client.exec("COMMIT");
-          return result;
-        } catch (error) {
-          if (client.inTransaction) client.exec("ROLLBACK");
-          throw error;
-        }
-      } finally {
-        next();
-      }
-    },
+    transaction,
   };
 }
 

@@ -138,6 +138,8 @@ export interface JobWorkerOptions {
   concurrency?: number;
   now?: () => number;
   log?: LogFn;
+  /** How long a claim holds a job (default LEASE_MS); the worker renews it every third of that while the job runs. */
+  leaseMs?: number;
 }
 
 export function createJobWorker(options: JobWorkerOptions = {}) {
@@ -145,6 +147,7 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
   const log = options.log ?? warnings("jobs");
   const db = () => options.db ?? getDb();
   const concurrency = Math.max(1, options.concurrency ?? (Number(process.env.JOB_CONCURRENCY) || 4));
+  const leaseMs = options.leaseMs ?? LEASE_MS;
 
   async function finish(row: JobRow, set: Partial<JobRow>) {
     const handle = db();
@@ -174,7 +177,9 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     try {
       const [claimed] = await handle.db
         .update(j)
-        .set({ state: "running", attempts: sql`${j.attempts} + 1`, runAt: at + LEASE_MS })
+        // the lease counts from the claim, not from the pass's start: a pass works through up to a
+        // batch, and a job claimed late in it would otherwise hold a lease already partly spent
+        .set({ state: "running", attempts: sql`${j.attempts} + 1`, runAt: now() + leaseMs })
         // "= (one row)", evaluated once: an IN (...) subquery may be run again per row on PostgreSQL,
         // picking (and leasing) more rows than this worker takes
         .where(and(eq(j.id, sql`(${pick})`), dueNow))
@@ -188,14 +193,38 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
     }
   }
 
+  /**
+   * Holds the claim while the job runs: a job that runs longer than the lease (a slow provider, a
+   * big import) would otherwise be taken for a dead node's and run a second time beside itself.
+   */
+  function keepLease(row: JobRow) {
+    const renew = async () => {
+      const handle = db();
+      const j = handle.schema.jobs;
+      await handle.db
+        .update(j)
+        .set({ runAt: now() + leaseMs })
+        .where(and(eq(j.id, row.id), eq(j.state, "running"), eq(j.attempts, row.attempts)))
+        .catch((error) => log(`job ${row.kind} ${row.key}: lease not renewed`, error));
+    };
+    const timer = setInterval(() => void renew(), Math.max(1, Math.floor(leaseMs / 3)));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** An attempt with the job's ids on every line logged meanwhile, timed; its transactions give way to requests'. */
   function run(row: JobRow) {
     return inBackground(() =>
       withLogContext({ jobId: row.id, jobKind: row.kind }, async () => {
         const end = metrics.jobDuration.startTimer({ kind: row.kind });
-        const ok = await attempt(row);
-        end({ ok: String(ok) });
-        return ok;
+        const stopRenewing = keepLease(row);
+        try {
+          const ok = await attempt(row);
+          end({ ok: String(ok) });
+          return ok;
+        } finally {
+          stopRenewing();
+        }
       }),
     );
   }
@@ -276,7 +305,11 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
         }
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, slot));
+    // a slot that fails (the database went away) does not end the pass while the others still run
+    // jobs: the next pass must not start beside them
+    const slots = await Promise.allSettled(Array.from({ length: concurrency }, slot));
+    const failed = slots.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
     // a full batch: there may be more due, so the next pass starts at once instead of after a poll
     full = (!dry && claims >= BATCH) || raced;
     return done;

@@ -41,6 +41,43 @@ describe("SQLite's one writer", () => {
   });
 });
 
+describe("SQLite's one connection", () => {
+  it("keeps a write made meanwhile by another flow when a transaction is rolled back, and runs one made inside it as part of it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-writer-"));
+    const handle = openDatabase(path.join(dir, "w.sqlite"));
+    try {
+      await handle.migrate();
+      const { db, schema } = handle;
+      const job = (key: string) => ({ kind: "test.meanwhile", key, payload: "{}", runAt: 0, createdAt: 0 });
+      let opened!: () => void;
+      const open = new Promise<void>((r) => (opened = r));
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      // a request's transaction writes, then waits (for its other statements) and fails
+      const failing = handle.transaction(async (tx) => {
+        await tx.insert(schema.jobs).values(job("undone"));
+        opened();
+        await held;
+        throw new Error("refused");
+      });
+      await open;
+      // meanwhile the job worker records a claim outside any transaction
+      const meanwhile = db
+        .insert(schema.jobs)
+        .values(job("kept"))
+        .then(() => "written");
+      release();
+      await expect(failing).rejects.toThrow("refused");
+      expect(await meanwhile).toBe("written");
+      const keys = (await db.select({ key: schema.jobs.key }).from(schema.jobs)).map((r) => r.key);
+      expect(keys).toEqual(["kept"]);
+    } finally {
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.each(DIALECTS)("the job queue on %s", (dialect) => {
   let t: TestDb;
   let other: DbHandle;
@@ -257,6 +294,25 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     expect(await w.runOnce()).toBe(1);
     expect(runs).toEqual(["crashed"]);
     expect(await row("crashed")).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  it("runs a job that takes longer than its lease once, while another node keeps looking", { timeout: 20_000 }, async () => {
+    await add("slow");
+    behaviour.set("slow", () => new Promise((r) => setTimeout(r, 1_200)));
+    // real clocks: the lease is 300 ms, the job takes four of them
+    const a = createJobWorker({ leaseMs: 300, log: () => undefined });
+    const b = createJobWorker({ db: other, leaseMs: 300, log: () => undefined });
+    workers.push(a, b);
+    const first = a.runOnce();
+    while (runs.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const until = Date.now() + 1_500;
+    while (Date.now() < until) {
+      await b.runOnce();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await first).toBe(1);
+    expect(runs).toEqual(["slow"]);
+    expect(await row("slow")).toMatchObject({ state: "done", attempts: 1 });
   });
 
   it("tries a failed job again after a minute, then after two, keeping the last error", async () => {
