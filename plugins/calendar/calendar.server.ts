@@ -3,7 +3,7 @@
 // Who sees what: admins see every appointment; an agent sees the ones they own or made, and those
 // of a contact or ticket they work with (a conversation of the contact, or the ticket, they may
 // read under the host's access rules). Only admins, the owner and the maker change or delete one.
-import { and, asc, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, exists, gt, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "@db/client";
 import { readableBy, type Reader } from "~/conversation/access.server";
 import { formResult } from "~/forms";
@@ -156,9 +156,22 @@ export function visibleTo(actor: Actor): SQL | undefined {
   const a = schema.appointments;
   const t = schema.tickets;
   const ct = schema.contactTickets;
-  const readableTickets = db.select({ id: t.id }).from(t).where(readableBy(actor));
-  const readableContacts = db.select({ id: ct.contactId }).from(ct).innerJoin(t, eq(t.id, ct.ticketId)).where(readableBy(actor));
-  return or(eq(a.ownerId, actor.id), eq(a.createdBy, actor.id), inArray(a.ticketId, readableTickets), inArray(a.contactId, readableContacts));
+  // asked per appointment (EXISTS on the ticket's and the contact's keys), never as the list of
+  // every ticket the agent may read: at a million tickets that list was built for each page
+  const ticketReadable = exists(
+    db
+      .select({ one: sql`1` })
+      .from(t)
+      .where(and(eq(t.id, a.ticketId), readableBy(actor))),
+  );
+  const contactReadable = exists(
+    db
+      .select({ one: sql`1` })
+      .from(ct)
+      .innerJoin(t, eq(t.id, ct.ticketId))
+      .where(and(eq(ct.contactId, a.contactId), readableBy(actor))),
+  );
+  return or(eq(a.ownerId, actor.id), eq(a.createdBy, actor.id), ticketReadable, contactReadable);
 }
 
 /**

@@ -206,7 +206,8 @@ export async function contactActivity(viewer: Reader, contactId: number, page = 
     .from(ct)
     .innerJoin(t, eq(t.id, ct.ticketId))
     .where(and(eq(ct.contactId, contactId), readableBy(viewer)))
-    .orderBy(desc(t.updatedAt), desc(t.id))
+    // the link's copy of the conversation's last activity: read in index order, no sort of all of them
+    .orderBy(desc(ct.updatedAt), desc(ct.ticketId))
     .limit(size + 1)
     .offset((current - 1) * size);
   const items: ActivityItem[] = rows

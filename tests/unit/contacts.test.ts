@@ -277,6 +277,14 @@ describe.each(DIALECTS)("Contacts (%s)", (dialect) => {
     expect(agentPage2).toMatchObject({ items: [{ ticketNumber: own[0].ticketNumber, path: `/ticket/${own[0].ticketNumber}` }], more: false });
     const adminPage1 = await contactActivity(admin, contactId, 1);
     expect(adminPage1.items[0].ticketNumber).toBe(elsewhere.ticketNumber);
+    // the oldest conversation gets a new message: it leads the timeline
+    const { db, schema } = t.handle;
+    await db
+      .update(schema.tickets)
+      .set({ updatedAt: Date.now() + 60_000 })
+      .where(eq(schema.tickets.id, own[0].id));
+    expect((await contactActivity(agent, contactId, 1)).items[0].ticketNumber).toBe(own[0].ticketNumber);
+    expect((await contactActivity(admin, contactId, 1)).items[0].ticketNumber).toBe(own[0].ticketNumber);
 
     // the page says the same
     const contact = (await t.handle.db.select().from(t.handle.schema.contacts).where(eq(t.handle.schema.contacts.id, contactId)))[0];
