@@ -5,10 +5,11 @@
 // between the provider's answer and its record (the message still "sending" at the kill): Twilio's
 // API has no idempotency key, so such a send is retried; the test counts those and allows no other.
 //   CHAOS_CAMPAIGN_RECIPIENTS (default 1,000; `npm run test:chaos -- campaign` with 50000 for the issue's figure),
-//   CHAOS_CAMPAIGN_DIALECTS (default both)
-// Run only with CHAOS_CAMPAIGN=1 for now: it found 1-3 extra SMS per 1,000 after the restart, with
-// no send cut mid-way (an outbound job run twice; cause not found yet, issue 19's note), and a
-// known failure would stop every CI run.
+//   CHAOS_CAMPAIGN_DIALECTS (default sqlite; CHAOS_CAMPAIGN=1 runs both)
+// It found extra SMS after the restart with no send cut mid-way (an outbound job run twice): on
+// SQLite's one connection the worker's claim and outcome writes ran inside other flows' open
+// transactions and were undone by their rollbacks, and a lease counted from the pass's start ran
+// out under jobs still running. Both are mended (db/client.ts ownTurn, the worker's keepLease).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "../unit/harness";
@@ -21,10 +22,11 @@ import { saveCampaign, startCampaign } from "@plugins/campaign/campaign.server";
 
 process.env.SESSION_SECRET = SECRET;
 const N = Number(process.env.CHAOS_CAMPAIGN_RECIPIENTS || 1_000);
-const dialects = (process.env.CHAOS_CAMPAIGN_DIALECTS?.split(",") as typeof DIALECTS | undefined) ?? DIALECTS;
+const dialects =
+  (process.env.CHAOS_CAMPAIGN_DIALECTS?.split(",") as typeof DIALECTS | undefined) ?? (process.env.CHAOS_CAMPAIGN === "1" ? DIALECTS : (["sqlite"] as const));
 const phoneOf = (i: number) => `+6013${String(i).padStart(7, "0")}`;
 
-describe.skipIf(process.env.CHAOS_CAMPAIGN !== "1").each(dialects)("a campaign to %s contacts killed halfway", (dialect) => {
+describe.each(dialects)("a campaign to %s contacts killed halfway", (dialect) => {
   let t: TestDb;
   let twilio: TwilioStandin;
   let node: Node | undefined;
@@ -93,8 +95,9 @@ describe.skipIf(process.env.CHAOS_CAMPAIGN !== "1").each(dialects)("a campaign t
     const started = await startCampaign(saved.id, admin);
     expect(started).toMatchObject({ ok: true, recipients: N });
 
-    // a short lease: the restarted node takes over the killed node's jobs after a minute instead of 5 minutes (a job running longer than its lease is claimed again: too short a lease makes its own duplicates)
-    const env = { DATABASE_URL: t.url, JOB_LEASE_MS: "60000" };
+    // a short lease: the restarted node takes over the killed node's jobs after 10 s instead of 5
+    // minutes (a running job's lease is renewed every third of it, so a short one makes no duplicates)
+    const env = { DATABASE_URL: t.url, JOB_LEASE_MS: "10000" };
     const r = schema.campaignRecipients;
     const sentCount = async () =>
       Number(
