@@ -7,14 +7,15 @@
 // own), kept by triggers in the writer's transaction. SQLite: the FTS5 trigram table
 // contact_search (rowid = contact id); 1-2 character terms through its vocabulary (every text
 // ends in two spaces, so each short substring starts some trigram). PostgreSQL: the table
-// contact_search with a pg_trgm GIN index, and search_bigrams for 2 characters outside ASCII.
+// contact_search with a pg_trgm GIN index, and for 1-2 characters a GIN index of each text's
+// characters and character pairs (contact_short_terms, migration contact_short_terms).
 //
 // Rare terms read their index once and sort the hits; common ones walk the contacts newest first
 // checking each one against its text, which stops at the page (the index would first collect
 // every hit). SQLite tells them apart by counting index hits up to COMMON; PostgreSQL, whose GIN
-// index cannot stop early, by the share of the newest PROBE contacts that match. A term no index
-// serves (a 1-2 character term with too many trigrams on SQLite, 1-2 ASCII characters on
-// PostgreSQL) walks when common and reads every text once when rare: correct, if not fast.
+// index cannot stop early, by the share of the newest PROBE contacts that match. On SQLite a 1-2
+// character term with too many trigrams has no index lookup: it walks when common and reads every
+// text once when rare: correct, if not fast.
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, rows } from "@db/client";
 import { normalisePhone } from "./identities";
@@ -140,12 +141,13 @@ function pgPlain(value: string): SQL {
   return caseless(value) ? sql`strpos(s.body, ${value}) > 0` : sql`strpos(lower(s.body), lower(${value})) > 0`;
 }
 
-/** PostgreSQL: the body contains `value`, through an index; undefined when none serves it. */
-function pgIndexed(value: string): SQL | undefined {
+/** PostgreSQL: the body contains `value`, through an index (trigrams from 3 characters, the short-terms index below). */
+function pgIndexed(value: string): SQL {
   if (chars(value) >= 3) return sql`s.body ILIKE ${`%${value.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`} ESCAPE '\\'`;
-  // the pair's own check in a form no index serves: with ILIKE the planner may pick the trigram index, which holds no 2-character entry
-  if (/^[^\x01-\x7f]{2}$/u.test(value)) return sql`(search_bigrams(s.body) @> ARRAY[${value.toLowerCase()}]::text[] AND ${pgPlain(value)})`;
-  return undefined;
+  // 1-2 characters: the text's characters and pairs (migration contact_short_terms), then the term's
+  // own check in a form no index serves (with ILIKE the planner may pick the trigram index, which
+  // holds no entry this short)
+  return sql`(contact_short_terms(s.body) @> ARRAY[lower(${value})]::text[] AND ${pgPlain(value)})`;
 }
 
 async function pgSearch(variants: Variants, offset: number, limit: number): Promise<number[]> {
@@ -159,13 +161,12 @@ async function pgSearch(variants: Variants, offset: number, limit: number): Prom
       JOIN contact_search s ON s.contact_id = newest.id`,
   );
   const share = Number(probe?.n ?? 0) / Math.max(1, Number(probe?.of ?? 0));
-  const everyIndexed = indexed.every(Boolean);
   const common = share >= COMMON_SHARE && (offset + limit) / share <= WALK_MAX;
-  if (common || (!everyIndexed && share > 0 && (offset + limit) / share <= WALK_MAX))
+  if (common)
     return ids(await rows<{ id: number }>(walk(sql`EXISTS (SELECT 1 FROM contact_search s WHERE s.contact_id = ${c.id} AND (${plain}))`, offset, limit)));
   // rare: the hits first (materialised, so the planner cannot turn it into a walk), then sorted
   // the exact phone as its own set: OR-ed into the text's condition it would keep the index from serving it
-  const byText = sql`SELECT s.contact_id FROM contact_search s WHERE ${everyIndexed ? sql.join(indexed as SQL[], sql` OR `) : plain}`;
+  const byText = sql`SELECT s.contact_id FROM contact_search s WHERE ${sql.join(indexed, sql` OR `)}`;
   const found = variants.phone ? sql`${byText} UNION ${phoneOwner(variants.phone)}` : byText;
   return ids(
     await rows<{ id: number }>(sql`WITH hits AS MATERIALIZED (${found})
