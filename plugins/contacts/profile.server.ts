@@ -64,7 +64,8 @@ export async function contactProfile({ reader, viewer, who, list, offset, limit 
       .where(and(eq(ct.contactId, contact.id), readableBy(reader), kind));
   const [rows, identities] = await Promise.all([
     conversations(list === "activity" ? undefined : eq(t.kind, list))
-      .orderBy(desc(t.updatedAt), desc(t.id))
+      // the link's copy of the last activity: read in index order (contact_tickets' updated_at)
+      .orderBy(desc(ct.updatedAt), desc(ct.ticketId))
       .limit(limit + 1)
       .offset(Math.max(0, offset)),
     db.select({ kind: ci.kind, value: ci.value }).from(ci).where(eq(ci.contactId, contact.id)).orderBy(ci.kind, ci.value),
