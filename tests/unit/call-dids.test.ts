@@ -23,6 +23,7 @@ import { saveSipAccount, sipHookSecret } from "@plugins/calls/sip.server";
 import { DEFAULT_RING_TIMEOUT, didForm, didHook, didOf, didTargets, listDids, saveDid, deleteDid } from "@plugins/calls/dids.server";
 import { listVoicemails } from "@plugins/calls/recording.server";
 import { fileStorage } from "~/storage.server";
+import { imcUsersApi } from "@plugins/calls/call-api.server";
 import { startVoicemail, type VoicemailServer } from "@plugins/calls/voicemail.server";
 import * as configRoute from "@plugins/calls/routes/call_config";
 import * as authHook from "@plugins/calls/routes/hook.auth";
@@ -149,6 +150,11 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(listed.map((d) => [d.number, d.departmentName, d.agents])).toEqual([
       ["+60312345678", "Support", []],
       ["+60387654321", "", ["agent2"]],
+    ]);
+    // the JSON twin of the DID list (spec section 7: /api/proxy/imc_user)
+    expect(await (await imcUsersApi()).json()).toEqual([
+      { DIDnumber: "+60312345678", accountDescription: "Support" },
+      { DIDnumber: "+60387654321", accountDescription: "agent2" },
     ]);
   });
 
