@@ -24,6 +24,7 @@ import { DEFAULT_RING_TIMEOUT, didForm, didHook, didOf, didTargets, listDids, sa
 import { listVoicemails } from "@plugins/calls/recording.server";
 import { fileStorage } from "~/storage.server";
 import { imcUsersApi } from "@plugins/calls/call-api.server";
+import { recordCallEvent } from "@plugins/calls/calls.server";
 import { startVoicemail, type VoicemailServer } from "@plugins/calls/voicemail.server";
 import * as configRoute from "@plugins/calls/routes/call_config";
 import * as authHook from "@plugins/calls/routes/hook.auth";
@@ -173,6 +174,25 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("20;0;3002");
+  });
+
+  it("keeps a call from the trunk as inbound on the DID; the agent who answers becomes its agent", async () => {
+    const { db, schema } = t.handle;
+    const ringing = await recordCallEvent({ event: "invite", call_id: `trunk-${dialect}`, from: "60123456789", to: "60312345678", source: "trunk" });
+    expect(ringing).toMatchObject({ direction: "inbound", did: "+60312345678", fromNumber: "+60123456789", toNumber: "+60312345678", agentUserId: null });
+    const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, ringing!.ticketId));
+    expect(ticket.departmentId).toBe(2);
+    const answered = await recordCallEvent({ event: "answer", call_id: `trunk-${dialect}`, agent: "3001" });
+    expect(answered).toMatchObject({ state: "talking", agentUserId: agent.id });
+    const people = await db.select().from(schema.participants).where(eq(schema.participants.ticketId, ringing!.ticketId));
+    expect(people.map((p) => [p.userId, p.assignee])).toEqual([[agent.id, true]]);
+    // a call the voicemail took ends with that cause, not as answered
+    await recordCallEvent({ event: "invite", call_id: `vm-${dialect}`, from: "+60123456789", to: "+60312345678", source: "trunk" });
+    await db
+      .update(schema.calls)
+      .set({ voicemail: true })
+      .where(eq(schema.calls.sipCallId, `vm-${dialect}`));
+    expect(await recordCallEvent({ event: "end", call_id: `vm-${dialect}`, code: 200 })).toMatchObject({ hangupCause: "voicemail", answeredAt: null });
   });
 
   it("adds, refuses and deletes DIDs on /call_config without JavaScript", async () => {
