@@ -146,7 +146,8 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
         holdMs: call.holdMs + (call.state === "held" ? Math.max(0, at - (call.heldAt ?? at)) : 0),
         // nobody answered and the product's voicemail took the message (voicemail.server.ts)
         hangupCause: !answered && call.voicemail ? "voicemail" : causeOf(event.code, answered),
-        hangupBy: answered ? (event.by ?? "") : "",
+        // the number as the call keeps it (a "+" does not survive the event's form encoding)
+        hangupBy: answered ? ([call.fromNumber, call.toNumber].find((n) => n === event.by || n === `+${event.by}`) ?? event.by ?? "") : "",
       };
     }
     if (!set) return call;

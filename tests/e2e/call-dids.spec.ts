@@ -165,4 +165,56 @@ test.describe("a call from the trunk on a DID", () => {
     await expect(call).toContainText("Inbound");
     await expect(call).toContainText("Voicemail");
   });
+
+  test("an agent who answers a DID call talks with the caller and becomes the call's agent", async ({ browser, baseURL }) => {
+    test.setTimeout(120_000);
+    const admin = await newPage(browser, baseURL!, true);
+    await login(admin, "admin", "admin");
+    const answerer = { username: `didb-${stamp}`, number: `6${digits}2` };
+    const phone = await newAgent(admin, browser, baseURL!, answerer.username);
+    await admin.goto("/call_config");
+    const sip = admin.locator("#sip-form");
+    await sip.getByLabel("Agent", { exact: true }).selectOption({ label: `${callerName(answerer.username)} (${answerer.username})` });
+    await sip.getByLabel("Extension").fill(answerer.number);
+    await sip.getByLabel("SIP password").fill(`sip-${answerer.username}`);
+    await sip.getByRole("button", { name: "Save" }).click();
+    await expect(admin.getByRole("status")).toHaveText("SIP account saved.");
+    const sales = `${did.slice(0, -1)}${(Number(did.at(-1)) + 1) % 10}`;
+    const form = admin.locator("#did-form");
+    await form.getByLabel("DID number").fill(sales);
+    await form.getByLabel(new RegExp(`${callerName(answerer.username)} \\(${answerer.username}\\)`)).check();
+    await form.getByRole("button", { name: "Save DID" }).click();
+    await expect(admin.getByTestId(`did-${sales}`)).toContainText("20 s");
+
+    await phone.goto("/");
+    await hydrated(phone);
+    await expect(phone.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+    const caller = trunkCall({
+      sip: `127.0.0.1:${servers.sipPort}`,
+      did: sales.slice(1),
+      caller: CALLER,
+      localPort: TRUNK_PORT,
+      mediaPort: TRUNK_PORT + 2,
+      talkMs: 6000,
+      audio: spokenUlaw("hello can you hear me", runDir),
+      workDir: runDir,
+    });
+    const popup = phone.getByRole("alertdialog");
+    await expect(popup).toContainText(`Incoming call from ${CALLER}`, { timeout: 15_000 });
+    await popup.getByRole("button", { name: "Accept" }).click();
+    await expect(phone.getByTestId("call-status")).toHaveText(`On a call with ${CALLER}`, { timeout: 10_000 });
+    // the caller's voice reaches the agent's browser through rtpengine (plain RTP to DTLS-SRTP)
+    const heard = () =>
+      phone.evaluate(() => (window as unknown as { __softphone: { inbound(): Promise<{ bytes: number }> } }).__softphone.inbound().then((r) => r.bytes));
+    const before = await heard();
+    await expect.poll(heard, { timeout: 5_000 }).toBeGreaterThan(before + 1000);
+    const result = await caller.done;
+    expect(result.code, `${result.output}\n${servers.logs().slice(-5000)}`).toBe(0);
+
+    await admin.goto(`/call?did=${encodeURIComponent(sales)}`);
+    const row = admin.getByRole("row", { name: new RegExp(CALLER.replace("+", "\\+")) });
+    await expect(row).toContainText("Inbound");
+    await expect(row).toContainText(callerName(answerer.username));
+    await expect(row).toContainText(`Hung up (by ${CALLER})`);
+  });
 });

@@ -231,7 +231,17 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     const loaded = (await page.json()) as { dids: { id: number; number: string; agents: string[]; ringTimeoutSeconds: number }[]; trunk: boolean };
     const added = loaded.dids.find((d) => d.number === "+60355550000")!;
     expect(added).toMatchObject({ agents: ["agent", "agent2"], ringTimeoutSeconds: 20 });
-    expect(typeof loaded.trunk).toBe("boolean");
+    expect(loaded.trunk).toBe(sipBinariesPresent());
+    // without Kamailio installed the page says calls from a trunk are not configured
+    const bin = process.env.KAMAILIO_BIN;
+    process.env.KAMAILIO_BIN = "/nonexistent/kamailio";
+    try {
+      const bare = await call(configRoute.loader as Fn, new Request("http://localhost/call_config", { headers: { Cookie: adminCookie } }));
+      expect(((await bare.json()) as { trunk: boolean }).trunk).toBe(false);
+    } finally {
+      if (bin === undefined) delete process.env.KAMAILIO_BIN;
+      else process.env.KAMAILIO_BIN = bin;
+    }
 
     const gone = await call(configRoute.action as Fn, post("/call_config", adminCookie, form({ intent: "deleteDid", id: String(added.id) })));
     expect(gone.status).toBe(302);
