@@ -8,6 +8,7 @@
 // /voicemail with the caller, the DID, its duration and a player, and the file is served with range
 // requests and plays in the browser. The call is on /call as inbound on the DID, ended by voicemail.
 import { test, expect } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -86,6 +87,11 @@ test.describe("a call from the trunk on a DID", () => {
     await expect(row).toContainText(agent.username);
     await expect(row).toContainText("8 s");
     await expect(row).toContainText("On");
+    // the page with its DID list and form passes axe (JavaScript on, as axe needs)
+    await setup.goto("/call_config");
+    await hydrated(setup);
+    const axe = await new AxeBuilder({ page: setup }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
 
     // the agent's softphone registers
     await phone.goto("/");
@@ -166,29 +172,35 @@ test.describe("a call from the trunk on a DID", () => {
     await expect(call).toContainText("Voicemail");
   });
 
-  test("an agent who answers a DID call talks with the caller and becomes the call's agent", async ({ browser, baseURL }) => {
+  test("a DID rings two agents at once; the one who answers talks with the caller and becomes the call's agent", async ({ browser, baseURL }) => {
     test.setTimeout(120_000);
     const admin = await newPage(browser, baseURL!, true);
     await login(admin, "admin", "admin");
     const answerer = { username: `didb-${stamp}`, number: `6${digits}2` };
+    const other = { username: `didc-${stamp}`, number: `6${digits}3` };
     const phone = await newAgent(admin, browser, baseURL!, answerer.username);
+    const otherPhone = await newAgent(admin, browser, baseURL!, other.username);
     await admin.goto("/call_config");
     const sip = admin.locator("#sip-form");
-    await sip.getByLabel("Agent", { exact: true }).selectOption({ label: `${callerName(answerer.username)} (${answerer.username})` });
-    await sip.getByLabel("Extension").fill(answerer.number);
-    await sip.getByLabel("SIP password").fill(`sip-${answerer.username}`);
-    await sip.getByRole("button", { name: "Save" }).click();
-    await expect(admin.getByRole("status")).toHaveText("SIP account saved.");
+    for (const a of [answerer, other]) {
+      await sip.getByLabel("Agent", { exact: true }).selectOption({ label: `${callerName(a.username)} (${a.username})` });
+      await sip.getByLabel("Extension").fill(a.number);
+      await sip.getByLabel("SIP password").fill(`sip-${a.username}`);
+      await sip.getByRole("button", { name: "Save" }).click();
+      await expect(admin.getByTestId(`sip-account-${a.number}`)).toContainText(a.username);
+    }
     const sales = `${did.slice(0, -1)}${(Number(did.at(-1)) + 1) % 10}`;
     const form = admin.locator("#did-form");
     await form.getByLabel("DID number").fill(sales);
-    await form.getByLabel(new RegExp(`${callerName(answerer.username)} \\(${answerer.username}\\)`)).check();
+    for (const a of [answerer, other]) await form.getByLabel(new RegExp(`${callerName(a.username)} \\(${a.username}\\)`)).check();
     await form.getByRole("button", { name: "Save DID" }).click();
     await expect(admin.getByTestId(`did-${sales}`)).toContainText("20 s");
 
-    await phone.goto("/");
-    await hydrated(phone);
-    await expect(phone.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+    for (const page of [phone, otherPhone]) {
+      await page.goto("/");
+      await hydrated(page);
+      await expect(page.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+    }
     const caller = trunkCall({
       sip: `127.0.0.1:${servers.sipPort}`,
       did: sales.slice(1),
@@ -199,9 +211,12 @@ test.describe("a call from the trunk on a DID", () => {
       audio: spokenUlaw("hello can you hear me", runDir),
       workDir: runDir,
     });
+    // both agents' phones ring at once; one answers, the other's stops ringing
     const popup = phone.getByRole("alertdialog");
     await expect(popup).toContainText(`Incoming call from ${CALLER}`, { timeout: 15_000 });
+    await expect(otherPhone.getByRole("alertdialog")).toContainText(`Incoming call from ${CALLER}`);
     await popup.getByRole("button", { name: "Accept" }).click();
+    await expect(otherPhone.getByRole("alertdialog")).toHaveCount(0, { timeout: 10_000 });
     await expect(phone.getByTestId("call-status")).toHaveText(`On a call with ${CALLER}`, { timeout: 10_000 });
     // the caller's voice reaches the agent's browser through rtpengine (plain RTP to DTLS-SRTP)
     const heard = () =>
