@@ -14,6 +14,8 @@ export const E2E_SIP_WS_PORT = PORT + 3;
 export const E2E_RTPENGINE_NG_PORT = PORT + 5;
 /** Janus's HTTP API for tests/e2e/meeting.spec.ts (which starts Janus itself, after its mesh test). */
 export const E2E_JANUS_HTTP_PORT = PORT + 7;
+/** The server's voicemail (UDP SIP) that tests/e2e/call-dids.spec.ts's Kamailio sends unanswered DID calls to. */
+export const E2E_VOICEMAIL_SIP_PORT = PORT + 9;
 export const E2E_METRICS_TOKEN = "e2e-metrics-token";
 // kept in the environment so test workers (which load this file again) find the server's database
 const dataDir = (process.env.E2E_DATA_DIR ||= fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-e2e-")));
@@ -64,6 +66,7 @@ export default defineConfig({
       SMTP_LISTEN_PORT: String(E2E_SMTP_PORT),
       SIP_WS_PORT: String(E2E_SIP_WS_PORT),
       RTPENGINE_NG: `127.0.0.1:${E2E_RTPENGINE_NG_PORT}`,
+      VOICEMAIL_SIP_PORT: String(E2E_VOICEMAIL_SIP_PORT),
       JANUS_URL: `http://127.0.0.1:${E2E_JANUS_HTTP_PORT}/janus`,
       SMTP_RELAY_URL: `smtp://127.0.0.1:${E2E_RELAY_PORT}`,
       // tests/e2e/metrics.spec.ts scrapes /metrics with it

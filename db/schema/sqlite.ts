@@ -1561,6 +1561,44 @@ export const sipAccounts = sqliteTable(
 );
 
 /**
+ * A DID (plugins/calls): a number the trunk delivers calls to, and whom it rings. An inbound call
+ * on it rings the agents of its queue (the department's agents with a SIP account, and/or the
+ * agents listed in call_did_agents) for ring_timeout_seconds; then, with voicemail on, the product's
+ * voicemail answers with the greeting and records the caller's message.
+ */
+export const callDids = sqliteTable(
+  "call_dids",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** E.164: + and 7 to 15 digits */
+    number: text("number").notNull(),
+    /** the department whose agents it rings (null: only the listed agents) */
+    departmentId: integer("department_id").references(() => departments.id, { onDelete: "set null" }),
+    ringTimeoutSeconds: integer("ring_timeout_seconds").notNull().default(20),
+    voicemail: bool("voicemail").notNull().default(true),
+    /** spoken (espeak-ng) to the caller before the message is recorded; empty: the default greeting */
+    greeting: text("greeting").notNull().default(""),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("call_dids_number_idx").on(t.number)],
+);
+
+/** The agents a DID rings by name (besides its department's). */
+export const callDidAgents = sqliteTable(
+  "call_did_agents",
+  {
+    didId: integer("did_id")
+      .notNull()
+      .references(() => callDids.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.didId, t.userId] }), index("call_did_agents_user_idx").on(t.userId)],
+);
+
+/**
  * One phone call (plugins/calls), as the SIP server reported it: the CALL ticket it made or
  * updated in the conversation home, and what spec section 3 asks of a call ticket (call_direction,
  * did, phone) with its durations and hang-up cause. Kamailio's events are keyed by the SIP

@@ -9,6 +9,7 @@ import { getDb } from "@db/client";
 import type { Reader } from "~/conversation/access.server";
 import { conversationById, loadMessages, NotFound } from "~/conversation/model.server";
 import { apiMessage, jsonErrors } from "~/conversation/api.server";
+import { listDids } from "./dids.server";
 import { CALL_PAGE_SIZE, callOfTicket, knownDids, listCalls, parseCallFilter, type CallFilterField } from "./calls.server";
 
 export const BAD_INPUT = "Please check the input.";
@@ -140,11 +141,18 @@ export async function extensionsApi() {
   );
 }
 
-/** GET /api/proxy/imc_user -> [{DIDnumber, accountDescription}]: the DIDs calls come in on (spec section 7). */
+/**
+ * GET /api/proxy/imc_user -> [{DIDnumber, accountDescription}] (spec section 7): the DIDs set up on
+ * /call_config (described by whom they ring), then numbers calls came in on that are none of them.
+ */
 export async function imcUsersApi() {
-  const dids = await knownDids();
+  const [configured, known] = await Promise.all([listDids(), knownDids()]);
+  const numbers = new Set(configured.map((d) => d.number));
   return json(
-    dids.map((d) => ({ DIDnumber: d.did, accountDescription: "" })),
+    [
+      ...configured.map((d) => ({ DIDnumber: d.number, accountDescription: [d.departmentName, ...d.agents].filter(Boolean).join(", ") })),
+      ...known.filter((d) => !numbers.has(d.did)).map((d) => ({ DIDnumber: d.did, accountDescription: "" })),
+    ],
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }

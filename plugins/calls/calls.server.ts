@@ -18,6 +18,7 @@ import { startOfDay } from "~/time";
 import { wakeJobs } from "~/jobs/queue.server";
 import { queueRecording } from "./recording.server";
 import { sameSecret, sipHookSecret } from "./sip.server";
+import { didByNumber, didOf } from "./dids.server";
 
 /** Spec section 9: the call list's page size. */
 export const CALL_PAGE_SIZE = 30;
@@ -34,8 +35,20 @@ const number = z
 export const callEventSchema = z.discriminatedUnion("event", [
   /** Kamailio (re)started: the dialogs it held are gone, so are their calls */
   z.object({ event: z.literal("restart") }),
-  z.object({ event: z.literal("invite"), call_id: z.string().min(1).max(255), from: number, to: number }),
-  z.object({ event: z.literal("answer"), call_id: z.string().min(1).max(255) }),
+  z.object({
+    event: z.literal("invite"),
+    call_id: z.string().min(1).max(255),
+    from: number,
+    to: number,
+    /** "trunk": a call from the SIP trunk to a DID (inbound, whoever the numbers are) */
+    source: z.enum(["trunk", "agent"]).optional().default("agent"),
+  }),
+  z.object({
+    event: z.literal("answer"),
+    call_id: z.string().min(1).max(255),
+    /** the extension that answered (the 200 OK's Contact user): a DID call's agent is the one who picks up */
+    agent: z.string().trim().max(32).optional().default(""),
+  }),
   z.object({ event: z.literal("hold"), call_id: z.string().min(1).max(255) }),
   z.object({ event: z.literal("resume"), call_id: z.string().min(1).max(255) }),
   z.object({
@@ -113,8 +126,15 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
     const [call] = await tx.select().from(c).where(eq(c.sipCallId, event.call_id));
     if (!call || call.state === "ended") return call ?? null;
     let set: Partial<CallRow> | null = null;
-    if (event.event === "answer" && call.state === "ringing") set = { state: "talking", answeredAt: at };
-    else if (event.event === "hold" && call.state === "talking") set = { state: "held", heldAt: at };
+    let answeredBy: Awaited<ReturnType<typeof agentsOf>>[number] | undefined;
+    if (event.event === "answer" && call.state === "ringing") {
+      set = { state: "talking", answeredAt: at };
+      // a call from the trunk rang a DID's queue: the agent who answered becomes the call's agent
+      if (call.agentUserId == null && event.agent) {
+        answeredBy = (await agentsOf([event.agent]))[0];
+        if (answeredBy) set.agentUserId = answeredBy.userId;
+      }
+    } else if (event.event === "hold" && call.state === "talking") set = { state: "held", heldAt: at };
     else if (event.event === "resume" && call.state === "held")
       set = { state: "talking", heldAt: null, holdMs: call.holdMs + Math.max(0, at - (call.heldAt ?? at)) };
     else if (event.event === "end") {
@@ -124,13 +144,20 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
         endedAt: at,
         heldAt: null,
         holdMs: call.holdMs + (call.state === "held" ? Math.max(0, at - (call.heldAt ?? at)) : 0),
-        hangupCause: causeOf(event.code, answered),
-        hangupBy: answered ? (event.by ?? "") : "",
+        // nobody answered and the product's voicemail took the message (voicemail.server.ts)
+        hangupCause: !answered && call.voicemail ? "voicemail" : causeOf(event.code, answered),
+        // the number as the call keeps it (a "+" does not survive the event's form encoding)
+        hangupBy: answered ? ([call.fromNumber, call.toNumber].find((n) => n === event.by || n === `+${event.by}`) ?? event.by ?? "") : "",
       };
     }
     if (!set) return call;
     const [after] = await tx.update(c).set(set).where(eq(c.id, call.id)).returning();
     await touch(tx, call.ticketId, FROM_OUTSIDE, at);
+    if (answeredBy)
+      await tx
+        .insert(schema.participants)
+        .values({ ticketId: call.ticketId, userId: answeredBy.userId, assignee: true, unread: false, kind: "call", addedAt: at })
+        .onConflictDoNothing();
     // an answered call was recorded by rtpengine: its file is made after hang-up (recording.server.ts)
     if (after.state === "ended" && after.answeredAt != null) {
       await queueRecording(tx, after.id, at);
@@ -166,13 +193,17 @@ async function startCall(event: Extract<CallEvent, { event: "invite" }>, at: num
   const { schema } = handle;
   const [known] = await handle.db.select().from(schema.calls).where(eq(schema.calls.sipCallId, event.call_id));
   if (known) return known;
-  const agents = await agentsOf([event.from, event.to]);
+  const trunk = event.source === "trunk";
+  // a call from the trunk: the caller is an outside number, the callee a DID whose agents ring
+  const agents = trunk ? [] : await agentsOf([event.from, event.to]);
   const caller = agents.find((a) => a.sipNumber === event.from);
   const callee = agents.find((a) => a.sipNumber === event.to);
-  const direction: Direction = caller && callee ? "internal" : callee ? "inbound" : "outbound";
+  const direction: Direction = trunk ? "inbound" : caller && callee ? "internal" : callee ? "inbound" : "outbound";
   const agent = direction === "outbound" ? caller : callee;
   const from = normaliseNumber(event.from, Boolean(caller));
-  const to = normaliseNumber(event.to, Boolean(callee));
+  const to = trunk ? (didOf(event.to) ?? normaliseNumber(event.to, false)) : normaliseNumber(event.to, Boolean(callee));
+  // the DID's department reads the call's ticket (its queue), as a callee's department does
+  const did = trunk ? await didByNumber(event.to) : null;
   let row: CallRow | null = null;
   try {
     await receive({
@@ -182,7 +213,7 @@ async function startCall(event: Extract<CallEvent, { event: "invite" }>, at: num
         contactName: caller && direction !== "internal" ? "" : from,
         contactEmail: "",
         contactPhone: direction === "inbound" ? from : direction === "outbound" ? to : "",
-        departmentId: agent?.departmentId ?? null,
+        departmentId: agent?.departmentId ?? did?.departmentId ?? null,
         receiverEmail: "",
         channelAccountId: null,
         ref: event.call_id,

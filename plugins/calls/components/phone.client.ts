@@ -67,6 +67,9 @@ export class Phone {
       transportOptions: { server: config.wsUrl, connectionTimeout: 4 },
       authorizationUsername: config.number,
       authorizationPassword: config.password,
+      // the Contact's user is the extension: a call from the trunk rings several agents, and the
+      // call server tells the product who answered by the 200 OK's Contact (sip/kamailio.cfg)
+      contactName: config.number,
       logLevel: "error",
       // an attended transfer's INVITE with Replaces takes over this phone's call (RFC 3891)
       sipExtensionReplaces: SIPExtension.Supported,

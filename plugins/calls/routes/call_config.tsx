@@ -1,6 +1,7 @@
 // /call_config (admins, or agents with call_settings; spec section 6): the agents' SIP accounts
-// (extension, password, active) the softphone registers with. Plain forms: they work without
-// JavaScript; a refusal keeps what was typed (never the password).
+// (extension, password, active) the softphone registers with, and the DIDs calls come in on from
+// the trunk (the queue each rings, its ring timeout, voicemail and greeting). Plain forms: they work
+// without JavaScript; a refusal keeps what was typed (never the password).
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, useLoaderData, useLocation } from "@remix-run/react";
@@ -10,11 +11,13 @@ import { guardPluginRoute } from "~/context.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { FormMessage } from "~/components/FormMessage";
 import { TableScroll } from "~/components/TableScroll";
-import { formError, formResult, formValues, refusalKey, useFormResult } from "~/forms";
+import { formError, formResult, formValues, refusalKey, useFormResult, valueList } from "~/forms";
 import { refuse } from "~/forms.server";
 import { pageMeta } from "~/meta";
 import { deleteSipAccount, listSipAccounts, saveSipAccount, sipAccountForm, sipCandidates, sipServer } from "../sip.server";
 import { requireCallSettings } from "../guard.server";
+import { deleteDid, didDepartments, didForm, listDids, saveDid, DEFAULT_RING_TIMEOUT, MAX_GREETING } from "../dids.server";
+import { trunkConfigured } from "../voicemail.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -29,12 +32,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       saved: params.has("saved"),
       deleted: params.has("deleted"),
       edit: Number(params.get("edit")) || null,
+      dids: await listDids(),
+      departments: await didDepartments(),
+      didSaved: params.has("didSaved"),
+      didDeleted: params.has("didDeleted"),
+      editDid: Number(params.get("editDid")) || null,
+      // the trunk and the voicemail answer only with the call server set up (sip:up or the operator's)
+      trunk: trunkConfigured(),
     },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }
 
 const FIELDS = ["userId", "sipNumber", "password", "active"] as const;
+const DID_FIELDS = ["id", "number", "departmentId", "agentIds", "ringTimeout", "voicemail", "greeting"] as const;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -46,6 +57,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const id = z.coerce.number().int().positive().safeParse(form.get("id"));
     if (!id.success || !(await deleteSipAccount(id.data, by))) return refuse(formResult({ intent: "delete", message: "plugin_calls.errors.gone" }), 404);
     return redirect("/call_config?deleted=1");
+  }
+  if (intent === "deleteDid") {
+    const id = z.coerce.number().int().positive().safeParse(form.get("id"));
+    if (!id.success || !(await deleteDid(id.data, by))) return refuse(formResult({ intent: "deleteDid", message: "plugin_calls.errors.didGone" }), 404);
+    return redirect("/call_config?didDeleted=1#dids");
+  }
+  if (intent === "saveDid") {
+    const values = formValues(form, DID_FIELDS);
+    const id = values.id ? z.coerce.number().int().positive().safeParse(values.id) : null;
+    if (id && !id.success) return refuse(formResult({ intent: "saveDid", message: "plugin_calls.errors.didGone", values }), 404);
+    const parsed = didForm.safeParse(values);
+    if (!parsed.success) return refuse(formError(parsed.error, values, "saveDid"));
+    const saved = await saveDid(id ? id.data : null, parsed.data, by);
+    if (!saved.ok)
+      return refuse(formResult({ intent: "saveDid", errors: saved.errors, values }), saved.errors.number === "plugin_calls.errors.didTaken" ? 409 : 400);
+    return redirect("/call_config?didSaved=1#dids");
   }
   const values = formValues(form, FIELDS);
   // the password is never sent back
@@ -69,6 +96,13 @@ export default function CallConfig() {
   const value = (name: (typeof FIELDS)[number], fallback: string) => refused?.values[name] ?? fallback;
   const error = (name: string) => refused?.errors[name];
   const activeChecked = refused ? refused.values.active === "1" : editing ? editing.active : true;
+  const refusedDid = useFormResult("saveDid");
+  const refusedDidDelete = useFormResult("deleteDid");
+  const editingDid = data.dids.find((d) => d.id === data.editDid) ?? null;
+  const didValue = (name: (typeof DID_FIELDS)[number], fallback: string) => refusedDid?.values[name] ?? fallback;
+  const didError = (name: string) => refusedDid?.errors[name];
+  const didAgents = refusedDid ? valueList(refusedDid.values.agentIds) : (editingDid?.agentIds ?? []).map(String);
+  const voicemailChecked = refusedDid ? refusedDid.values.voicemail === "1" : editingDid ? editingDid.voicemail : true;
   return (
     <section className="settings stack">
       <h1>{t("plugin_calls.config.title")}</h1>
@@ -197,6 +231,181 @@ export default function CallConfig() {
           </div>
           <button type="submit" className="button primary">
             {t("common.save")}
+          </button>
+        </Form>
+      </section>
+
+      <section className="stack" aria-labelledby="dids">
+        <h2 id="dids">{t("plugin_calls.dids.title")}</h2>
+        <p className="muted">{data.trunk ? t("plugin_calls.dids.help") : t("plugin_calls.dids.notConfigured")}</p>
+        {data.didSaved ? (
+          <p className="notice" role="status">
+            {t("plugin_calls.dids.saved")}
+          </p>
+        ) : null}
+        {data.didDeleted ? (
+          <p className="notice" role="status">
+            {t("plugin_calls.dids.deleted")}
+          </p>
+        ) : null}
+        <FormMessage result={refusedDidDelete} />
+        {data.dids.length ? (
+          <TableScroll label={t("plugin_calls.dids.title")}>
+            <table className="payment-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t("plugin_calls.dids.number")}</th>
+                  <th scope="col">{t("plugin_calls.dids.queue")}</th>
+                  <th scope="col">{t("plugin_calls.dids.ringTimeout")}</th>
+                  <th scope="col">{t("plugin_calls.dids.voicemail")}</th>
+                  <th scope="col">{t("plugin_calls.config.actions")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.dids.map((d) => (
+                  <tr key={d.id} data-testid={`did-${d.number}`}>
+                    <td>{d.number}</td>
+                    <td>{[d.departmentName, ...d.agents].filter(Boolean).join(", ")}</td>
+                    <td>{t("plugin_calls.list.seconds", { n: d.ringTimeoutSeconds })}</td>
+                    <td>{d.voicemail ? t("plugin_calls.dids.on") : t("plugin_calls.dids.off")}</td>
+                    <td className="inline-form">
+                      <a className="button" href={`/call_config?editDid=${d.id}#did-form`} aria-label={t("plugin_calls.dids.editOf", { number: d.number })}>
+                        {t("plugin_calls.config.edit")}
+                      </a>
+                      <Form method="post">
+                        <input type="hidden" name="intent" value="deleteDid" />
+                        <input type="hidden" name="id" value={d.id} />
+                        <button type="submit" className="button danger" aria-label={t("plugin_calls.dids.deleteOf", { number: d.number })}>
+                          {t("plugin_calls.config.delete")}
+                        </button>
+                      </Form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        ) : (
+          <p className="muted">{t("plugin_calls.dids.none")}</p>
+        )}
+      </section>
+
+      <section className="card stack" aria-labelledby="did-form-title" id="did-form">
+        <h2 id="did-form-title">{editingDid ? t("plugin_calls.dids.editOf", { number: editingDid.number }) : t("plugin_calls.dids.add")}</h2>
+        <Form method="post" className="stack" key={refusalKey(refusedDid, `${location.key}-did-${data.editDid ?? ""}`)} noValidate>
+          <input type="hidden" name="intent" value="saveDid" />
+          {editingDid ? <input type="hidden" name="id" value={editingDid.id} /> : null}
+          <FormMessage result={refusedDid} />
+          <div className="field">
+            <label htmlFor="did-number">{t("plugin_calls.dids.number")}</label>
+            <input
+              id="did-number"
+              name="number"
+              inputMode="tel"
+              autoComplete="off"
+              defaultValue={didValue("number", editingDid?.number ?? "")}
+              aria-invalid={didError("number") ? true : undefined}
+              aria-describedby={`did-number-help${didError("number") ? " did-number-error" : ""}`}
+            />
+            <p className="muted" id="did-number-help">
+              {t("plugin_calls.dids.numberHelp")}
+            </p>
+            {didError("number") ? (
+              <p className="field-error" id="did-number-error">
+                {t(didError("number")!)}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label htmlFor="did-department">{t("plugin_calls.dids.department")}</label>
+            <select
+              id="did-department"
+              name="departmentId"
+              defaultValue={didValue("departmentId", editingDid?.departmentId != null ? String(editingDid.departmentId) : "")}
+              aria-invalid={didError("departmentId") ? true : undefined}
+              aria-describedby={didError("departmentId") ? "did-department-error" : undefined}
+            >
+              <option value="">{t("plugin_calls.dids.noDepartment")}</option>
+              {data.departments.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.name}
+                </option>
+              ))}
+            </select>
+            {didError("departmentId") ? (
+              <p className="field-error" id="did-department-error">
+                {t(didError("departmentId")!)}
+              </p>
+            ) : null}
+          </div>
+          <fieldset
+            className="field"
+            aria-invalid={didError("agentIds") ? true : undefined}
+            aria-describedby={didError("agentIds") ? "did-agents-error" : undefined}
+          >
+            <legend>{t("plugin_calls.dids.agents")}</legend>
+            {data.accounts.length ? (
+              data.accounts.map((a) => (
+                <label key={a.userId}>
+                  <input type="checkbox" name="agentIds" value={a.userId} defaultChecked={didAgents.includes(String(a.userId))} />{" "}
+                  {t("plugin_calls.dids.agentOf", { name: a.name, username: a.username, number: a.sipNumber })}
+                </label>
+              ))
+            ) : (
+              <p className="muted">{t("plugin_calls.config.none")}</p>
+            )}
+            {didError("agentIds") ? (
+              <p className="field-error" id="did-agents-error">
+                {t(didError("agentIds")!)}
+              </p>
+            ) : null}
+          </fieldset>
+          <div className="field">
+            <label htmlFor="did-timeout">{t("plugin_calls.dids.ringTimeout")}</label>
+            <input
+              id="did-timeout"
+              name="ringTimeout"
+              inputMode="numeric"
+              defaultValue={didValue("ringTimeout", String(editingDid?.ringTimeoutSeconds ?? DEFAULT_RING_TIMEOUT))}
+              aria-invalid={didError("ringTimeout") ? true : undefined}
+              aria-describedby={`did-timeout-help${didError("ringTimeout") ? " did-timeout-error" : ""}`}
+            />
+            <p className="muted" id="did-timeout-help">
+              {t("plugin_calls.dids.ringTimeoutHelp")}
+            </p>
+            {didError("ringTimeout") ? (
+              <p className="field-error" id="did-timeout-error">
+                {t(didError("ringTimeout")!)}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label>
+              <input type="checkbox" name="voicemail" value="1" defaultChecked={voicemailChecked} /> {t("plugin_calls.dids.voicemailOn")}
+            </label>
+          </div>
+          <div className="field">
+            <label htmlFor="did-greeting">{t("plugin_calls.dids.greeting")}</label>
+            <textarea
+              id="did-greeting"
+              name="greeting"
+              rows={3}
+              maxLength={MAX_GREETING}
+              defaultValue={didValue("greeting", editingDid?.greeting ?? "")}
+              aria-invalid={didError("greeting") ? true : undefined}
+              aria-describedby={`did-greeting-help${didError("greeting") ? " did-greeting-error" : ""}`}
+            />
+            <p className="muted" id="did-greeting-help">
+              {t("plugin_calls.dids.greetingHelp")}
+            </p>
+            {didError("greeting") ? (
+              <p className="field-error" id="did-greeting-error">
+                {t(didError("greeting")!)}
+              </p>
+            ) : null}
+          </div>
+          <button type="submit" className="button primary">
+            {t("plugin_calls.dids.save")}
           </button>
         </Form>
       </section>

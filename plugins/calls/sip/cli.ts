@@ -2,7 +2,9 @@
 // background daemons, config, logs and pid files under $DATA_DIR/sip (default data/sip). The
 // product's auth hook is at APP_URL (default http://127.0.0.1:$PORT, PORT default 3000).
 // Ports: SIP_PORT (UDP, default 5070), SIP_WS_PORT (WebSocket, default 5066), RTPENGINE_NG_PORT
-// (default 22222), RTP_PORT_MIN/MAX (default 30000-30999). No root needed.
+// (default 22222), RTP_PORT_MIN/MAX (default 30000-30999). No root needed. SIP_TRUNK ("ip" or
+// "ip:port", UDP) is the trunk whose INVITEs go to the DIDs' queues; VOICEMAIL_SIP_PORT (default
+// 5072) is where the product's voicemail listens (the server starts it; ADR 052).
 import path from "node:path";
 import { sipHookSecret } from "../sip.server";
 import { missingBinariesMessage, sipBinariesPresent, startSipServers, stopSipDaemons } from "./servers";

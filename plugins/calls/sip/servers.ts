@@ -43,6 +43,15 @@ export interface SipOptions {
   authUrl: string;
   /** the product's call event hook; by default the auth hook's sibling /hooks/sip/event */
   eventUrl?: string;
+  /** the product's DID hook (whom a DID rings); by default the auth hook's sibling /hooks/sip/did */
+  didUrl?: string;
+  /**
+   * The SIP trunk, known by the address its requests come from: "ip" or "ip:port" (UDP). Its
+   * INVITEs go to the DIDs' queues without agents' credentials. None: no calls from a trunk.
+   */
+  trunk?: string;
+  /** where the product's voicemail listens (host:port, UDP); by default 127.0.0.1:VOICEMAIL_SIP_PORT (5072) */
+  voicemail?: string;
   hookSecret: string;
   /** where rtpengine writes its call recordings (pcap); by default the product's recordingDir() */
   recordingDir?: string;
@@ -62,6 +71,14 @@ export interface SipServers {
   stop(): Promise<void>;
   /** Kamailio's and rtpengine's output so far (attached mode): for a failing test's message */
   logs(): string;
+}
+
+/** The config's test of "this request comes from the trunk" for a trunk address "ip" or "ip:port". */
+export function trunkMatch(trunk: string | undefined) {
+  const m = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?$/.exec((trunk ?? "").trim());
+  if (!(trunk ?? "").trim()) return '$proto == "none"';
+  if (!m) throw new Error(`SIP_TRUNK: "${trunk}" is not an IPv4 address with an optional port`);
+  return `$proto == "udp" && $si == "${m[1]}"${m[2] ? ` && $sp == ${Number(m[2])}` : ""}`;
 }
 
 const templatePath = () => path.join(path.dirname(fileURLToPath(import.meta.url)), "kamailio.cfg");
@@ -116,6 +133,9 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     RTPENGINE_NG: `${listen}:${ngPort}`,
     AUTH_URL: options.authUrl,
     EVENT_URL: options.eventUrl ?? options.authUrl.replace(/\/auth$/, "/event"),
+    DID_URL: options.didUrl ?? options.authUrl.replace(/\/auth$/, "/did"),
+    TRUNK_MATCH: trunkMatch(options.trunk ?? process.env.SIP_TRUNK),
+    VOICEMAIL: options.voicemail ?? `${process.env.VOICEMAIL_SIP_HOST || listen}:${process.env.VOICEMAIL_SIP_PORT || 5072}`,
     HOOK_SECRET: options.hookSecret,
     PIKE_DENSITY: options.pikeDensity ?? 30,
   });
