@@ -64,7 +64,10 @@ const USER_DATA: [selector: string, reason: string][] = [
   [".user-name, a[href^='/profile?username=']", "the signed-in person's name and username"],
   ["select[name=label] option, select[name=department] option, select[name=assignee] option", "labels, departments and agents to filter by"],
   [".kanban-card p, .kanban-card p a, #kanban-filter-agent option", "the kanban board's tickets (subject, contact) and the agents to filter by"],
-  ["#sla-label_id option, #sip-user option", "labels to give an SLA policy, and people to give a SIP account"],
+  [
+    "#sla-label_id option, #sip-user option, #did-department option:not([value=''])",
+    "labels to give an SLA policy, people to give a SIP account, departments a DID rings",
+  ],
   [
     "select[name=newTicketDepartment] option:not([value='']), select[name=newTicketCampaign] option:not([value=''])",
     "departments and campaigns whose new tickets a person wants to hear of",
