@@ -237,7 +237,8 @@ async function leaks(
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`in ms, zh, ko and ja with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
     test("every page an admin reaches shows no English interface text", async ({ browser }) => {
-      test.setTimeout(240_000);
+      // some 60 pages in five languages: minutes on a busy 2-core runner (as the axe guard)
+      test.setTimeout(600_000);
       const context = await browser.newContext({ baseURL: ownBase });
       const page = await context.newPage();
       await context.addCookies([{ name: "lng", value: remixCookieValue("en"), url: ownBase }]);
@@ -250,6 +251,7 @@ for (const javaScriptEnabled of [true, false]) {
     });
 
     test("the public pages show no English interface text", async ({ browser }) => {
+      test.setTimeout(120_000);
       const found = await leaks(browser, ownBase, PUBLIC_PAGES, javaScriptEnabled);
       console.log(`[leak JS ${javaScriptEnabled ? "on" : "off"}] ${PUBLIC_PAGES.length} public pages x ${LANGUAGES.length} languages, ${found.length} leaks`);
       expect(found).toEqual([]);
