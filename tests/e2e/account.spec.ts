@@ -306,6 +306,8 @@ for (const javaScriptEnabled of [true, false]) {
 }
 
 test("the status menu alerts and reloads when the custom statuses cannot be fetched", async ({ page, baseURL, context }) => {
+  // a new user's sign-in, hydration and a full reload: more than 30 s on a busy runner
+  test.setTimeout(90_000);
   await chooseLanguage(context, baseURL!);
   const user = await createUser();
   await login(page, user.username, "agent", GOOD);
