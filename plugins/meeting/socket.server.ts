@@ -68,8 +68,23 @@ interface Local {
 }
 
 const locals = new Map<string, Local>();
-/** Per meeting with people on this node: the peer ids its last roster look found. */
-const lastRoster = new Map<number, Set<number>>();
+/**
+ * Per meeting with people on this node: the peers it knows are in (found by its roster looks, or
+ * heard of when they joined on any node), each with the tick it learnt of them. A roster look only
+ * drops peers learnt before it began: one who joined while the look's fetch was on its way (the
+ * fetch may not have them yet) is not taken for gone.
+ */
+const known = new Map<number, Map<number, number>>();
+let tick = 0;
+/** Notes a peer as in the meeting (on the nodes with people of that meeting, and on this one when it is theirs). */
+function learn(meetingId: number, peerId: number, mine = false) {
+  let peers = known.get(meetingId);
+  if (!peers) {
+    if (!mine && !localsOf(meetingId).length) return;
+    known.set(meetingId, (peers = new Map()));
+  }
+  peers.set(peerId, ++tick);
+}
 const emptyTimers = new Map<number, ReturnType<typeof setTimeout>>();
 let janus: JanusClient | null = null;
 let server: Server | undefined;
@@ -141,8 +156,11 @@ const nodeWork = {
       if (viewer.presence.publishing && viewer.presence.peerId !== peerId)
         void sendFeed(viewer, peerId, name).catch((error) => log.warn({ err: error }, "janus feed failed"));
   },
+  /** someone joined on some node: this node's roster looks will notice if their node dies */
+  joined: (meetingId: number, peerId: number) => learn(meetingId, peerId),
   /** someone left (or their node died): the feeds of them this node holds are closed */
   gone: (meetingId: number, peerId: number) => {
+    known.get(meetingId)?.delete(peerId);
     const handles: number[] = [];
     for (const viewer of localsOf(meetingId)) {
       const feed = viewer.feeds.get(peerId);
@@ -223,20 +241,29 @@ export async function closeMeetingRoom(meetingId: number, io: Server | undefined
  * died) are told gone to this node's pages. Runs every MEETING_ROSTER_MS; tests call it directly.
  */
 export async function sweepRosters(io: Server | undefined = server) {
-  if (!io) return;
-  const meetings = new Set([...locals.values()].map((l) => l.presence.meetingId));
-  for (const id of lastRoster.keys()) if (!meetings.has(id)) lastRoster.delete(id);
-  for (const meetingId of meetings) {
-    const now = new Set((await roster(io, meetingId)).map((p) => p.peerId));
-    const before = lastRoster.get(meetingId);
-    lastRoster.set(meetingId, now);
-    for (const peerId of before ?? []) {
-      if (now.has(peerId)) continue;
-      nodeWork.gone(meetingId, peerId);
-      for (const l of localsOf(meetingId)) l.socket.emit(SERVER_EVENTS.meetingPeerLeft, { peerId });
+  if (!io || sweeping) return;
+  sweeping = true;
+  try {
+    const meetings = new Set([...locals.values()].map((l) => l.presence.meetingId));
+    for (const id of known.keys()) if (!meetings.has(id)) known.delete(id);
+    for (const meetingId of meetings) {
+      const began = ++tick;
+      const now = new Set((await roster(io, meetingId)).map((p) => p.peerId));
+      let peers = known.get(meetingId);
+      if (!peers) known.set(meetingId, (peers = new Map()));
+      for (const [peerId, since] of [...peers]) {
+        if (now.has(peerId) || since > began) continue;
+        nodeWork.gone(meetingId, peerId);
+        for (const l of localsOf(meetingId)) l.socket.emit(SERVER_EVENTS.meetingPeerLeft, { peerId });
+      }
+      for (const peerId of now) if (!peers.has(peerId)) peers.set(peerId, began);
     }
+  } finally {
+    sweeping = false;
   }
 }
+/** A look still waiting (a dead node's fetch waits for its timeout) is not doubled by the next tick. */
+let sweeping = false;
 
 let sweeper: ReturnType<typeof setInterval> | undefined;
 function startSweeper(io: Server) {
@@ -362,7 +389,12 @@ function attachMeetingHandlers(io: Server, socket: Socket, identity: () => Promi
       socket.data.meeting = presence;
       locals.set(socket.id, { socket, presence, username: who.username, feeds: new Map() });
       await socket.join([meetingRoom(meeting.id), peerRoom(meeting.id, presence.peerId)]);
-      lastRoster.get(meeting.id)?.add(presence.peerId);
+      // everyone inside now and the newcomer are known here at once, and the newcomer on every
+      // node with people in the meeting: a node that dies before anyone's next roster look still
+      // takes its people out of the others' meetings
+      for (const m of inside) learn(meeting.id, m.peerId, true);
+      learn(meeting.id, presence.peerId, true);
+      everyNode(io, "joined", meeting.id, presence.peerId);
       toRoom(io, meetingRoom(meeting.id), SERVER_EVENTS.meetingPeerJoined, memberView(presence), socket.id);
       await recordAttendee(meeting.id, who.name);
       reply(ack, {

@@ -24,9 +24,26 @@ export async function waitHealthy(base: string, timeoutMs = 60_000) {
   throw new Error(`${base} did not become healthy`);
 }
 
-export async function stopServer(server: ChildProcess) {
-  if (server.exitCode !== null) return;
-  const exited = new Promise((resolve) => server.once("exit", resolve));
+/** Whether the process has ended: with an exit code, or by a signal (a SIGKILL leaves exitCode null). */
+export const hasExited = (server: ChildProcess) => server.exitCode !== null || server.signalCode !== null;
+
+/** Resolves once the process has ended (at once if it already has: its "exit" event is long gone). */
+export function exited(server: ChildProcess) {
+  if (hasExited(server)) return Promise.resolve();
+  return new Promise<void>((resolve) => server.once("exit", () => resolve()));
+}
+
+/** SIGTERM (the server drains), then SIGKILL if it has not ended within `graceMs`. */
+export async function stopServer(server: ChildProcess, graceMs = 30_000) {
+  if (hasExited(server)) return;
+  const ended = exited(server);
   server.kill("SIGTERM");
-  await exited;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
+  const outcome = await Promise.race([ended, late]);
+  clearTimeout(timer);
+  if (outcome === "late" && !hasExited(server)) {
+    server.kill("SIGKILL");
+    await ended;
+  }
 }
