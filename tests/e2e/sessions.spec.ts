@@ -121,6 +121,8 @@ test.describe("own sessions", () => {
     });
 
     test("an admin sets the idle timeout; bad input is explained and kept; agents are refused", async ({ page, browser, baseURL }) => {
+      // an admin's and an agent's sign-in and several forms: near 30 s on a busy runner
+      test.setTimeout(90_000);
       await chooseLanguage(page.context(), baseURL!);
       await login(page, "admin", "admin");
       await page.goto("/settings/security");

@@ -319,6 +319,8 @@ test.describe("debug shortcuts", () => {
 
 test.describe("removed from the open conversation", () => {
   test('agent2 sees "You\'ve got removed!" and the chat leaves their lists; the page then answers Access denied', async ({ browser, baseURL }) => {
+    // three sign-ins and a live removal: more than 30 s on a busy runner
+    test.setTimeout(90_000);
     const agent2 = await signedIn(browser, baseURL!, "agent2", "agent");
     await agent2.goto(`${chatUrl}?list=chat`);
     await expect(agent2.locator(`.ticket-item[data-ticket="${chatNumber}"]`)).toHaveCount(1);
