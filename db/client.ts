@@ -170,12 +170,18 @@ function openSqlite(file: string): DbHandle {
       next();
     }
   }
+  // the methods handed out, made once (db.select and the like are called on every query)
+  const methods = new Map<PropertyKey, unknown>();
   const db = new Proxy(raw, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      if (WRITES.has(prop)) return (...args: unknown[]) => ownTurn(value.apply(target, args), inTransaction, transaction);
-      return value.bind(target);
+      let method = methods.get(prop);
+      if (!method) {
+        method = WRITES.has(prop) ? (...args: unknown[]) => ownTurn(value.apply(target, args), inTransaction, transaction) : value.bind(target);
+        methods.set(prop, method);
+      }
+      return method;
     },
   });
   return {
