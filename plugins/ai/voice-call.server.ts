@@ -8,7 +8,8 @@
 // where the customer speaks), and, only where no text message of that side was read, the customer's
 // emotion (and the list's tickets.emotion) and context, and the agent's emotion from the agent's side.
 // The customer's text-based reading is never replaced, nor is the customer's emotion ever the agent's.
-// Idempotent: the job recomputes the same row from the same recording and transcript.
+// Idempotent: the job recomputes the same row from the same recording and transcript, and a second
+// run finds it stored as it would write it, so writes nothing (updated_at stays) and pushes nothing.
 import { and, eq } from "drizzle-orm";
 import { getDb, type DbHandle, type Tx } from "@db/client";
 import { defineJobKind, enqueue, PermanentFailure, wakeJobs } from "~/jobs/queue.server";
@@ -78,6 +79,8 @@ export interface CallVoiceResult {
   pace: Level | null;
   customer: Analysis | null;
   agent: Analysis | null;
+  /** False when the call ticket's reading already said all this (a second run): nothing written, nothing pushed. */
+  written: boolean;
 }
 
 /** The job: see the file's head. Answers what it read, or null when there is nothing to read (AI off, recording gone). */
@@ -149,6 +152,15 @@ export async function analyseCall(recording: CallRecording, handle: DbHandle = g
     }
     if (!agentTyped && strong(agent)) row.agentEmotion = agent!.emotion;
     const t = schema.aiTicketAnalysis;
+    // a second run of the same recording reads the same: nothing to write, nobody to tell
+    const [stored] = await tx.select().from(t).where(eq(t.ticketId, recording.ticketId));
+    const [ticketRow] = await tx.select({ emotion: schema.tickets.emotion }).from(schema.tickets).where(eq(schema.tickets.id, recording.ticketId));
+    if (!ticketRow) return "unchanged" as const; // the call's ticket was deleted meanwhile
+    const same =
+      stored &&
+      Object.entries(row).every(([k, v]) => k === "updatedAt" || stored[k as keyof typeof stored] === v) &&
+      (row.customerEmotion === undefined || ticketRow.emotion === row.customerEmotion);
+    if (same) return "unchanged" as const;
     await tx
       .insert(t)
       .values({ ticketId: recording.ticketId, ...row, updatedAt: now })
@@ -157,6 +169,7 @@ export async function analyseCall(recording: CallRecording, handle: DbHandle = g
       await tx.update(schema.tickets).set({ emotion: row.customerEmotion }).where(eq(schema.tickets.id, recording.ticketId));
     return row.customerEmotion !== undefined ? { customerEmotion: row.customerEmotion, emotionCounts: counts } : null;
   });
+  if (named === "unchanged") return { segments, energy, pace, customer, agent, written: false };
   const ticket = await openPagesTarget(recording.ticketId, handle);
   if (ticket) {
     toOpenPages(ticket, SERVER_EVENTS.newEmotion, {
@@ -173,5 +186,5 @@ export async function analyseCall(recording: CallRecording, handle: DbHandle = g
         personality: customer.personality,
       });
   }
-  return { segments, energy, pace, customer, agent };
+  return { segments, energy, pace, customer, agent, written: true };
 }

@@ -5,10 +5,12 @@
 // language page says translation runs offline through Apertium where a pair is installed. With the workspace's model set to the local
 // OpenAI-compatible stand-in (JavaScript off and on), a Malay message is shown translated into English
 // beside its original, the agent's English reply goes out translated into Malay (the English one
-// click away), and choosing Malay again shows the conversation in the customer's language.
+// click away), and choosing Malay again shows the conversation in the customer's language. Dismissing a
+// recommendation (JavaScript off and on) takes it off the panel for good and counts it on the trading
+// edition's /ai_learning; with all five dismissed the panel says so.
 import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { chooseLanguage, hydrated, login } from "./helpers";
+import { chooseLanguage, hydrated, login, originFor, visitorWrites } from "./helpers";
 import { phraseBookModel, startOpenAiStandin } from "../support/openai-standin";
 
 const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
@@ -19,20 +21,6 @@ async function axe(page: Page) {
 }
 
 test.describe.configure({ mode: "serial" });
-
-async function visitorWrites(browser: import("@playwright/test").Browser, baseURL: string, javaScriptEnabled: boolean, subject: string, message: string) {
-  const visitor = await browser.newContext({ javaScriptEnabled, baseURL });
-  await chooseLanguage(visitor, baseURL);
-  const form = await visitor.newPage();
-  await form.goto("/new_ticket/demo");
-  await form.getByLabel("Name").fill("Nur Aisyah");
-  await form.getByLabel("Email").fill(`aisyah.${Date.now()}@example.my`);
-  await form.getByLabel("Subject").fill(subject);
-  await form.getByLabel("Message").fill(message);
-  await form.getByRole("button", { name: "Submit" }).click();
-  await expect(form.getByRole("heading", { name: "Message sent" })).toBeVisible();
-  await visitor.close();
-}
 
 for (const javaScriptEnabled of [false, true]) {
   test.describe(`AI recommendations with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
@@ -104,6 +92,76 @@ for (const javaScriptEnabled of [false, true]) {
       );
       if (javaScriptEnabled) await axe(agent);
       await agentContext.close();
+    });
+  });
+}
+
+for (const javaScriptEnabled of [false, true]) {
+  test.describe(`dismissing recommendations, JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
+    test.use({ javaScriptEnabled });
+
+    test("a dismissed recommendation leaves the panel for good, counts on /ai_learning, and the last one dismissed says so", async ({
+      page,
+      browser,
+      baseURL,
+    }) => {
+      test.setTimeout(180_000);
+      const stamp = `${Date.now().toString(36)}${javaScriptEnabled ? "j" : "n"}`;
+      const subject = `Still no refund ${stamp}`;
+      await visitorWrites(
+        browser,
+        baseURL!,
+        javaScriptEnabled,
+        subject,
+        `I am so angry! My refund ${stamp} never came and nobody answers my emails. Fix this now!`,
+      );
+
+      // what /ai_learning (the trading edition's admin page) counted for Advocacy before
+      const trade = originFor(baseURL!, "trade.localhost");
+      await chooseLanguage(page.context(), baseURL!, "en", "trade.localhost");
+      const learning = await page.context().newPage();
+      await login(learning, "admin", "admin", undefined, trade);
+      const decided = async () => {
+        await learning.goto(`${trade}/ai_learning`);
+        const note = await learning.locator(".chart-card").filter({ hasText: "Advocacy:" }).first().textContent();
+        return Number(/Advocacy: \d+% of (\d+)\./.exec(note ?? "")?.[1]);
+      };
+      const before = await decided();
+      expect(before).toBeGreaterThanOrEqual(0);
+
+      await chooseLanguage(page.context(), baseURL!);
+      await login(page, "admin", "admin");
+      await page.goto("/ticket");
+      await page.locator(".ticket-item .title", { hasText: subject }).click();
+      await expect(page.getByRole("heading", { level: 1 })).toContainText(subject);
+      const recommendations = page.locator('[data-panel="ai-recommend"]');
+      const items = recommendations.locator("li");
+      await expect(async () => {
+        await page.reload();
+        await expect(items).toHaveCount(5, { timeout: 1_000 });
+      }).toPass({ timeout: 30_000 });
+      if (javaScriptEnabled) await hydrated(page);
+
+      await recommendations.getByRole("button", { name: "Dismiss Advocacy" }).click();
+      await expect(items).toHaveCount(4);
+      await expect(recommendations.locator("li", { hasText: /^Advocacy \(/ })).toHaveCount(0);
+      await expect(recommendations.getByRole("button", { name: "Dismiss Advocacy" })).toHaveCount(0);
+      // kept on the server: a fresh load leaves it out too
+      await page.reload();
+      await expect(items).toHaveCount(4);
+      await expect(recommendations.locator("li", { hasText: /^Alternative \(/ })).toHaveCount(1);
+      await expect.poll(decided).toBe(before + 1);
+
+      // the other four dismissed too: the panel says every one was
+      for (const kind of ["Alternative", "Personality", "Forward resolution", "Anchor"]) {
+        if (javaScriptEnabled) await hydrated(page);
+        await recommendations.getByRole("button", { name: `Dismiss ${kind}` }).click();
+        await expect(recommendations.getByRole("button", { name: `Dismiss ${kind}` })).toHaveCount(0);
+      }
+      await expect(items).toHaveCount(0);
+      await expect(recommendations).toContainText("Every recommendation for this message was dismissed.");
+      if (javaScriptEnabled) await axe(page);
+      await learning.close();
     });
   });
 }

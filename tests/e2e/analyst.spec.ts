@@ -1,10 +1,11 @@
 // The trading edition's analyst pages (issue 21 Deliver 7), with JavaScript on and off, signed in on
 // the trading host (trade.localhost): each page renders its charts on the server with a data table
-// and passes axe (with JavaScript on, where axe can run); a watched keyword is added (a bad one refused with the text kept); an agent is
-// sent home from the admin-only pages.
-import { test, expect } from "@playwright/test";
+// and passes axe (with JavaScript on, where axe can run); a watched keyword is added (a bad one refused with the text kept); a
+// customer's message naming it reaches the admin's notification centre (Trade tab; with JavaScript pushed to the bell) and leads to
+// the conversation's analyst view; an agent is sent home from the admin-only pages.
+import { test, expect, type BrowserContext, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { chooseLanguage, login, originFor } from "./helpers";
+import { chooseLanguage, login, originFor, visitorWrites } from "./helpers";
 
 const PAGES = [
   { path: "/analyst_intelligence", heading: "Analyst intelligence" },
@@ -13,6 +14,15 @@ const PAGES = [
   { path: "/integrated_insight", heading: "Integrated insight" },
   { path: "/customer_analysis", heading: "Customer analysis" },
 ];
+
+/** The admin signed in on the trading host, on /analyst_intelligence: its trade-alerts section. */
+async function adminAlerts(page: Page, context: BrowserContext, baseURL: string) {
+  const origin = originFor(baseURL, "trade.localhost");
+  await chooseLanguage(context, baseURL, "en", "trade.localhost");
+  await login(page, "admin", "admin", undefined, origin);
+  await page.goto(`${origin}/analyst_intelligence`);
+  return { origin, alerts: page.getByTestId("trade-alerts") };
+}
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`analyst pages with JavaScript ${javaScriptEnabled ? "on" : "off"}`, () => {
@@ -36,11 +46,7 @@ for (const javaScriptEnabled of [true, false]) {
     });
 
     test("an admin watches an instrument; a bad keyword is refused and kept", async ({ page, context, baseURL }) => {
-      const origin = originFor(baseURL!, "trade.localhost");
-      await chooseLanguage(context, baseURL!, "en", "trade.localhost");
-      await login(page, "admin", "admin", undefined, origin);
-      await page.goto(`${origin}/analyst_intelligence`);
-      const alerts = page.getByTestId("trade-alerts");
+      const { alerts } = await adminAlerts(page, context, baseURL!);
       const keyword = `XAU${javaScriptEnabled ? "J" : "N"}${Date.now() % 100000}`;
       await alerts.getByLabel("Word or instrument").fill("<gold>");
       await alerts.getByRole("button", { name: "Watch" }).click();
@@ -49,6 +55,50 @@ for (const javaScriptEnabled of [true, false]) {
       await alerts.getByLabel("Word or instrument").fill(keyword);
       await alerts.getByRole("button", { name: "Watch" }).click();
       await expect(alerts.getByRole("button", { name: `Stop watching ${keyword}` })).toBeVisible();
+      await alerts.getByRole("button", { name: `Stop watching ${keyword}` }).click();
+      await expect(alerts.getByRole("button", { name: `Stop watching ${keyword}` })).toHaveCount(0);
+    });
+
+    test("a customer's message naming a watched instrument reaches the admin's notification centre as a trade alert", async ({
+      page,
+      context,
+      browser,
+      baseURL,
+    }) => {
+      test.setTimeout(120_000);
+      const { origin, alerts } = await adminAlerts(page, context, baseURL!);
+      const keyword = `XAG${javaScriptEnabled ? "J" : "N"}${Date.now() % 1000000}`;
+      await alerts.getByLabel("Word or instrument").fill(keyword);
+      await alerts.getByRole("button", { name: "Watch" }).click();
+      await expect(alerts.getByRole("button", { name: `Stop watching ${keyword}` })).toBeVisible();
+      if (javaScriptEnabled) await expect(page.locator('html[data-realtime="connected"]')).toHaveCount(1);
+      const bell = page.locator(".notification-bell");
+      const unseen = async () => ((await bell.locator("summary .badge").count()) ? Number(await bell.locator("summary .badge").textContent()) : 0);
+      const before = await unseen();
+
+      const subject = `Silver order ${keyword}`;
+      await visitorWrites(browser, baseURL!, javaScriptEnabled, subject, `Please sell my ${keyword.toLowerCase()} position before the market closes.`);
+      const text = `Trade alert: ${keyword}: ${subject}`;
+      if (javaScriptEnabled) {
+        // pushed: the bell counts it without a reload, and its panel's Trade tab lists it
+        await expect.poll(unseen, { timeout: 30_000 }).toBeGreaterThan(before);
+        await bell.locator("summary").click();
+        await bell.getByRole("link", { name: /^Trade/ }).click();
+        await expect(bell.getByRole("link", { name: text })).toBeVisible();
+        await page.goto(`${origin}/notifications?tab=trade`);
+      } else {
+        await expect(async () => {
+          await page.goto(`${origin}/notifications?tab=trade`);
+          await expect(page.locator(".notifications-page").getByRole("link", { name: text })).toBeVisible({ timeout: 1_000 });
+        }).toPass({ timeout: 30_000 });
+      }
+      // the notification leads to the conversation's analyst view, which names the alert
+      await page.locator(".notifications-page").getByRole("link", { name: text }).click();
+      await expect(page).toHaveURL(new RegExp(`${origin}/analyst_intelligence/ticket/\\d+$`));
+      await expect(page.getByRole("heading", { level: 1 })).toContainText(subject);
+      await expect(page.getByTestId("analyst-alerts")).toHaveText(keyword);
+
+      await page.goto(`${origin}/analyst_intelligence`);
       await alerts.getByRole("button", { name: `Stop watching ${keyword}` }).click();
       await expect(alerts.getByRole("button", { name: `Stop watching ${keyword}` })).toHaveCount(0);
     });

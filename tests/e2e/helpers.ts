@@ -50,6 +50,21 @@ export async function hydrated(page: Page) {
   });
 }
 
+/** A visitor (Nur Aisyah, a new address each time) writes in through the demo workspace's public form. */
+export async function visitorWrites(browser: Browser, baseURL: string, javaScriptEnabled: boolean, subject: string, message: string) {
+  const visitor = await browser.newContext({ javaScriptEnabled, baseURL });
+  await chooseLanguage(visitor, baseURL);
+  const form = await visitor.newPage();
+  await form.goto("/new_ticket/demo");
+  await form.getByLabel("Name").fill("Nur Aisyah");
+  await form.getByLabel("Email").fill(`aisyah.${Date.now()}@example.my`);
+  await form.getByLabel("Subject").fill(subject);
+  await form.getByLabel("Message").fill(message);
+  await form.getByRole("button", { name: "Submit" }).click();
+  await expect(form.getByRole("heading", { name: "Message sent" })).toBeVisible();
+  await visitor.close();
+}
+
 /** One signed-in page per user, each in its own browser context (closed with `close`). */
 export async function signedInPages(browser: Browser, baseURL: string, users: [string, "admin" | "agent"][]) {
   const contexts = await Promise.all(users.map(() => browser.newContext()));

@@ -5,8 +5,9 @@
 // stand-in recogniser: what is tested here is what happens after it) tells the conversation home's
 // `callRecorded`, and the AI plugin's durable job, queued in that transaction, reads the customer's
 // channel for energy and pace and the customer's words for emotion: the call ticket's roll-up says
-// loud and fast and angry (not the agent's soft, slow, happy side, nor the two mixed), the list's
-// emotion filter sees it, and the call's Emotion panel shows it. A second run changes nothing; an
+// loud and fast and angry (not the agent's soft, slow, happy side, nor the two mixed), the /call
+// list's emotion, energy and pace filters find it, and the call's Emotion panel shows it. The
+// recording announced again queues nothing new, and a second run of the job writes nothing; an
 // agent's later text on the ticket keeps the customer's reading; on a call whose customer also
 // wrote a text, that text's reading stays the customer's emotion and the voice adds energy and pace;
 // with transcription off the voice is read as soon as the recording is stored.
@@ -20,6 +21,9 @@ import { createJobWorker } from "~/jobs/queue.server";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
+import { createSession } from "~/accounts/sessions.server";
+import { sessionCookie } from "~/cookies.server";
+import { loader as callListRoute } from "@plugins/calls/routes/calls";
 import { recordCallEvent } from "@plugins/calls/calls.server";
 import { attachRecording } from "@plugins/calls/recording.server";
 import { runTranscription, TRANSCRIBE_JOB, type TranscriptionAdapter } from "@plugins/calls/transcription.server";
@@ -81,15 +85,31 @@ const recogniser = (): TranscriptionAdapter => {
   };
 };
 
+/** The /call page's loader as the browser asks it (the filter form is a GET form): the ticket numbers it lists. */
+async function callList(query: string, cookie: string) {
+  type Loader = (args: { request: Request; params: Record<string, string>; context: object }) => Promise<Response>;
+  const res = await (callListRoute as unknown as Loader)({
+    request: new Request(`http://localhost/call${query}`, { headers: { Cookie: cookie } }),
+    params: {},
+    context: {},
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { invalid: string[]; calls: { ticketId: number }[] };
+  expect(body.invalid).toEqual([]);
+  return body.calls.map((c) => c.ticketId);
+}
+
 describe.each(DIALECTS)("a call's voice analysed after hang-up (%s)", (dialect) => {
   let t: TestDb;
   let admin: UserRow;
+  let adminCookie: string;
   const recording = path.join(work, "call.ogg");
 
   beforeAll(async () => {
     t = await createTestDb(dialect);
     await seedDemo(t.handle, { tickets: 0 });
     admin = (await findUserByUsername("admin"))!;
+    adminCookie = await sessionCookie().serialize((await createSession(admin.id)).token);
     forgetSettings();
     forgetFfmpeg();
     if (mediaTools) makeRecording(recording);
@@ -168,10 +188,38 @@ describe.each(DIALECTS)("a call's voice analysed after hang-up (%s)", (dialect) 
       });
       expect(keys).toContainEqual({ key: "plugin_ai.panel.emotion.fromCall" });
 
-      // idempotent: again, the same row
-      expect((await analyseCall(payload))?.segments.length).toBeGreaterThanOrEqual(2);
+      // the /call list's filters (spec section 3) find the call by its voice and its words, and only there
+      const all = await callList("", adminCookie);
+      expect(all).toContain(call.ticketId);
+      expect(await callList(`?emotion=anger&energy=75&pace=${row.pace}`, adminCookie)).toEqual([call.ticketId]);
+      expect(await callList("?energy=75", adminCookie)).toContain(call.ticketId);
+      expect(await callList(`?pace=${row.pace}`, adminCookie)).toContain(call.ticketId);
+      expect(await callList("?emotion=anger", adminCookie)).toContain(call.ticketId);
+      expect(await callList("?energy=25", adminCookie)).not.toContain(call.ticketId);
+      expect(await callList("?pace=0", adminCookie)).not.toContain(call.ticketId);
+      expect(await callList("?emotion=happy", adminCookie)).not.toContain(call.ticketId);
+
+      // idempotent: the recording announced again queues no second job, and the job run a second time
+      // through the worker (as after a lost lease) writes nothing: the row is the same to the millisecond
+      expect(await runTranscription({ callId: call.id }, recogniser())).toBe(3);
+      const voiceJobs = await db
+        .select()
+        .from(schema.jobs)
+        .where(like(schema.jobs.key, `${CALL_VOICE_JOB}:${call.id}:%`));
+      expect(voiceJobs).toHaveLength(1);
+      await db.delete(schema.jobs).where(notLike(schema.jobs.key, `${CALL_VOICE_JOB}:%`));
+      await db.update(schema.jobs).set({ state: "queued", attempts: 0, runAt: Date.now(), finishedAt: null }).where(eq(schema.jobs.id, job.id));
+      await new Promise((r) => setTimeout(r, 5));
+      expect(await createJobWorker({ log: () => undefined }).runOnce()).toBe(1);
+      const [rerun] = await db.select().from(schema.jobs).where(eq(schema.jobs.id, job.id));
+      expect(rerun.state).toBe("done");
       const [again] = await db.select().from(schema.aiTicketAnalysis).where(eq(schema.aiTicketAnalysis.ticketId, call.ticketId));
-      expect({ ...again, updatedAt: 0 }).toEqual({ ...row, updatedAt: 0 });
+      expect(again).toEqual(row);
+      const second = await analyseCall(payload);
+      expect(second?.segments.length).toBeGreaterThanOrEqual(2);
+      expect(second?.written).toBe(false);
+      const [third] = await db.select().from(schema.aiTicketAnalysis).where(eq(schema.aiTicketAnalysis.ticketId, call.ticketId));
+      expect(third).toEqual(row);
 
       // an agent's text on the call ticket later: the customer's reading from the call stays
       const [note] = await db
