@@ -540,6 +540,114 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     expect(strangerId).toBeGreaterThan(0);
   });
 
+  it("a tapped button or list row and a template's quick reply arrive as the customer's choice", async () => {
+    const from = nextCustomer();
+    const interactive = (kind: "button_reply" | "list_reply", id: string, title: string) => ({
+      ...waText(from, ""),
+      type: "interactive",
+      text: undefined,
+      interactive: { type: kind, [kind]: { id, title, ...(kind === "list_reply" ? { description: "Delivered in 3 days" } : {}) } },
+    });
+    const quickReply = { ...waText(from, ""), type: "button", text: undefined, button: { payload: "STOP_PROMOS", text: "Stop promotions" } };
+    await call(
+      whatsappBody(meta.phoneNumberId, {
+        contacts: [waContact(from, "Chooser")],
+        messages: [interactive("button_reply", "yes-1", "Yes, please")],
+      }),
+    );
+    await runJobs();
+    await call(whatsappBody(meta.phoneNumberId, { messages: [interactive("list_reply", "ship-std", "Standard shipping")] }));
+    await runJobs();
+    await call(whatsappBody(meta.phoneNumberId, { messages: [quickReply] }));
+    await runJobs();
+    const [ticket, ...more] = await ticketsOf(from);
+    expect(more).toEqual([]);
+    expect((await messagesOf(ticket.id)).map((m) => m.body)).toEqual(["Yes, please", "Standard shipping", "Stop promotions"]);
+  });
+
+  it("a message after the conversation was resolved reopens it within the account's window, else starts a new one", async () => {
+    const { db, schema } = t.handle;
+    const HOUR = 3_600_000;
+    const resolvedAgo = async (ticketId: number, ms: number) =>
+      db
+        .update(schema.tickets)
+        .set({ status: 2, updatedAt: Date.now() - ms })
+        .where(eq(schema.tickets.id, ticketId));
+    const write = async (from: string, text: string) => {
+      await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Returning")], messages: [waText(from, text)] }));
+      await runJobs();
+      return ticketsOf(from);
+    };
+    // the default window, 24 hours
+    const a = nextCustomer();
+    const [first] = await write(a, "Where is my parcel?");
+    await resolvedAgo(first.id, 23 * HOUR);
+    const reopened = await write(a, "It has still not come");
+    expect(reopened.map((x) => x.id)).toEqual([first.id]);
+    expect(reopened[0].status).toBe(0);
+    await resolvedAgo(first.id, 25 * HOUR);
+    const later = await write(a, "New question");
+    expect(later).toHaveLength(2);
+    const fresh = later.find((x) => x.id !== first.id)!;
+    expect((await messagesOf(fresh.id)).map((m) => m.body)).toEqual(["New question"]);
+    const texts = async (ticketId: number) => (await messagesOf(ticketId)).filter((m) => m.type === "text").map((m) => m.body);
+    expect(await texts(first.id)).toEqual(["Where is my parcel?", "It has still not come"]);
+
+    // an admin's window of 2 hours
+    const [row] = await db.select().from(schema.channelAccounts).where(eq(schema.channelAccounts.id, accountId));
+    const config = row.config;
+    await db
+      .update(schema.channelAccounts)
+      .set({ config: JSON.stringify({ ...JSON.parse(config), reopenHours: "2" }) })
+      .where(eq(schema.channelAccounts.id, accountId));
+    try {
+      const b = nextCustomer();
+      const [own] = await write(b, "Hello");
+      await resolvedAgo(own.id, 1.5 * HOUR);
+      expect((await write(b, "Me again")).map((x) => x.id)).toEqual([own.id]);
+      await resolvedAgo(own.id, 3 * HOUR);
+      expect(await write(b, "And again")).toHaveLength(2);
+    } finally {
+      await db.update(schema.channelAccounts).set({ config }).where(eq(schema.channelAccounts.id, accountId));
+    }
+  });
+
+  it("a WhatsApp that answers 500 for an hour: the send backs off, stays queued with the reason, and goes out once when it recovers", async () => {
+    const from = nextCustomer();
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Patient")], messages: [waText(from, "Anyone?")] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const MINUTE = 60_000;
+    let clock = Date.now();
+    const w = createJobWorker({ log: () => undefined, now: () => clock });
+    const { db, schema } = t.handle;
+    meta.failSends(1_000_000, 500, 2, "Service temporarily unavailable");
+    const sent = await sendReply(agent, ticket, { fields: { message: "Yes, we are here" }, files: [], fileErrors: [] });
+    if (!sent.ok) throw new Error(sent.message);
+    const messageId = sent.created[0].id;
+    const job = async () =>
+      (
+        await db
+          .select()
+          .from(schema.jobs)
+          .where(eq(schema.jobs.key, `send:${messageId}`))
+      )[0];
+    const message = async () => (await messagesOf(ticket.id)).find((m) => m.id === messageId)!;
+    // a pass every minute through the hour of 500s
+    const start = clock;
+    for (; clock < start + 60 * MINUTE; clock += MINUTE) await w.runOnce();
+    // backed off (tries at 0, 1, 3, 7, 15 and 31 minutes), not given up, the customer has nothing yet
+    expect(await job()).toMatchObject({ state: "queued", attempts: 6 });
+    expect(await message()).toMatchObject({ deliveryState: "queued", deliveryError: expect.stringContaining("Service temporarily unavailable") });
+    expect(meta.sent.filter((s) => s.to === from)).toEqual([]);
+    // WhatsApp is back: the next try (63 minutes) sends it, once
+    meta.failSends(0, 0, 0, "");
+    for (; clock < start + 120 * MINUTE; clock += MINUTE) await w.runOnce();
+    expect(meta.sent.filter((s) => s.to === from).map((s) => s.body)).toMatchObject([{ text: { body: "Yes, we are here" } }]);
+    expect(await job()).toMatchObject({ state: "done", attempts: 7 });
+    expect(await message()).toMatchObject({ deliveryState: "sent" });
+  });
+
   it("the Test button reaches the number, and reports a wrong token in Meta's words", async () => {
     const account = (await loadAccount(accountId))!;
     expect(await adapter.test(account)).toEqual({ ok: true });
