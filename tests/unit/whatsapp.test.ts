@@ -181,8 +181,8 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
       customerId: from,
       departmentId: 2,
     });
-    // zero-width characters are dropped, the rest of the name is kept as written
-    expect(ticket.contactName).toBe("Siti ‮Rahman");
+    // zero-width characters are dropped, the rest of the name is kept as written, its right-to-left override closed at its end
+    expect(ticket.contactName).toBe("Siti ‮Rahman\u202c");
     await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Siti")], messages: [waText(from, "Order 5521")] }));
     await runJobs();
     expect(await ticketsOf(from)).toHaveLength(1);
