@@ -255,7 +255,7 @@ async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[]): Promise<StoredFile[]> {
+async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[], lastAttempt = false): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const ref of media) {
     // a failed download throws: the event stays stored and its job tries again with backoff
@@ -265,8 +265,14 @@ async function downloadAll(parts: MessagingParts, account: ChannelAccount, media
       got = await parts.downloadMedia(account, ref);
     } catch (error) {
       // an address off the provider's file hosts, or a file over its limit: the text still arrives
-      if (!(error instanceof RefusedFile)) throw error;
-      log.warn({ account: account.id, err: error }, "a customer's file was refused");
+      if (error instanceof RefusedFile) {
+        log.warn({ account: account.id, err: error }, "a customer's file was refused");
+        continue;
+      }
+      // still failing at the job's last try (hours of backoff): the message arrives without the
+      // file rather than not at all, and the customer's later messages, waiting in its lane, go on
+      if (!lastAttempt) throw error;
+      log.warn({ account: account.id, media: ref.id, err: error }, "a customer's file could not be downloaded; the message arrives without it");
       continue;
     }
     files.push({ key: await fileStorage().put(got.bytes), name: got.name, type: got.mime, size: got.bytes.length });
@@ -288,7 +294,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     if (parsed.type === "receipt") return applyReceipt(event, account, parsed);
 
     const message = parsed;
-    const files = await downloadAll(parts, account, message.media);
+    const files = await downloadAll(parts, account, message.media, event.lastAttempt);
     const phone = e164(message.customer.phone);
     const name = displayName(message.customer.name, phone || message.customer.id);
     const ref = message.ref ?? "";

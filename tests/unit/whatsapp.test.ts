@@ -269,6 +269,33 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     expect(Buffer.from(await new Response(await fileStorage().get(message.fileKey!)).arrayBuffer())).toEqual(bytes);
   });
 
+  it("a photo that never downloads: the message waits out the retries, then arrives without it, and the customer's next message follows", async () => {
+    const from = nextCustomer();
+    const mediaId = meta.addMedia(Buffer.from("\x89PNG never fetched"), "image/png");
+    meta.failMediaDownloads(1_000);
+    const photo = {
+      from,
+      id: `wamid.lost${from}`,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: "image",
+      image: { id: mediaId, mime_type: "image/png", caption: "My receipt" },
+    };
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Unlucky")], messages: [photo] }));
+    await call(whatsappBody(meta.phoneNumberId, { messages: [waText(from, "Did you get it?")] }));
+    // nine tries, each later than the last one's backoff: nothing is written, the next message waits its turn
+    for (let i = 0; i < 9; i++) await worker().runOnce();
+    expect(await ticketsOf(from)).toHaveLength(0);
+    // the last try writes the message without the file
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const messages = await messagesOf(ticket.id);
+    expect(messages.map((m) => [m.body, m.fileKey])).toEqual([
+      ["My receipt", null],
+      ["Did you get it?", null],
+    ]);
+    meta.failMediaDownloads(0);
+  });
+
   it("sends the agent's reply and file; receipts move it to delivered and read, never back", async () => {
     const from = nextCustomer();
     await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Ali")], messages: [waText(from, "Hi")] }));
