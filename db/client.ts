@@ -70,6 +70,16 @@ export function sqliteSynchronous(value = process.env.SQLITE_SYNCHRONOUS || "NOR
 }
 
 /**
+ * SQLITE_BUSY_TIMEOUT_MS: how long a statement waits for another process's write lock (a job worker's,
+ * ADR 050) before SQLite gives up with SQLITE_BUSY (isDatabaseBusy). Default 5 s.
+ */
+export function sqliteBusyTimeoutMs(value = process.env.SQLITE_BUSY_TIMEOUT_MS || "5000") {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`SQLITE_BUSY_TIMEOUT_MS must be a whole number of milliseconds, not "${value}"`);
+  return ms;
+}
+
+/**
  * Compiled statements kept by their SQL text (the 500 last used). Drizzle prepares a new one for
  * every query, and compiling SQL was a visible share of each page's time. One statement per text
  * is safe because each runs to completion synchronously (nothing here iterates); its raw mode is
@@ -128,7 +138,7 @@ function openSqlite(file: string): DbHandle {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const client = new Database(file);
   client.pragma("journal_mode = WAL");
-  client.pragma("busy_timeout = 5000");
+  client.pragma(`busy_timeout = ${sqliteBusyTimeoutMs()}`);
   client.pragma("foreign_keys = ON");
   client.pragma(`synchronous = ${synchronous}`);
   reuseStatements(client);
@@ -208,9 +218,9 @@ function openPg(url: string): DbHandle {
     // Short OLTP queries: JIT compiling a plan whose estimate looks large (a LIMIT over a big
     // index) costs more milliseconds than the query itself.
     options: "-c jit=off",
-    // a database that went away fails the queries waiting on it within seconds (readiness turns
-    // 503) instead of leaving them queued for ever
-    connectionTimeoutMillis: 5_000,
+    // a database that went away, or a pool whose connections are all busy, fails the queries waiting
+    // on it within seconds (readiness turns 503, a webhook answers 503) instead of leaving them queued for ever
+    connectionTimeoutMillis: Number(process.env.PG_CONNECT_TIMEOUT_MS || 5_000),
   });
   // an idle connection the server dropped (a restart, a failover) is replaced on the next query;
   // without a listener its error would end the process
@@ -263,5 +273,28 @@ export async function rows<T = Record<string, unknown>>(query: SQL, handle: DbHa
 export function isUniqueViolation(error: unknown): boolean {
   for (let e = error as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++)
     if (e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed|duplicate key value/i.test(e.message ?? "")) return true;
+  return false;
+}
+
+/** PostgreSQL's SQLSTATEs for "not now": the connection (class 08), the server stopping or full, a conflict it rolled back. */
+const PG_TRY_LATER = /^(08...|53300|57P0[123]|40001|40P01|55P03|57014)$/;
+/** Node's socket failures on the way to the database. */
+const NET_TRY_LATER = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
+
+/**
+ * The database could not do the work just now, and the same work a little later may well succeed:
+ * SQLite's wait for another process's write lock ran out (SQLITE_BUSY, SQLITE_LOCKED), or
+ * PostgreSQL could not be reached, had no free pool connection within the connect timeout, dropped
+ * the connection, is shutting down or full, or rolled the transaction back for a conflict. The
+ * transaction in hand was not committed (or, for a connection cut during COMMIT, may have been:
+ * callers answer "try again" only for work that is keyed, so a second run adds nothing). Looks
+ * through drizzle's wrapping (the driver's error is the cause).
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    const code = typeof e.code === "string" ? e.code : "";
+    if (/^SQLITE_(BUSY|LOCKED)/.test(code) || PG_TRY_LATER.test(code) || NET_TRY_LATER.test(code)) return true;
+    if (/^(timeout exceeded when trying to connect|Connection terminated)/.test(e.message ?? "")) return true;
+  }
   return false;
 }

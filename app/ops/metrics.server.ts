@@ -115,7 +115,7 @@ function create() {
   });
   const webhookRequests = new Counter({
     name: "omnidesk_webhook_requests_total",
-    help: "Webhook requests from providers' servers, by plugin, provider and outcome (accepted, refused).",
+    help: "Webhook requests from providers' servers, by plugin, provider and outcome (accepted, refused, busy: answered 503 to be retried).",
     labelNames: ["plugin", "provider", "outcome"] as const,
     registers,
   });

@@ -144,7 +144,7 @@ export async function markEventProcessed(tx: Tx, eventId: number, result: { tick
 }
 
 /** The inbound job: the account's adapter makes the event a message, once. */
-export async function processInboundEvent(eventId: number) {
+export async function processInboundEvent(eventId: number, { lastAttempt = false }: { lastAttempt?: boolean } = {}) {
   const { db, schema } = getDb();
   const e = schema.inboundEvents;
   const [event] = await db.select().from(e).where(eq(e.id, eventId));
@@ -159,6 +159,7 @@ export async function processInboundEvent(eventId: number) {
           meta: JSON.parse(event.meta || "{}"),
           payload: event.payload == null ? null : JSON.parse(event.payload),
           raw: () => rawStream(event.rawKey),
+          lastAttempt,
         },
         account,
       )
@@ -172,7 +173,7 @@ export async function processInboundEvent(eventId: number) {
 
 export function defineInboundJob() {
   defineJobKind(INBOUND_JOB, {
-    run: (payload) => processInboundEvent((payload as { eventId: number }).eventId),
+    run: (payload, { lastAttempt }) => processInboundEvent((payload as { eventId: number }).eventId, { lastAttempt }),
     async failed(payload, error) {
       const { db, schema } = getDb();
       await db

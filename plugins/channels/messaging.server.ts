@@ -104,13 +104,52 @@ export function e164(phone: string | undefined) {
   return parsed?.isValid() ? parsed.number : "";
 }
 
-/** Names from providers may carry control and zero-width characters: kept readable, never empty. */
+const BIDI_EMBEDDINGS = "\u202a\u202b\u202d\u202e"; // LRE RLE LRO RLO, closed by PDF
+const BIDI_ISOLATES = "\u2066\u2067\u2068"; // LRI RLI FSI, closed by PDI
+const PDF = "\u202c";
+const PDI = "\u2069";
+
+/**
+ * A name's direction controls closed within it: an override or isolate the name opens is closed at its
+ * end (a customer's "Siti \u202eRahman" would otherwise turn the text after it backwards, wherever it is
+ * shown or pasted), and a closer with nothing to close is dropped. What the name itself shows is kept.
+ */
+export function closeDirectionControls(name: string) {
+  const open: string[] = [];
+  let out = "";
+  for (const ch of name) {
+    if (BIDI_EMBEDDINGS.includes(ch) || BIDI_ISOLATES.includes(ch)) open.push(ch);
+    else if (ch === PDF) {
+      // closes the innermost embedding, only within the innermost isolate
+      if (!open.length || BIDI_ISOLATES.includes(open[open.length - 1])) continue;
+      open.pop();
+    } else if (ch === PDI) {
+      // closes the innermost isolate and any embedding opened inside it
+      let at = open.length - 1;
+      while (at >= 0 && !BIDI_ISOLATES.includes(open[at])) at--;
+      if (at < 0) continue;
+      open.length = at;
+    }
+    out += ch;
+  }
+  for (const ch of open.reverse()) out += BIDI_ISOLATES.includes(ch) ? PDI : PDF;
+  return out;
+}
+
+/**
+ * Names from providers may carry control, zero-width and direction characters: kept readable, never
+ * empty. Zero-width joiners and non-joiners stay between letters (emoji sequences such as 👩‍💻, Persian
+ * and Indic spelling); zero-width spaces, word joiners and byte-order marks go; direction controls are
+ * closed within the name (closeDirectionControls).
+ */
 export function displayName(name: string | undefined, fallback: string) {
-  const clean = (name ?? "")
-    .replace(/[\u0000-\u001f\u007f\u200b-\u200d\u2060\ufeff]/g, "")
-    .trim()
-    .slice(0, 120);
-  return clean || fallback;
+  // at most 120 characters, never half of one (an emoji is two UTF-16 units)
+  const clean = Array.from((name ?? "").replace(/[\u0000-\u001f\u007f\u200b\u2060\ufeff]/g, "").replace(/^[\s\u200c\u200d]+|[\s\u200c\u200d]+$/g, ""))
+    .slice(0, 120)
+    .join("");
+  // nothing a reader would see (only joiners and direction controls): the fallback
+  if (!clean.replace(/[\s\u200c\u200d\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g, "")) return fallback;
+  return closeDirectionControls(clean);
 }
 
 /**
@@ -216,7 +255,7 @@ async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[]): Promise<StoredFile[]> {
+async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[], lastAttempt = false): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const ref of media) {
     // a failed download throws: the event stays stored and its job tries again with backoff
@@ -226,8 +265,14 @@ async function downloadAll(parts: MessagingParts, account: ChannelAccount, media
       got = await parts.downloadMedia(account, ref);
     } catch (error) {
       // an address off the provider's file hosts, or a file over its limit: the text still arrives
-      if (!(error instanceof RefusedFile)) throw error;
-      log.warn({ account: account.id, err: error }, "a customer's file was refused");
+      if (error instanceof RefusedFile) {
+        log.warn({ account: account.id, err: error }, "a customer's file was refused");
+        continue;
+      }
+      // still failing at the job's last try (hours of backoff): the message arrives without the
+      // file rather than not at all, and the customer's later messages, waiting in its lane, go on
+      if (!lastAttempt) throw error;
+      log.warn({ account: account.id, media: ref.id, err: error }, "a customer's file could not be downloaded; the message arrives without it");
       continue;
     }
     files.push({ key: await fileStorage().put(got.bytes), name: got.name, type: got.mime, size: got.bytes.length });
@@ -249,7 +294,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     if (parsed.type === "receipt") return applyReceipt(event, account, parsed);
 
     const message = parsed;
-    const files = await downloadAll(parts, account, message.media);
+    const files = await downloadAll(parts, account, message.media, event.lastAttempt);
     const phone = e164(message.customer.phone);
     const name = displayName(message.customer.name, phone || message.customer.id);
     const ref = message.ref ?? "";

@@ -2,11 +2,16 @@
 // signature is checked over the exact bytes before anything is parsed or stored (a bad one: 401,
 // nothing kept); then every event of the call is stored with its job in one transaction and only
 // then does the provider get its 200, so a crash after it loses nothing and a redelivery adds nothing.
+// When the database cannot take the call just now (SQLite's lock wait ran out behind a job worker's
+// write, PostgreSQL unreachable or out of pool connections), the door answers 503 with Retry-After:
+// the events' one transaction was not committed, so nothing is half-stored, and the provider's
+// retry (every provider retries a 5xx) stores them once.
 // Express serves the door before the Remix handler (serveWebhook, ADR 050: Remix cost about 2 ms
 // a call); the route file's loader and action (and the unit tests) come in through webhookHandshake
 // and webhookCall, the same door with a Fetch Request.
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isDatabaseBusy } from "@db/client";
 import { log } from "~/ops/log.server";
 import { metrics } from "~/ops/metrics.server";
 import { loadAccount } from "./accounts.server";
@@ -20,7 +25,27 @@ export const WEBHOOK_MAX_BYTES = 1024 * 1024;
 /** The webhook URL an admin gives the provider. */
 export const webhookPath = (accountId: number) => `/hooks/channels/${accountId}`;
 
-const answer = (status: number, text: string) => new Response(text, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+const answer = (status: number, text: string, headers: Record<string, string> = {}) =>
+  new Response(text, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
+
+/** Seconds a provider is asked to wait (Retry-After) when the database is busy. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Runs one call at the door; a database that cannot take it just now makes it a 503 with
+ * Retry-After (counted and logged as "busy") instead of a 500. Any other failure stays a failure.
+ */
+async function unlessBusy(accountId: string | undefined, work: (seen: { kind?: string }) => Promise<Response>) {
+  const seen: { kind?: string } = {};
+  try {
+    return await work(seen);
+  } catch (error) {
+    if (!isDatabaseBusy(error)) throw error;
+    metrics.webhookRequests.inc({ plugin: "channels", provider: seen.kind ?? "unknown", outcome: "busy" });
+    log.warn({ accountId, kind: seen.kind, err: String(error) }, "channel webhook: database busy, the provider is asked to retry");
+    return answer(503, "Busy: try again", { "Retry-After": String(BUSY_RETRY_AFTER_SECONDS) });
+  }
+}
 
 async function webhookAccount(accountId: string | undefined): Promise<{ account: ChannelAccount; webhook: WebhookAdapter } | undefined> {
   // anything but a plain id is no account (and never reaches the database)
@@ -55,7 +80,9 @@ async function boundedBytes(body: AsyncIterable<Uint8Array>): Promise<Buffer | n
 const tooLong = (headers: Headers) => Number(headers.get("content-length") ?? 0) > WEBHOOK_MAX_BYTES;
 
 /** GET: the provider's subscription handshake. */
-async function handshake(call: DoorCall, accountId: string | undefined) {
+const handshake = (call: DoorCall, accountId: string | undefined) => unlessBusy(accountId, () => handshakeOnce(call, accountId));
+
+async function handshakeOnce(call: DoorCall, accountId: string | undefined) {
   const found = await webhookAccount(accountId);
   if (!found) return answer(404, "Not Found");
   const reply = found.webhook.handshake?.({ method: "GET", url: call.url, headers: call.headers, rawBody: Buffer.alloc(0) }, found.account);
@@ -63,10 +90,13 @@ async function handshake(call: DoorCall, accountId: string | undefined) {
 }
 
 /** POST: a provider's events. */
-async function accept(door: DoorCall, accountId: string | undefined) {
+const accept = (door: DoorCall, accountId: string | undefined) => unlessBusy(accountId, (seen) => acceptOnce(door, accountId, seen));
+
+async function acceptOnce(door: DoorCall, accountId: string | undefined, seen: { kind?: string }) {
   const found = await webhookAccount(accountId);
   if (!found) return answer(404, "Not Found");
   const { account, webhook } = found;
+  seen.kind = account.kind;
   const count = (outcome: string) => metrics.webhookRequests.inc({ plugin: "channels", provider: account.kind, outcome });
   const rawBody = await door.body();
   if (!rawBody) {

@@ -134,10 +134,10 @@ describe.each(DIALECTS)("Instagram (%s)", (dialect) => {
     await runJobs();
     const tickets = await ticketsOf(from);
     expect(tickets).toHaveLength(1);
-    expect(tickets[0]).toMatchObject({ channel: "IG_PM", title: "Is my order shipped?", contactName: "Siti ‮Rahman", departmentId: 2, ref: "" });
+    expect(tickets[0]).toMatchObject({ channel: "IG_PM", title: "Is my order shipped?", contactName: "Siti ‮Rahman\u202c", departmentId: 2, ref: "" });
     expect((await messagesOf(tickets[0].id)).map((m) => [m.body, m.senderName])).toEqual([
-      ["Is my order shipped?", "Siti ‮Rahman"],
-      ["Order 5521", "Siti ‮Rahman"],
+      ["Is my order shipped?", "Siti ‮Rahman\u202c"],
+      ["Order 5521", "Siti ‮Rahman\u202c"],
     ]);
     expect(ig.profileLookups.filter((id) => id === from)).toHaveLength(1);
   });

@@ -181,8 +181,8 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
       customerId: from,
       departmentId: 2,
     });
-    // zero-width characters are dropped, the rest of the name is kept as written
-    expect(ticket.contactName).toBe("Siti ‮Rahman");
+    // zero-width characters are dropped, the rest of the name is kept as written, its right-to-left override closed at its end
+    expect(ticket.contactName).toBe("Siti ‮Rahman\u202c");
     await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Siti")], messages: [waText(from, "Order 5521")] }));
     await runJobs();
     expect(await ticketsOf(from)).toHaveLength(1);
@@ -267,6 +267,33 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     const [message] = await messagesOf(ticket.id);
     expect(message).toMatchObject({ type: "image", fileType: "image/png", fileName: "image.png", fileSize: bytes.length });
     expect(Buffer.from(await new Response(await fileStorage().get(message.fileKey!)).arrayBuffer())).toEqual(bytes);
+  });
+
+  it("a photo that never downloads: the message waits out the retries, then arrives without it, and the customer's next message follows", async () => {
+    const from = nextCustomer();
+    const mediaId = meta.addMedia(Buffer.from("\x89PNG never fetched"), "image/png");
+    meta.failMediaDownloads(1_000);
+    const photo = {
+      from,
+      id: `wamid.lost${from}`,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: "image",
+      image: { id: mediaId, mime_type: "image/png", caption: "My receipt" },
+    };
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Unlucky")], messages: [photo] }));
+    await call(whatsappBody(meta.phoneNumberId, { messages: [waText(from, "Did you get it?")] }));
+    // nine tries, each later than the last one's backoff: nothing is written, the next message waits its turn
+    for (let i = 0; i < 9; i++) await worker().runOnce();
+    expect(await ticketsOf(from)).toHaveLength(0);
+    // the last try writes the message without the file
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const messages = await messagesOf(ticket.id);
+    expect(messages.map((m) => [m.body, m.fileKey])).toEqual([
+      ["My receipt", null],
+      ["Did you get it?", null],
+    ]);
+    meta.failMediaDownloads(0);
   });
 
   it("sends the agent's reply and file; receipts move it to delivered and read, never back", async () => {
@@ -538,6 +565,114 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     );
     expect(stray).toMatchObject([{ state: "quarantined", error: expect.stringContaining("5550177") }]);
     expect(strangerId).toBeGreaterThan(0);
+  });
+
+  it("a tapped button or list row and a template's quick reply arrive as the customer's choice", async () => {
+    const from = nextCustomer();
+    const interactive = (kind: "button_reply" | "list_reply", id: string, title: string) => ({
+      ...waText(from, ""),
+      type: "interactive",
+      text: undefined,
+      interactive: { type: kind, [kind]: { id, title, ...(kind === "list_reply" ? { description: "Delivered in 3 days" } : {}) } },
+    });
+    const quickReply = { ...waText(from, ""), type: "button", text: undefined, button: { payload: "STOP_PROMOS", text: "Stop promotions" } };
+    await call(
+      whatsappBody(meta.phoneNumberId, {
+        contacts: [waContact(from, "Chooser")],
+        messages: [interactive("button_reply", "yes-1", "Yes, please")],
+      }),
+    );
+    await runJobs();
+    await call(whatsappBody(meta.phoneNumberId, { messages: [interactive("list_reply", "ship-std", "Standard shipping")] }));
+    await runJobs();
+    await call(whatsappBody(meta.phoneNumberId, { messages: [quickReply] }));
+    await runJobs();
+    const [ticket, ...more] = await ticketsOf(from);
+    expect(more).toEqual([]);
+    expect((await messagesOf(ticket.id)).map((m) => m.body)).toEqual(["Yes, please", "Standard shipping", "Stop promotions"]);
+  });
+
+  it("a message after the conversation was resolved reopens it within the account's window, else starts a new one", async () => {
+    const { db, schema } = t.handle;
+    const HOUR = 3_600_000;
+    const resolvedAgo = async (ticketId: number, ms: number) =>
+      db
+        .update(schema.tickets)
+        .set({ status: 2, updatedAt: Date.now() - ms })
+        .where(eq(schema.tickets.id, ticketId));
+    const write = async (from: string, text: string) => {
+      await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Returning")], messages: [waText(from, text)] }));
+      await runJobs();
+      return ticketsOf(from);
+    };
+    // the default window, 24 hours
+    const a = nextCustomer();
+    const [first] = await write(a, "Where is my parcel?");
+    await resolvedAgo(first.id, 23 * HOUR);
+    const reopened = await write(a, "It has still not come");
+    expect(reopened.map((x) => x.id)).toEqual([first.id]);
+    expect(reopened[0].status).toBe(0);
+    await resolvedAgo(first.id, 25 * HOUR);
+    const later = await write(a, "New question");
+    expect(later).toHaveLength(2);
+    const fresh = later.find((x) => x.id !== first.id)!;
+    expect((await messagesOf(fresh.id)).map((m) => m.body)).toEqual(["New question"]);
+    const texts = async (ticketId: number) => (await messagesOf(ticketId)).filter((m) => m.type === "text").map((m) => m.body);
+    expect(await texts(first.id)).toEqual(["Where is my parcel?", "It has still not come"]);
+
+    // an admin's window of 2 hours
+    const [row] = await db.select().from(schema.channelAccounts).where(eq(schema.channelAccounts.id, accountId));
+    const config = row.config;
+    await db
+      .update(schema.channelAccounts)
+      .set({ config: JSON.stringify({ ...JSON.parse(config), reopenHours: "2" }) })
+      .where(eq(schema.channelAccounts.id, accountId));
+    try {
+      const b = nextCustomer();
+      const [own] = await write(b, "Hello");
+      await resolvedAgo(own.id, 1.5 * HOUR);
+      expect((await write(b, "Me again")).map((x) => x.id)).toEqual([own.id]);
+      await resolvedAgo(own.id, 3 * HOUR);
+      expect(await write(b, "And again")).toHaveLength(2);
+    } finally {
+      await db.update(schema.channelAccounts).set({ config }).where(eq(schema.channelAccounts.id, accountId));
+    }
+  });
+
+  it("a WhatsApp that answers 500 for an hour: the send backs off, stays queued with the reason, and goes out once when it recovers", async () => {
+    const from = nextCustomer();
+    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Patient")], messages: [waText(from, "Anyone?")] }));
+    await runJobs();
+    const [ticket] = await ticketsOf(from);
+    const MINUTE = 60_000;
+    let clock = Date.now();
+    const w = createJobWorker({ log: () => undefined, now: () => clock });
+    const { db, schema } = t.handle;
+    meta.failSends(1_000_000, 500, 2, "Service temporarily unavailable");
+    const sent = await sendReply(agent, ticket, { fields: { message: "Yes, we are here" }, files: [], fileErrors: [] });
+    if (!sent.ok) throw new Error(sent.message);
+    const messageId = sent.created[0].id;
+    const job = async () =>
+      (
+        await db
+          .select()
+          .from(schema.jobs)
+          .where(eq(schema.jobs.key, `send:${messageId}`))
+      )[0];
+    const message = async () => (await messagesOf(ticket.id)).find((m) => m.id === messageId)!;
+    // a pass every minute through the hour of 500s
+    const start = clock;
+    for (; clock < start + 60 * MINUTE; clock += MINUTE) await w.runOnce();
+    // backed off (tries at 0, 1, 3, 7, 15 and 31 minutes), not given up, the customer has nothing yet
+    expect(await job()).toMatchObject({ state: "queued", attempts: 6 });
+    expect(await message()).toMatchObject({ deliveryState: "queued", deliveryError: expect.stringContaining("Service temporarily unavailable") });
+    expect(meta.sent.filter((s) => s.to === from)).toEqual([]);
+    // WhatsApp is back: the next try (63 minutes) sends it, once
+    meta.failSends(0, 0, 0, "");
+    for (; clock < start + 120 * MINUTE; clock += MINUTE) await w.runOnce();
+    expect(meta.sent.filter((s) => s.to === from).map((s) => s.body)).toMatchObject([{ text: { body: "Yes, we are here" } }]);
+    expect(await job()).toMatchObject({ state: "done", attempts: 7 });
+    expect(await message()).toMatchObject({ deliveryState: "sent" });
   });
 
   it("the Test button reaches the number, and reports a wrong token in Meta's words", async () => {

@@ -100,7 +100,8 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
         <p className="muted">
           {t(`channel.${data.ticket.channel}`)} ·{" "}
           <span className="contact">
-            {data.ticket.contactName}
+            {/* isolated: a customer's right-to-left name (or an override in it) does not reorder the text after it */}
+            <bdi>{data.ticket.contactName}</bdi>
             {data.ticket.contactEmail ? ` <${data.ticket.contactEmail}>` : ""}
           </span>
           {data.ticket.encryption ? (

@@ -176,7 +176,7 @@ function BoardCard({
         <Link to={`/ticket/${card.ticketNumber}`}>{card.title}</Link>
       </p>
       <p className="muted">
-        {card.contactName} · {card.channel}
+        <bdi>{card.contactName}</bdi> · {card.channel}
       </p>
       <Form method="post" action={action} className="inline-form kanban-move">
         <input type="hidden" name="intent" value="move" />
