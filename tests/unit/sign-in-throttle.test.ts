@@ -29,6 +29,9 @@ import { NETWORK_LIMIT, networkOf } from "~/accounts/throttle.server";
 import { findUserByUsername } from "~/accounts/users.server";
 
 const PASSWORD = DEFAULT_SEED_PASSWORD;
+// every test checks a dozen or more scrypt hashes: on a busy runner one took over 30 s, and its
+// checks, still running after the timeout, were then counted by the next test
+vi.setConfig({ testTimeout: 120_000 });
 
 describe("networkOf", () => {
   it("keeps an IPv4 address and cuts IPv6 to its /64", () => {

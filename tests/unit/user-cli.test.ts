@@ -6,16 +6,18 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "omnidesk-cli-"));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+// each run starts a node process that compiles the CLI with tsx: seconds apiece on a busy runner
+vi.setConfig({ testTimeout: 180_000 });
 
 function run(...args: string[]) {
   const result = spawnSync(process.execPath, ["--import", "tsx", "app/accounts/user-cli.ts", ...args], {
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", BASE_URL: "https://desk.example.com/", NODE_ENV: "production" },
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: 60_000,
   });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
