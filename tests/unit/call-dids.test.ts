@@ -31,7 +31,7 @@ import * as authHook from "@plugins/calls/routes/hook.auth";
 import * as eventHook from "@plugins/calls/routes/hook.event";
 import * as didRoute from "@plugins/calls/routes/hook.did";
 import { sipBinariesPresent, startSipServers, type SipServers } from "@plugins/calls/sip/servers";
-import { register } from "../support/sip-client";
+import { fakePhone, register, type FakePhone } from "../support/sip-client";
 import { sippPresent, spokenUlaw, tempDir, trunkCall } from "../support/trunk-call";
 
 const LOCALES = ["en", "zh", "ms", "ja", "ko"];
@@ -129,6 +129,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(await didTargets("60312345678")).toEqual({
       did: "+60312345678",
       departmentId: 2,
+      strategy: "ring_all",
       extensions: ["3001"],
       ringTimeoutSeconds: 15,
       voicemail: true,
@@ -162,7 +163,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
   it("answers Kamailio's DID hook: 403 without the secret, 404 for no DID, the timeout, voicemail and extensions", async () => {
     expect(await didHook("wrong", "+60312345678")).toEqual({ status: 403, body: "forbidden" });
     expect(await didHook(sipHookSecret(), "+60399999999")).toEqual({ status: 404, body: "" });
-    expect(await didHook(sipHookSecret(), "60312345678")).toEqual({ status: 200, body: "15;1;3001" });
+    expect(await didHook(sipHookSecret(), "60312345678")).toEqual({ status: 200, body: "15;1;3001;all" });
     const response = await didRoute.action({
       request: new Request("http://127.0.0.1/hooks/sip/did", {
         method: "POST",
@@ -173,7 +174,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
       params: {},
     });
     expect(response.status).toBe(200);
-    expect(await response.text()).toBe("20;0;3002");
+    expect(await response.text()).toBe("20;0;3002;all");
   });
 
   it("keeps a call from the trunk as inbound on the DID; the agent who answers becomes its agent", async () => {
@@ -262,6 +263,8 @@ describe.skipIf(!present)("a call from the trunk to a DID goes to voicemail when
   const work = tempDir();
   // the trunk's address (sipp's port) and the voicemail's, fixed so Kamailio's config names them
   const TRUNK_PORT = Number(process.env.TEST_TRUNK_PORT || 35460);
+  const [RTP_MIN, RTP_MAX] = (process.env.TEST_RTP_PORTS || "35400-35449").split("-").map(Number);
+  const phones: FakePhone[] = [];
 
   beforeAll(async () => {
     t = await createTestDb("sqlite");
@@ -302,11 +305,12 @@ describe.skipIf(!present)("a call from the trunk to a DID goes to voicemail when
       hookSecret: sipHookSecret(),
       trunk: `127.0.0.1:${TRUNK_PORT}`,
       voicemail: `127.0.0.1:${voicemail.port}`,
-      rtpPortMin: 35400,
-      rtpPortMax: 35449,
+      rtpPortMin: RTP_MIN,
+      rtpPortMax: RTP_MAX,
     });
   }, 60_000);
   afterAll(async () => {
+    for (const phone of phones) phone.close();
     await servers?.stop();
     await voicemail?.stop();
     await new Promise((r) => hooks?.close(r));
@@ -365,5 +369,71 @@ describe.skipIf(!present)("a call from the trunk to a DID goes to voicemail when
     expect(list.voicemails).toHaveLength(1);
     expect(list.voicemails[0]).toMatchObject({ from: "+60123456789", did: "+60312340000" });
     expect(list.voicemails[0].seconds).toBeGreaterThanOrEqual(2);
+  }, 90_000);
+
+  it("a round robin DID rings one agent at a time: the second after the first does not answer, and the next call starts with the second", async () => {
+    const admin = (await findUserByUsername("admin"))!;
+    const agent2 = (await findUserByUsername("agent2"))!;
+    const by = { actor: { id: admin.id, name: "admin" } };
+    await saveSipAccount({ userId: agent2.id, sipNumber: "4002", password: "agent2-sip-pass-1", active: true }, by);
+    await saveSipAccount({ userId: admin.id, sipNumber: "4003", password: "admin-sip-pass-1", active: true }, by);
+    await saveDid(
+      null,
+      didForm.parse({ number: "+60312340001", agentIds: `${agent2.id}\n${admin.id}`, ringTimeout: "5", voicemail: "1", strategy: "round_robin" }),
+      by,
+    );
+    // two desk phones that ring and never answer; the second declines a second after it rings
+    const first = await fakePhone();
+    const second = await fakePhone();
+    phones.push(first, second);
+    second.behaviour = { kind: "decline", afterMs: 1000 };
+    for (const [user, password, phone] of [
+      ["4002", "agent2-sip-pass-1", first],
+      ["4003", "admin-sip-pass-1", second],
+    ] as const) {
+      const reg = await register({ host: servers.listen, port: servers.sipPort, domain: servers.domain, user, password, contactPort: phone.port });
+      expect(reg.status, servers.logs()).toBe(200);
+    }
+    const work2 = fs.mkdtempSync(path.join(work, "rr-"));
+    const audio = spokenUlaw("hello", work2);
+    const dial = async () => {
+      const caller = trunkCall({
+        sip: `127.0.0.1:${servers.sipPort}`,
+        did: "60312340001",
+        caller: "+60123450000",
+        localPort: TRUNK_PORT,
+        mediaPort: TRUNK_PORT + 2,
+        talkMs: 1000,
+        audio,
+        workDir: work2,
+      });
+      const result = await caller.done;
+      expect(result.code, `${result.output}\n${servers.logs().slice(-6000)}`).toBe(0);
+    };
+
+    // call 1: 4002 first (the lower extension), alone, for the ring timeout; then 4003; then the voicemail
+    await dial();
+    expect(first.invites, servers.logs().slice(-6000)).toHaveLength(1);
+    expect(second.invites).toHaveLength(1);
+    const [a] = first.invites;
+    const [b] = second.invites;
+    // the second phone rang only once the first had rung its 5 s and was given up on (its CANCEL
+    // leaves with the second INVITE)
+    expect(b.at - a.at).toBeGreaterThanOrEqual(4500);
+    expect(a.cancelledAt).not.toBeNull();
+    expect(Math.abs(a.cancelledAt! - b.at)).toBeLessThan(1000);
+    expect(b.at - a.at).toBeLessThan(8000);
+    const { db, schema } = t.handle;
+    const [call1] = await db.select().from(schema.calls).where(eq(schema.calls.sipCallId, a.callId));
+    expect(call1).toMatchObject({ did: "+60312340001", voicemail: true, answeredAt: null });
+
+    // call 2 starts with the agent after the one the last call started with: 4003, then 4002
+    first.behaviour = { kind: "decline", afterMs: 300 };
+    await dial();
+    expect(second.invites).toHaveLength(2);
+    expect(first.invites).toHaveLength(2);
+    expect(second.invites[1].at).toBeLessThan(first.invites[1].at);
+    // 4003 declined after a second: 4002 rang at once, not after the timeout
+    expect(first.invites[1].at - second.invites[1].at).toBeLessThan(3000);
   }, 90_000);
 });
