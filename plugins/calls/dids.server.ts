@@ -18,14 +18,10 @@ import { z } from "zod";
 import { getDb, type Tx } from "@db/client";
 import { audit } from "~/accounts/audit.server";
 import { sameSecret, sipHookSecret } from "./sip.server";
+import { DEFAULT_RING_TIMEOUT, MAX_GREETING, MAX_RING_TIMEOUT, MIN_RING_TIMEOUT, RING_STRATEGIES, type RingStrategy } from "./dids";
 
-/** Ring timeout when the form leaves it out (the spec names none). */
-export const DEFAULT_RING_TIMEOUT = 20;
-export const MIN_RING_TIMEOUT = 5;
-export const MAX_RING_TIMEOUT = 120;
-export const MAX_GREETING = 500;
-export const RING_STRATEGIES = ["ring_all", "round_robin", "longest_idle"] as const;
-export type RingStrategy = (typeof RING_STRATEGIES)[number];
+export { DEFAULT_RING_TIMEOUT, MAX_GREETING, MAX_RING_TIMEOUT, MIN_RING_TIMEOUT, RING_STRATEGIES, type RingStrategy };
+
 /** One agent after another rings for at most this long in all (the rest of the queue is not tried; then voicemail). */
 export const MAX_SERIAL_RING_SECONDS = 300;
 /** What the voicemail says when a DID has no greeting of its own. */

@@ -20,11 +20,22 @@ import { sessionCookie } from "~/cookies.server";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { saveSipAccount, sipHookSecret } from "@plugins/calls/sip.server";
-import { DEFAULT_RING_TIMEOUT, didForm, didHook, didOf, didTargets, listDids, saveDid, deleteDid } from "@plugins/calls/dids.server";
+import {
+  DEFAULT_RING_TIMEOUT,
+  MAX_SERIAL_RING_SECONDS,
+  didForm,
+  didHook,
+  didOf,
+  didTargets,
+  listDids,
+  roundRobinOrder,
+  saveDid,
+  deleteDid,
+} from "@plugins/calls/dids.server";
 import { listVoicemails } from "@plugins/calls/recording.server";
 import { fileStorage } from "~/storage.server";
 import { imcUsersApi } from "@plugins/calls/call-api.server";
-import { recordCallEvent } from "@plugins/calls/calls.server";
+import { recordAfterCallWork, recordCallEvent } from "@plugins/calls/calls.server";
 import { startVoicemail, type VoicemailServer } from "@plugins/calls/voicemail.server";
 import * as configRoute from "@plugins/calls/routes/call_config";
 import * as authHook from "@plugins/calls/routes/hook.auth";
@@ -57,7 +68,16 @@ describe("the DID form", () => {
   };
   it("takes an E.164 number, a queue, a ring timeout (20 s when empty) and a greeting", () => {
     const ok = didForm.parse({ number: "+60 3-1234 5678", departmentId: "2", agentIds: "", ringTimeout: "", voicemail: "1", greeting: " Hello " });
-    expect(ok).toEqual({ number: "+60312345678", departmentId: 2, agentIds: [], ringTimeout: DEFAULT_RING_TIMEOUT, voicemail: true, greeting: "Hello" });
+    expect(ok).toEqual({
+      number: "+60312345678",
+      departmentId: 2,
+      agentIds: [],
+      ringTimeout: DEFAULT_RING_TIMEOUT,
+      voicemail: true,
+      greeting: "Hello",
+      strategy: "ring_all",
+    });
+    expect(didForm.parse({ number: "+60312345678", departmentId: "2", strategy: "longest_idle" }).strategy).toBe("longest_idle");
     expect(DEFAULT_RING_TIMEOUT).toBe(20);
     expect(didForm.parse({ number: "0060312345678", agentIds: "2\n3", ringTimeout: "45" })).toMatchObject({
       number: "+60312345678",
@@ -76,7 +96,8 @@ describe("the DID form", () => {
       expect(errorOf({ number: "+60312345678", departmentId: "1", ringTimeout })).toEqual({ ringTimeout: "plugin_calls.errors.ringTimeout" });
     expect(errorOf({ number: "+60312345678", departmentId: "1", greeting: "x".repeat(501) })).toEqual({ greeting: "plugin_calls.errors.greeting" });
     expect(errorOf({ number: "+60312345678", agentIds: "x" })).not.toBeNull();
-    for (const key of ["did", "didQueue", "ringTimeout", "greeting", "didTaken", "didGone", "didAgents"])
+    expect(errorOf({ number: "+60312345678", departmentId: "1", strategy: "random" })).toEqual({ strategy: "plugin_calls.errors.strategy" });
+    for (const key of ["did", "didQueue", "ringTimeout", "greeting", "didTaken", "didGone", "didAgents", "strategy"])
       for (const lang of LOCALES) expect(text(lang, `plugin_calls.errors.${key}`), `${lang} ${key}`).toEqual(expect.any(String));
     expect(text("en", "plugin_calls.errors.did")).toBe("Please check the DID number: + and 7 to 15 digits.");
   });
@@ -85,6 +106,13 @@ describe("the DID form", () => {
     expect(didOf("+60312345678")).toBe("+60312345678");
     expect(didOf("0060312345678")).toBe("+60312345678");
     expect(didOf("1001")).toBeNull();
+  });
+  it("starts a round robin after the DID's last agent, wrapping round, also when that agent left the queue", () => {
+    expect(roundRobinOrder(["3000", "3001", "3002"], "")).toEqual(["3000", "3001", "3002"]);
+    expect(roundRobinOrder(["3000", "3001", "3002"], "3000")).toEqual(["3001", "3002", "3000"]);
+    expect(roundRobinOrder(["3000", "3001", "3002"], "3002")).toEqual(["3000", "3001", "3002"]);
+    expect(roundRobinOrder(["3000", "3002"], "3001")).toEqual(["3002", "3000"]);
+    expect(roundRobinOrder([], "3001")).toEqual([]);
   });
 });
 
@@ -196,6 +224,61 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(await recordCallEvent({ event: "end", call_id: `vm-${dialect}`, code: 200 })).toMatchObject({ hangupCause: "voicemail", answeredAt: null });
   });
 
+  it("rings a round robin DID's agents one at a time, each call starting after the last one tried or who answered", async () => {
+    await saveSipAccount({ userId: admin.id, sipNumber: "3000", password: "admin-sip-pass", active: true }, by());
+    const all = `${admin.id}\n${agent.id}\n${agent2.id}`;
+    const rr = await saveDid(null, didForm.parse({ number: "+60322220000", agentIds: all, ringTimeout: "10", strategy: "round_robin" }), by());
+    expect(rr.ok).toBe(true);
+    // looking (the page) does not move it on; each call from the trunk does
+    expect((await didTargets("+60322220000"))?.extensions).toEqual(["3000", "3001", "3002"]);
+    expect((await didTargets("+60322220000"))?.strategy).toBe("round_robin");
+    const hook = async () => (await didHook(sipHookSecret(), "+60322220000")).body;
+    expect(await hook()).toBe("10;0;3000,3001,3002;serial");
+    expect(await hook()).toBe("10;0;3001,3002,3000;serial");
+    // the call that started with 3001 was answered by 3002: the next starts after 3002
+    await recordCallEvent({ event: "invite", call_id: `rr-${dialect}`, from: "+60123456789", to: "+60322220000", source: "trunk" });
+    await recordCallEvent({ event: "answer", call_id: `rr-${dialect}`, agent: "3002" });
+    expect(await hook()).toBe("10;0;3000,3001,3002;serial");
+    // two calls at once start with different agents
+    const both = await Promise.all([hook(), hook()]);
+    expect(both.map((b) => b.split(";")[2].split(",")[0]).sort()).toEqual(["3001", "3002"]);
+    // one at a time for at most MAX_SERIAL_RING_SECONDS: at 120 s each, only the first two of three
+    await saveDid(rr.ok ? rr.id : 0, didForm.parse({ number: "+60322220000", agentIds: all, ringTimeout: "120", strategy: "round_robin" }), by());
+    expect(MAX_SERIAL_RING_SECONDS).toBe(300);
+    expect((await hook()).split(";")[2].split(",")).toHaveLength(2);
+    // ring all keeps every agent, all at once
+    await saveDid(rr.ok ? rr.id : 0, didForm.parse({ number: "+60322220000", agentIds: all, ringTimeout: "120" }), by());
+    expect(await hook()).toBe("120;0;3000,3001,3002;all");
+  });
+
+  it("rings a longest idle DID's agents from the one whose last call ended longest ago; after-call work counts, agents on a call go last", async () => {
+    const now = Date.now() + 3_600_000;
+    const s = (n: number) => now - n * 1000;
+    // the calls the earlier tests left talking on 3001 and 3002 ended long ago
+    await recordCallEvent({ event: "end", call_id: `trunk-${dialect}`, code: 200 }, s(900));
+    await recordCallEvent({ event: "end", call_id: `rr-${dialect}`, code: 200 }, s(950));
+    const all = `${admin.id}\n${agent.id}\n${agent2.id}`;
+    expect((await saveDid(null, didForm.parse({ number: "+60322221111", agentIds: all, strategy: "longest_idle" }), by())).ok).toBe(true);
+    const order = async () => (await didTargets("+60322221111", { now }))?.extensions;
+    // 3000 never had a call, 3002's ended before 3001's
+    expect(await order()).toEqual(["3000", "3002", "3001"]);
+    // 3001 calls out and hangs up 40 s ago; 3002 answers a call from the trunk that ends 20 s ago
+    await recordCallEvent({ event: "invite", call_id: `out-${dialect}`, from: "3001", to: "60111111111" }, s(100));
+    await recordCallEvent({ event: "answer", call_id: `out-${dialect}` }, s(90));
+    await recordCallEvent({ event: "end", call_id: `out-${dialect}`, code: 200, by: "3001" }, s(40));
+    await recordCallEvent({ event: "invite", call_id: `in-${dialect}`, from: "+60123456789", to: "+60322221111", source: "trunk" }, s(80));
+    await recordCallEvent({ event: "answer", call_id: `in-${dialect}`, agent: "3002" }, s(70));
+    await recordCallEvent({ event: "end", call_id: `in-${dialect}`, code: 200 }, s(20));
+    expect(await order()).toEqual(["3000", "3001", "3002"]);
+    // 3001's after-call work (30 s, the workspace's acw_seconds) makes it idle only 10 s ago
+    expect(await recordAfterCallWork(agent.id, `out-${dialect}`, 30)).toBe(true);
+    expect(await order()).toEqual(["3000", "3002", "3001"]);
+    // 3000 is calling out right now: last
+    await recordCallEvent({ event: "invite", call_id: `busy-${dialect}`, from: "3000", to: "60199999999" }, s(5));
+    expect(await order()).toEqual(["3002", "3001", "3000"]);
+    expect((await didHook(sipHookSecret(), "+60322221111")).body).toMatch(/;serial$/);
+  });
+
   it("adds, refuses and deletes DIDs on /call_config without JavaScript", async () => {
     const form = (values: Record<string, string | string[]>) => {
       const body = new URLSearchParams();
@@ -204,7 +287,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     };
     const refused = await call(
       configRoute.action as Fn,
-      post("/call_config", adminCookie, form({ intent: "saveDid", number: "+60 35", ringTimeout: "200", greeting: "Hello" })),
+      post("/call_config", adminCookie, form({ intent: "saveDid", number: "+60 35", ringTimeout: "200", greeting: "Hello", strategy: "longest_idle" })),
     );
     expect(refused.status).toBe(400);
     const data = (await refused.json()) as { intent: string; errors: Record<string, string>; values: Record<string, string> };
@@ -214,11 +297,15 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
       ringTimeout: "plugin_calls.errors.ringTimeout",
       agentIds: "plugin_calls.errors.didQueue",
     });
-    expect(data.values).toMatchObject({ number: "+60 35", ringTimeout: "200", greeting: "Hello" });
+    expect(data.values).toMatchObject({ number: "+60 35", ringTimeout: "200", greeting: "Hello", strategy: "longest_idle" });
 
     const saved = await call(
       configRoute.action as Fn,
-      post("/call_config", adminCookie, form({ intent: "saveDid", number: "+60355550000", agentIds: [String(agent.id), String(agent2.id)], voicemail: "1" })),
+      post(
+        "/call_config",
+        adminCookie,
+        form({ intent: "saveDid", number: "+60355550000", agentIds: [String(agent.id), String(agent2.id)], voicemail: "1", strategy: "round_robin" }),
+      ),
     );
     expect(saved.status).toBe(302);
     expect(saved.headers.get("Location")).toBe("/call_config?didSaved=1#dids");
@@ -229,9 +316,12 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(taken.status).toBe(409);
 
     const page = await call(configRoute.loader as Fn, new Request("http://localhost/call_config", { headers: { Cookie: adminCookie } }));
-    const loaded = (await page.json()) as { dids: { id: number; number: string; agents: string[]; ringTimeoutSeconds: number }[]; trunk: boolean };
+    const loaded = (await page.json()) as {
+      dids: { id: number; number: string; agents: string[]; ringTimeoutSeconds: number; ringStrategy: string }[];
+      trunk: boolean;
+    };
     const added = loaded.dids.find((d) => d.number === "+60355550000")!;
-    expect(added).toMatchObject({ agents: ["agent", "agent2"], ringTimeoutSeconds: 20 });
+    expect(added).toMatchObject({ agents: ["agent", "agent2"], ringTimeoutSeconds: 20, ringStrategy: "round_robin" });
     expect(loaded.trunk).toBe(sipBinariesPresent());
     // without Kamailio installed the page says calls from a trunk are not configured
     const bin = process.env.KAMAILIO_BIN;
