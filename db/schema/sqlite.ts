@@ -1578,6 +1578,10 @@ export const callDids = sqliteTable(
     voicemail: bool("voicemail").notNull().default(true),
     /** spoken (espeak-ng) to the caller before the message is recorded; empty: the default greeting */
     greeting: text("greeting").notNull().default(""),
+    /** how the queue rings: ring_all (all at once), round_robin or longest_idle (one agent at a time) */
+    ringStrategy: text("ring_strategy").notNull().default("ring_all"),
+    /** round robin: the extension the last call started with, or that answered it; the next call starts after it */
+    roundRobinLast: text("round_robin_last").notNull().default(""),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },

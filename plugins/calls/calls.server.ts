@@ -18,7 +18,7 @@ import { startOfDay } from "~/time";
 import { wakeJobs } from "~/jobs/queue.server";
 import { queueRecording } from "./recording.server";
 import { sameSecret, sipHookSecret } from "./sip.server";
-import { didByNumber, didOf } from "./dids.server";
+import { didByNumber, didOf, roundRobinAnswered } from "./dids.server";
 
 /** Spec section 9: the call list's page size. */
 export const CALL_PAGE_SIZE = 30;
@@ -133,6 +133,8 @@ export async function recordCallEvent(event: CallEvent, at = Date.now()): Promis
       if (call.agentUserId == null && event.agent) {
         answeredBy = (await agentsOf([event.agent]))[0];
         if (answeredBy) set.agentUserId = answeredBy.userId;
+        // a round robin DID's next call starts after the agent who answered this one
+        if (answeredBy && call.did) await roundRobinAnswered(tx, call.did, answeredBy.sipNumber);
       }
     } else if (event.event === "hold" && call.state === "talking") set = { state: "held", heldAt: at };
     else if (event.event === "resume" && call.state === "held")

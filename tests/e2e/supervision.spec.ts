@@ -122,10 +122,13 @@ test.describe("supervision of live calls", () => {
     const denied = await a.goto("/supervisory");
     expect(denied?.status()).toBe(403);
   });
-  // fixme: consult, the held party's state and the REFER pass against the real servers; the held
-  // party's INVITE with Replaces does not yet establish with the target (not debugged in time)
+  // The held party's INVITE with Replaces goes to the Refer-To URI, the target's Contact; Kamailio
+  // finds the target by that URI's user in its location table. It failed while sip.js's Contact user
+  // was a random token (404); the softphone's Contact user is now its extension (contactName, ADR 052).
+  // fixme: passed once since (5.6 min at load 17-20); at load 25-38 it ran out of time before the
+  // transfer (saving accounts, the first call's popup): to be unmarked after a pass on a quiet machine.
   test.fixme("attended transfer: X calls Y, Y consults Z while X is on hold, completes; X and Z talk", async ({ browser, baseURL }) => {
-    test.setTimeout(150_000);
+    test.setTimeout(300_000);
     const setup = await newPage(browser, baseURL!, true);
     await login(setup, "admin", "admin");
     const [x, y, z] = [
@@ -145,7 +148,7 @@ test.describe("supervision of live calls", () => {
     for (const page of [x, y, z]) {
       await page.goto("/");
       await hydrated(page);
-      await expect(page.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 15_000 });
+      await expect(page.getByTestId("sip-banner")).toHaveText(/Connected to call server\./, { timeout: 45_000 });
     }
     const [X, Y, Z] = transferAgents.map((a) => a.number);
     await x.getByLabel("Number or extension").fill(Y);

@@ -104,3 +104,70 @@ export async function register(o: RegisterOptions): Promise<SipResponse> {
     socket.close();
   }
 }
+
+export interface FakePhone {
+  port: number;
+  /** the INVITEs that reached this phone (retransmissions once), with when, and when each was cancelled */
+  invites: { callId: string; at: number; cancelledAt: number | null }[];
+  /** what the phone does with the next INVITE: ring until cancelled, or decline (603) after a while */
+  behaviour: { kind: "ring" } | { kind: "decline"; afterMs: number };
+  close(): void;
+}
+
+/**
+ * A desk phone that never answers, for the ring strategy tests: a UDP socket an extension is
+ * REGISTERed to (register's contactPort). An INVITE gets 180 Ringing; then the phone rings until
+ * the CANCEL (200, then 487 for the INVITE) or declines with 603 after `afterMs`.
+ */
+export async function fakePhone(): Promise<FakePhone> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  const toTag = token();
+  const phone: FakePhone = {
+    port: socket.address().port,
+    invites: [],
+    behaviour: { kind: "ring" },
+    close: () => socket.close(),
+  };
+  // what a response copies of its request: every Via in order, From, To (with this phone's tag), Call-ID, CSeq
+  const reply = (request: string, status: string, to: { address: string; port: number }) => {
+    const lines = request.split("\r\n\r\n")[0].split("\r\n").slice(1);
+    const copied = lines.filter((l) => /^(via|v|from|f|call-id|i|cseq|record-route)\s*:/i.test(l));
+    const toLine = lines.find((l) => /^(to|t)\s*:/i.test(l)) ?? "";
+    const out = [`SIP/2.0 ${status}`, ...copied, /;tag=/.test(toLine) ? toLine : `${toLine};tag=${toTag}`, "Content-Length: 0", "", ""].join("\r\n");
+    socket.send(out, to.port, to.address);
+  };
+  const pending = new Map<string, { request: string; from: { address: string; port: number }; timer?: NodeJS.Timeout }>();
+  socket.on("message", (buf, rinfo) => {
+    const raw = buf.toString();
+    const method = raw.split(" ", 1)[0];
+    const callId = /^(?:call-id|i)\s*:\s*(.+)$/im.exec(raw)?.[1].trim() ?? "";
+    const from = { address: rinfo.address, port: rinfo.port };
+    if (method === "INVITE") {
+      if (!pending.has(callId)) {
+        phone.invites.push({ callId, at: Date.now(), cancelledAt: null });
+        const entry: { request: string; from: typeof from; timer?: NodeJS.Timeout } = { request: raw, from };
+        const b = phone.behaviour;
+        if (b.kind === "decline")
+          entry.timer = setTimeout(() => {
+            pending.delete(callId);
+            reply(raw, "603 Decline", from);
+          }, b.afterMs);
+        pending.set(callId, entry);
+      }
+      reply(raw, "180 Ringing", from);
+    } else if (method === "CANCEL") {
+      reply(raw, "200 OK", from);
+      const entry = pending.get(callId);
+      const invite = phone.invites.find((i) => i.callId === callId && i.cancelledAt == null);
+      if (invite) invite.cancelledAt = Date.now();
+      if (entry) {
+        clearTimeout(entry.timer);
+        pending.delete(callId);
+        reply(entry.request, "487 Request Terminated", entry.from);
+      }
+    } else if (method === "BYE" || method === "OPTIONS") reply(raw, "200 OK", from);
+    // ACKs (of the 487 or 603) need no answer
+  });
+  return phone;
+}

@@ -20,18 +20,29 @@ import { sessionCookie } from "~/cookies.server";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { saveSipAccount, sipHookSecret } from "@plugins/calls/sip.server";
-import { DEFAULT_RING_TIMEOUT, didForm, didHook, didOf, didTargets, listDids, saveDid, deleteDid } from "@plugins/calls/dids.server";
+import {
+  DEFAULT_RING_TIMEOUT,
+  MAX_SERIAL_RING_SECONDS,
+  didForm,
+  didHook,
+  didOf,
+  didTargets,
+  listDids,
+  roundRobinOrder,
+  saveDid,
+  deleteDid,
+} from "@plugins/calls/dids.server";
 import { listVoicemails } from "@plugins/calls/recording.server";
 import { fileStorage } from "~/storage.server";
 import { imcUsersApi } from "@plugins/calls/call-api.server";
-import { recordCallEvent } from "@plugins/calls/calls.server";
+import { recordAfterCallWork, recordCallEvent } from "@plugins/calls/calls.server";
 import { startVoicemail, type VoicemailServer } from "@plugins/calls/voicemail.server";
 import * as configRoute from "@plugins/calls/routes/call_config";
 import * as authHook from "@plugins/calls/routes/hook.auth";
 import * as eventHook from "@plugins/calls/routes/hook.event";
 import * as didRoute from "@plugins/calls/routes/hook.did";
 import { sipBinariesPresent, startSipServers, type SipServers } from "@plugins/calls/sip/servers";
-import { register } from "../support/sip-client";
+import { fakePhone, register, type FakePhone } from "../support/sip-client";
 import { sippPresent, spokenUlaw, tempDir, trunkCall } from "../support/trunk-call";
 
 const LOCALES = ["en", "zh", "ms", "ja", "ko"];
@@ -57,7 +68,16 @@ describe("the DID form", () => {
   };
   it("takes an E.164 number, a queue, a ring timeout (20 s when empty) and a greeting", () => {
     const ok = didForm.parse({ number: "+60 3-1234 5678", departmentId: "2", agentIds: "", ringTimeout: "", voicemail: "1", greeting: " Hello " });
-    expect(ok).toEqual({ number: "+60312345678", departmentId: 2, agentIds: [], ringTimeout: DEFAULT_RING_TIMEOUT, voicemail: true, greeting: "Hello" });
+    expect(ok).toEqual({
+      number: "+60312345678",
+      departmentId: 2,
+      agentIds: [],
+      ringTimeout: DEFAULT_RING_TIMEOUT,
+      voicemail: true,
+      greeting: "Hello",
+      strategy: "ring_all",
+    });
+    expect(didForm.parse({ number: "+60312345678", departmentId: "2", strategy: "longest_idle" }).strategy).toBe("longest_idle");
     expect(DEFAULT_RING_TIMEOUT).toBe(20);
     expect(didForm.parse({ number: "0060312345678", agentIds: "2\n3", ringTimeout: "45" })).toMatchObject({
       number: "+60312345678",
@@ -76,7 +96,8 @@ describe("the DID form", () => {
       expect(errorOf({ number: "+60312345678", departmentId: "1", ringTimeout })).toEqual({ ringTimeout: "plugin_calls.errors.ringTimeout" });
     expect(errorOf({ number: "+60312345678", departmentId: "1", greeting: "x".repeat(501) })).toEqual({ greeting: "plugin_calls.errors.greeting" });
     expect(errorOf({ number: "+60312345678", agentIds: "x" })).not.toBeNull();
-    for (const key of ["did", "didQueue", "ringTimeout", "greeting", "didTaken", "didGone", "didAgents"])
+    expect(errorOf({ number: "+60312345678", departmentId: "1", strategy: "random" })).toEqual({ strategy: "plugin_calls.errors.strategy" });
+    for (const key of ["did", "didQueue", "ringTimeout", "greeting", "didTaken", "didGone", "didAgents", "strategy"])
       for (const lang of LOCALES) expect(text(lang, `plugin_calls.errors.${key}`), `${lang} ${key}`).toEqual(expect.any(String));
     expect(text("en", "plugin_calls.errors.did")).toBe("Please check the DID number: + and 7 to 15 digits.");
   });
@@ -85,6 +106,13 @@ describe("the DID form", () => {
     expect(didOf("+60312345678")).toBe("+60312345678");
     expect(didOf("0060312345678")).toBe("+60312345678");
     expect(didOf("1001")).toBeNull();
+  });
+  it("starts a round robin after the DID's last agent, wrapping round, also when that agent left the queue", () => {
+    expect(roundRobinOrder(["3000", "3001", "3002"], "")).toEqual(["3000", "3001", "3002"]);
+    expect(roundRobinOrder(["3000", "3001", "3002"], "3000")).toEqual(["3001", "3002", "3000"]);
+    expect(roundRobinOrder(["3000", "3001", "3002"], "3002")).toEqual(["3000", "3001", "3002"]);
+    expect(roundRobinOrder(["3000", "3002"], "3001")).toEqual(["3002", "3000"]);
+    expect(roundRobinOrder([], "3001")).toEqual([]);
   });
 });
 
@@ -129,6 +157,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(await didTargets("60312345678")).toEqual({
       did: "+60312345678",
       departmentId: 2,
+      strategy: "ring_all",
       extensions: ["3001"],
       ringTimeoutSeconds: 15,
       voicemail: true,
@@ -162,7 +191,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
   it("answers Kamailio's DID hook: 403 without the secret, 404 for no DID, the timeout, voicemail and extensions", async () => {
     expect(await didHook("wrong", "+60312345678")).toEqual({ status: 403, body: "forbidden" });
     expect(await didHook(sipHookSecret(), "+60399999999")).toEqual({ status: 404, body: "" });
-    expect(await didHook(sipHookSecret(), "60312345678")).toEqual({ status: 200, body: "15;1;3001" });
+    expect(await didHook(sipHookSecret(), "60312345678")).toEqual({ status: 200, body: "15;1;3001;all" });
     const response = await didRoute.action({
       request: new Request("http://127.0.0.1/hooks/sip/did", {
         method: "POST",
@@ -173,7 +202,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
       params: {},
     });
     expect(response.status).toBe(200);
-    expect(await response.text()).toBe("20;0;3002");
+    expect(await response.text()).toBe("20;0;3002;all");
   });
 
   it("keeps a call from the trunk as inbound on the DID; the agent who answers becomes its agent", async () => {
@@ -195,6 +224,61 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(await recordCallEvent({ event: "end", call_id: `vm-${dialect}`, code: 200 })).toMatchObject({ hangupCause: "voicemail", answeredAt: null });
   });
 
+  it("rings a round robin DID's agents one at a time, each call starting after the last one tried or who answered", async () => {
+    await saveSipAccount({ userId: admin.id, sipNumber: "3000", password: "admin-sip-pass", active: true }, by());
+    const all = `${admin.id}\n${agent.id}\n${agent2.id}`;
+    const rr = await saveDid(null, didForm.parse({ number: "+60322220000", agentIds: all, ringTimeout: "10", strategy: "round_robin" }), by());
+    expect(rr.ok).toBe(true);
+    // looking (the page) does not move it on; each call from the trunk does
+    expect((await didTargets("+60322220000"))?.extensions).toEqual(["3000", "3001", "3002"]);
+    expect((await didTargets("+60322220000"))?.strategy).toBe("round_robin");
+    const hook = async () => (await didHook(sipHookSecret(), "+60322220000")).body;
+    expect(await hook()).toBe("10;0;3000,3001,3002;serial");
+    expect(await hook()).toBe("10;0;3001,3002,3000;serial");
+    // the call that started with 3001 was answered by 3002: the next starts after 3002
+    await recordCallEvent({ event: "invite", call_id: `rr-${dialect}`, from: "+60123456789", to: "+60322220000", source: "trunk" });
+    await recordCallEvent({ event: "answer", call_id: `rr-${dialect}`, agent: "3002" });
+    expect(await hook()).toBe("10;0;3000,3001,3002;serial");
+    // two calls at once start with different agents
+    const both = await Promise.all([hook(), hook()]);
+    expect(both.map((b) => b.split(";")[2].split(",")[0]).sort()).toEqual(["3001", "3002"]);
+    // one at a time for at most MAX_SERIAL_RING_SECONDS: at 120 s each, only the first two of three
+    await saveDid(rr.ok ? rr.id : 0, didForm.parse({ number: "+60322220000", agentIds: all, ringTimeout: "120", strategy: "round_robin" }), by());
+    expect(MAX_SERIAL_RING_SECONDS).toBe(300);
+    expect((await hook()).split(";")[2].split(",")).toHaveLength(2);
+    // ring all keeps every agent, all at once
+    await saveDid(rr.ok ? rr.id : 0, didForm.parse({ number: "+60322220000", agentIds: all, ringTimeout: "120" }), by());
+    expect(await hook()).toBe("120;0;3000,3001,3002;all");
+  });
+
+  it("rings a longest idle DID's agents from the one whose last call ended longest ago; after-call work counts, agents on a call go last", async () => {
+    const now = Date.now() + 3_600_000;
+    const s = (n: number) => now - n * 1000;
+    // the calls the earlier tests left talking on 3001 and 3002 ended long ago
+    await recordCallEvent({ event: "end", call_id: `trunk-${dialect}`, code: 200 }, s(900));
+    await recordCallEvent({ event: "end", call_id: `rr-${dialect}`, code: 200 }, s(950));
+    const all = `${admin.id}\n${agent.id}\n${agent2.id}`;
+    expect((await saveDid(null, didForm.parse({ number: "+60322221111", agentIds: all, strategy: "longest_idle" }), by())).ok).toBe(true);
+    const order = async () => (await didTargets("+60322221111", { now }))?.extensions;
+    // 3000 never had a call, 3002's ended before 3001's
+    expect(await order()).toEqual(["3000", "3002", "3001"]);
+    // 3001 calls out and hangs up 40 s ago; 3002 answers a call from the trunk that ends 20 s ago
+    await recordCallEvent({ event: "invite", call_id: `out-${dialect}`, from: "3001", to: "60111111111" }, s(100));
+    await recordCallEvent({ event: "answer", call_id: `out-${dialect}` }, s(90));
+    await recordCallEvent({ event: "end", call_id: `out-${dialect}`, code: 200, by: "3001" }, s(40));
+    await recordCallEvent({ event: "invite", call_id: `in-${dialect}`, from: "+60123456789", to: "+60322221111", source: "trunk" }, s(80));
+    await recordCallEvent({ event: "answer", call_id: `in-${dialect}`, agent: "3002" }, s(70));
+    await recordCallEvent({ event: "end", call_id: `in-${dialect}`, code: 200 }, s(20));
+    expect(await order()).toEqual(["3000", "3001", "3002"]);
+    // 3001's after-call work (30 s, the workspace's acw_seconds) makes it idle only 10 s ago
+    expect(await recordAfterCallWork(agent.id, `out-${dialect}`, 30)).toBe(true);
+    expect(await order()).toEqual(["3000", "3002", "3001"]);
+    // 3000 is calling out right now: last
+    await recordCallEvent({ event: "invite", call_id: `busy-${dialect}`, from: "3000", to: "60199999999" }, s(5));
+    expect(await order()).toEqual(["3002", "3001", "3000"]);
+    expect((await didHook(sipHookSecret(), "+60322221111")).body).toMatch(/;serial$/);
+  });
+
   it("adds, refuses and deletes DIDs on /call_config without JavaScript", async () => {
     const form = (values: Record<string, string | string[]>) => {
       const body = new URLSearchParams();
@@ -203,7 +287,7 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     };
     const refused = await call(
       configRoute.action as Fn,
-      post("/call_config", adminCookie, form({ intent: "saveDid", number: "+60 35", ringTimeout: "200", greeting: "Hello" })),
+      post("/call_config", adminCookie, form({ intent: "saveDid", number: "+60 35", ringTimeout: "200", greeting: "Hello", strategy: "longest_idle" })),
     );
     expect(refused.status).toBe(400);
     const data = (await refused.json()) as { intent: string; errors: Record<string, string>; values: Record<string, string> };
@@ -213,11 +297,15 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
       ringTimeout: "plugin_calls.errors.ringTimeout",
       agentIds: "plugin_calls.errors.didQueue",
     });
-    expect(data.values).toMatchObject({ number: "+60 35", ringTimeout: "200", greeting: "Hello" });
+    expect(data.values).toMatchObject({ number: "+60 35", ringTimeout: "200", greeting: "Hello", strategy: "longest_idle" });
 
     const saved = await call(
       configRoute.action as Fn,
-      post("/call_config", adminCookie, form({ intent: "saveDid", number: "+60355550000", agentIds: [String(agent.id), String(agent2.id)], voicemail: "1" })),
+      post(
+        "/call_config",
+        adminCookie,
+        form({ intent: "saveDid", number: "+60355550000", agentIds: [String(agent.id), String(agent2.id)], voicemail: "1", strategy: "round_robin" }),
+      ),
     );
     expect(saved.status).toBe(302);
     expect(saved.headers.get("Location")).toBe("/call_config?didSaved=1#dids");
@@ -228,9 +316,12 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     expect(taken.status).toBe(409);
 
     const page = await call(configRoute.loader as Fn, new Request("http://localhost/call_config", { headers: { Cookie: adminCookie } }));
-    const loaded = (await page.json()) as { dids: { id: number; number: string; agents: string[]; ringTimeoutSeconds: number }[]; trunk: boolean };
+    const loaded = (await page.json()) as {
+      dids: { id: number; number: string; agents: string[]; ringTimeoutSeconds: number; ringStrategy: string }[];
+      trunk: boolean;
+    };
     const added = loaded.dids.find((d) => d.number === "+60355550000")!;
-    expect(added).toMatchObject({ agents: ["agent", "agent2"], ringTimeoutSeconds: 20 });
+    expect(added).toMatchObject({ agents: ["agent", "agent2"], ringTimeoutSeconds: 20, ringStrategy: "round_robin" });
     expect(loaded.trunk).toBe(sipBinariesPresent());
     // without Kamailio installed the page says calls from a trunk are not configured
     const bin = process.env.KAMAILIO_BIN;
@@ -262,6 +353,8 @@ describe.skipIf(!present)("a call from the trunk to a DID goes to voicemail when
   const work = tempDir();
   // the trunk's address (sipp's port) and the voicemail's, fixed so Kamailio's config names them
   const TRUNK_PORT = Number(process.env.TEST_TRUNK_PORT || 35460);
+  const [RTP_MIN, RTP_MAX] = (process.env.TEST_RTP_PORTS || "35400-35449").split("-").map(Number);
+  const phones: FakePhone[] = [];
 
   beforeAll(async () => {
     t = await createTestDb("sqlite");
@@ -302,11 +395,12 @@ describe.skipIf(!present)("a call from the trunk to a DID goes to voicemail when
       hookSecret: sipHookSecret(),
       trunk: `127.0.0.1:${TRUNK_PORT}`,
       voicemail: `127.0.0.1:${voicemail.port}`,
-      rtpPortMin: 35400,
-      rtpPortMax: 35449,
+      rtpPortMin: RTP_MIN,
+      rtpPortMax: RTP_MAX,
     });
   }, 60_000);
   afterAll(async () => {
+    for (const phone of phones) phone.close();
     await servers?.stop();
     await voicemail?.stop();
     await new Promise((r) => hooks?.close(r));
@@ -365,5 +459,71 @@ describe.skipIf(!present)("a call from the trunk to a DID goes to voicemail when
     expect(list.voicemails).toHaveLength(1);
     expect(list.voicemails[0]).toMatchObject({ from: "+60123456789", did: "+60312340000" });
     expect(list.voicemails[0].seconds).toBeGreaterThanOrEqual(2);
+  }, 90_000);
+
+  it("a round robin DID rings one agent at a time: the second after the first does not answer, and the next call starts with the second", async () => {
+    const admin = (await findUserByUsername("admin"))!;
+    const agent2 = (await findUserByUsername("agent2"))!;
+    const by = { actor: { id: admin.id, name: "admin" } };
+    await saveSipAccount({ userId: agent2.id, sipNumber: "4002", password: "agent2-sip-pass-1", active: true }, by);
+    await saveSipAccount({ userId: admin.id, sipNumber: "4003", password: "admin-sip-pass-1", active: true }, by);
+    await saveDid(
+      null,
+      didForm.parse({ number: "+60312340001", agentIds: `${agent2.id}\n${admin.id}`, ringTimeout: "5", voicemail: "1", strategy: "round_robin" }),
+      by,
+    );
+    // two desk phones that ring and never answer; the second declines a second after it rings
+    const first = await fakePhone();
+    const second = await fakePhone();
+    phones.push(first, second);
+    second.behaviour = { kind: "decline", afterMs: 1000 };
+    for (const [user, password, phone] of [
+      ["4002", "agent2-sip-pass-1", first],
+      ["4003", "admin-sip-pass-1", second],
+    ] as const) {
+      const reg = await register({ host: servers.listen, port: servers.sipPort, domain: servers.domain, user, password, contactPort: phone.port });
+      expect(reg.status, servers.logs()).toBe(200);
+    }
+    const work2 = fs.mkdtempSync(path.join(work, "rr-"));
+    const audio = spokenUlaw("hello", work2);
+    const dial = async () => {
+      const caller = trunkCall({
+        sip: `127.0.0.1:${servers.sipPort}`,
+        did: "60312340001",
+        caller: "+60123450000",
+        localPort: TRUNK_PORT,
+        mediaPort: TRUNK_PORT + 2,
+        talkMs: 1000,
+        audio,
+        workDir: work2,
+      });
+      const result = await caller.done;
+      expect(result.code, `${result.output}\n${servers.logs().slice(-6000)}`).toBe(0);
+    };
+
+    // call 1: 4002 first (the lower extension), alone, for the ring timeout; then 4003; then the voicemail
+    await dial();
+    expect(first.invites, servers.logs().slice(-6000)).toHaveLength(1);
+    expect(second.invites).toHaveLength(1);
+    const [a] = first.invites;
+    const [b] = second.invites;
+    // the second phone rang only once the first had rung its 5 s and was given up on (its CANCEL
+    // leaves with the second INVITE)
+    expect(b.at - a.at).toBeGreaterThanOrEqual(4500);
+    expect(a.cancelledAt).not.toBeNull();
+    expect(Math.abs(a.cancelledAt! - b.at)).toBeLessThan(1000);
+    expect(b.at - a.at).toBeLessThan(8000);
+    const { db, schema } = t.handle;
+    const [call1] = await db.select().from(schema.calls).where(eq(schema.calls.sipCallId, a.callId));
+    expect(call1).toMatchObject({ did: "+60312340001", voicemail: true, answeredAt: null });
+
+    // call 2 starts with the agent after the one the last call started with: 4003, then 4002
+    first.behaviour = { kind: "decline", afterMs: 300 };
+    await dial();
+    expect(second.invites).toHaveLength(2);
+    expect(first.invites).toHaveLength(2);
+    expect(second.invites[1].at).toBeLessThan(first.invites[1].at);
+    // 4003 declined after a second: 4002 rang at once, not after the timeout
+    expect(first.invites[1].at - second.invites[1].at).toBeLessThan(3000);
   }, 90_000);
 });

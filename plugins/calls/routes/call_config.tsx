@@ -1,6 +1,6 @@
 // /call_config (admins, or agents with call_settings; spec section 6): the agents' SIP accounts
 // (extension, password, active) the softphone registers with, and the DIDs calls come in on from
-// the trunk (the queue each rings, its ring timeout, voicemail and greeting). Plain forms: they work
+// the trunk (the queue each rings, how (its ring strategy), its ring timeout, voicemail and greeting). Plain forms: they work
 // without JavaScript; a refusal keeps what was typed (never the password).
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
@@ -16,7 +16,8 @@ import { refuse } from "~/forms.server";
 import { pageMeta } from "~/meta";
 import { deleteSipAccount, listSipAccounts, saveSipAccount, sipAccountForm, sipCandidates, sipServer } from "../sip.server";
 import { requireCallSettings } from "../guard.server";
-import { deleteDid, didDepartments, didForm, listDids, saveDid, DEFAULT_RING_TIMEOUT, MAX_GREETING } from "../dids.server";
+import { deleteDid, didDepartments, didForm, listDids, saveDid } from "../dids.server";
+import { DEFAULT_RING_TIMEOUT, MAX_GREETING, RING_STRATEGIES } from "../dids";
 import { trunkConfigured } from "../voicemail.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -45,7 +46,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const FIELDS = ["userId", "sipNumber", "password", "active"] as const;
-const DID_FIELDS = ["id", "number", "departmentId", "agentIds", "ringTimeout", "voicemail", "greeting"] as const;
+const DID_FIELDS = ["id", "number", "departmentId", "agentIds", "ringTimeout", "strategy", "voicemail", "greeting"] as const;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -256,6 +257,7 @@ export default function CallConfig() {
                 <tr>
                   <th scope="col">{t("plugin_calls.dids.number")}</th>
                   <th scope="col">{t("plugin_calls.dids.queue")}</th>
+                  <th scope="col">{t("plugin_calls.dids.strategy")}</th>
                   <th scope="col">{t("plugin_calls.dids.ringTimeout")}</th>
                   <th scope="col">{t("plugin_calls.dids.voicemail")}</th>
                   <th scope="col">{t("plugin_calls.config.actions")}</th>
@@ -266,6 +268,7 @@ export default function CallConfig() {
                   <tr key={d.id} data-testid={`did-${d.number}`}>
                     <td>{d.number}</td>
                     <td>{[d.departmentName, ...d.agents].filter(Boolean).join(", ")}</td>
+                    <td>{t(`plugin_calls.dids.strategies.${d.ringStrategy}`, { defaultValue: d.ringStrategy })}</td>
                     <td>{t("plugin_calls.list.seconds", { n: d.ringTimeoutSeconds })}</td>
                     <td>{d.voicemail ? t("plugin_calls.dids.on") : t("plugin_calls.dids.off")}</td>
                     <td className="inline-form">
@@ -360,6 +363,30 @@ export default function CallConfig() {
               </p>
             ) : null}
           </fieldset>
+          <div className="field">
+            <label htmlFor="did-strategy">{t("plugin_calls.dids.strategy")}</label>
+            <select
+              id="did-strategy"
+              name="strategy"
+              defaultValue={didValue("strategy", editingDid?.ringStrategy ?? "ring_all")}
+              aria-invalid={didError("strategy") ? true : undefined}
+              aria-describedby={`did-strategy-help${didError("strategy") ? " did-strategy-error" : ""}`}
+            >
+              {RING_STRATEGIES.map((s) => (
+                <option key={s} value={s}>
+                  {t(`plugin_calls.dids.strategies.${s}`)}
+                </option>
+              ))}
+            </select>
+            <p className="muted" id="did-strategy-help">
+              {t("plugin_calls.dids.strategyHelp")}
+            </p>
+            {didError("strategy") ? (
+              <p className="field-error" id="did-strategy-error">
+                {t(didError("strategy")!)}
+              </p>
+            ) : null}
+          </div>
           <div className="field">
             <label htmlFor="did-timeout">{t("plugin_calls.dids.ringTimeout")}</label>
             <input

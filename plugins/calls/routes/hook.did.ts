@@ -1,6 +1,7 @@
 // POST /hooks/sip/did (did; header X-Sip-Hook-Secret): Kamailio asks, for a call from the trunk,
 // whom the DID rings, for how long, and whether voicemail answers after (plugins/calls/sip/kamailio.cfg,
-// route INBOUND). Answers "<timeout s>;<voicemail 0|1>;<ext>,<ext>" or 404 for a number that is no DID.
+// route INBOUND). Answers "<timeout s>;<voicemail 0|1>;<ext>,<ext>;<all|serial>" (serial: one at a time, in
+// that order: the DID's ring strategy) or 404 for a number that is no DID.
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { didHook } from "../dids.server";
 
