@@ -7,6 +7,7 @@ import { requireAdmin } from "~/context.server";
 import { formError, formResult, formValues, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
 import { FormMessage } from "~/components/FormMessage";
+import { IntentButton } from "~/components/IntentButton";
 import { PRESENCE_STATUSES, STATUSES_NEEDING_REASON } from "~/presence";
 import { SettingsNav } from "../components/SettingsNav";
 import { addCustomStatus, customStatusSchema, listCustomStatuses, removeCustomStatus, CUSTOM_STATUS_NAME_MAX } from "../custom-statuses.server";
@@ -83,13 +84,9 @@ export default function Statuses() {
                   <td>{s.name}</td>
                   <td>{t(s.needsReason ? "account.statuses.yes" : "account.statuses.no")}</td>
                   <td>
-                    <Form method="post">
-                      <input type="hidden" name="intent" value="remove" />
-                      <input type="hidden" name="id" value={s.id} />
-                      <button type="submit" className="button" aria-label={t("account.statuses.removeNamed", { name: s.name })}>
-                        {t("account.statuses.remove")}
-                      </button>
-                    </Form>
+                    <IntentButton intent="remove" id={s.id} label={t("account.statuses.removeNamed", { name: s.name })}>
+                      {t("account.statuses.remove")}
+                    </IntentButton>
                   </td>
                 </tr>
               ))}

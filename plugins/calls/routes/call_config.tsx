@@ -10,6 +10,7 @@ import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
 import { deniedBoundary } from "~/components/AdminOnly";
 import { FormMessage } from "~/components/FormMessage";
+import { IntentButton } from "~/components/IntentButton";
 import { TableScroll } from "~/components/TableScroll";
 import { formError, formResult, formValues, refusalKey, useFormResult, valueList } from "~/forms";
 import { refuse } from "~/forms.server";
@@ -145,13 +146,9 @@ export default function CallConfig() {
                       <a className="button" href={`/call_config?edit=${a.id}#sip-form`} aria-label={t("plugin_calls.config.editOf", { number: a.sipNumber })}>
                         {t("plugin_calls.config.edit")}
                       </a>
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="delete" />
-                        <input type="hidden" name="id" value={a.id} />
-                        <button type="submit" className="button danger" aria-label={t("plugin_calls.config.deleteOf", { number: a.sipNumber })}>
-                          {t("plugin_calls.config.delete")}
-                        </button>
-                      </Form>
+                      <IntentButton intent="delete" id={a.id} className="button danger" label={t("plugin_calls.config.deleteOf", { number: a.sipNumber })}>
+                        {t("plugin_calls.config.delete")}
+                      </IntentButton>
                     </td>
                   </tr>
                 ))}
@@ -275,13 +272,9 @@ export default function CallConfig() {
                       <a className="button" href={`/call_config?editDid=${d.id}#did-form`} aria-label={t("plugin_calls.dids.editOf", { number: d.number })}>
                         {t("plugin_calls.config.edit")}
                       </a>
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="deleteDid" />
-                        <input type="hidden" name="id" value={d.id} />
-                        <button type="submit" className="button danger" aria-label={t("plugin_calls.dids.deleteOf", { number: d.number })}>
-                          {t("plugin_calls.config.delete")}
-                        </button>
-                      </Form>
+                      <IntentButton intent="deleteDid" id={d.id} className="button danger" label={t("plugin_calls.dids.deleteOf", { number: d.number })}>
+                        {t("plugin_calls.config.delete")}
+                      </IntentButton>
                     </td>
                   </tr>
                 ))}

@@ -6,6 +6,7 @@ import { Form, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { FormMessage } from "~/components/FormMessage";
+import { IntentButton } from "~/components/IntentButton";
 import { TableScroll } from "~/components/TableScroll";
 import { formValues, refusalKey, useFormResult } from "~/forms";
 import { refuse } from "~/forms.server";
@@ -278,13 +279,9 @@ export default function SlaPage() {
                     <td>{p.warnMinutes}</td>
                     <td>{p.pauseOnPending ? t("plugin_sla.page.yes") : t("plugin_sla.page.no")}</td>
                     <td>
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="delete" />
-                        <input type="hidden" name="id" value={p.id} />
-                        <button type="submit" className="link-button" aria-label={t("plugin_sla.page.deleteOf", { name: p.label })}>
-                          {t("plugin_sla.page.delete")}
-                        </button>
-                      </Form>
+                      <IntentButton intent="delete" id={p.id} className="link-button" label={t("plugin_sla.page.deleteOf", { name: p.label })}>
+                        {t("plugin_sla.page.delete")}
+                      </IntentButton>
                     </td>
                   </tr>
                 ))}
