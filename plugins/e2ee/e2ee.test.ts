@@ -529,6 +529,18 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect([plain.status, plain.body.code]).toEqual([409, "plugin_e2ee.errors.backupExists"]);
     expect(await getStored()).toEqual(old);
     expect(await audited()).toHaveLength(0);
+    // a new key's backup still replaces the backup of the key it replaces (not a passphrase change)
+    const storeFor = (who: string, backup: unknown) => call(() => backupAction({ request: jsonRequest("/api/e2ee/backup", who, backup), params: {}, context }));
+    expect((await storeFor("agent", ids.agent.backup)).status).toBe(200);
+    ids.agent = await createIdentity(PASSPHRASE);
+    expect(
+      (await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", "agent", { publicKey: ids.agent.publicKey }), params: {}, context }))).status,
+    ).toBe(200);
+    expect((await storeFor("agent", ids.agent.backup)).status).toBe(200);
+    expect((await storeFor("agent", ids.agent.backup)).body.code).toBe("plugin_e2ee.errors.backupExists");
+    const agentBackup = (await call(() => backupLoader({ request: jsonRequest("/api/e2ee/backup", "agent"), params: {}, context }))).body.data;
+    expect([agentBackup.fingerprint, agentBackup.salt]).toEqual([ids.agent.fingerprint, ids.agent.backup.salt]);
+    expect(await audited()).toHaveLength(0);
 
     // two browsers change it at once from the same backup: exactly one wins, the other is told
     const other = await rekeyBackup(oldBackup, PASSPHRASE, OTHER_PASSPHRASE);
