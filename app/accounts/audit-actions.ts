@@ -79,6 +79,7 @@ export const AUDIT_ACTIONS = [
   "kb.article_published",
   "kb.article_unpublished",
   "kb.article_deleted",
+  "e2ee.backup_passphrase_changed",
 ] as const;
 
 /** "signin" finds signin.ok and signin.failed: the first word of each known action. */
@@ -166,4 +167,5 @@ export const AUDIT_DETAIL_KEYS = [
   "version",
   "visibility",
   "restored",
+  "iterations",
 ] as const;

@@ -11,7 +11,8 @@
 //   its conversation, key version and client message id, so it cannot be moved or replayed as
 //   another message. An attachment is sealed the same way (its nonce first, then the ciphertext).
 // - Backup: PBKDF2-SHA-256 (600 000 iterations) of the passphrase and a random salt gives an
-//   AES-256-GCM key that wraps the private key (PKCS#8).
+//   AES-256-GCM key that wraps the private key (PKCS#8). Changing the passphrase seals the same
+//   private key again (a new salt and nonce), in the browser that opened the backup.
 // - Safety number: SHA-512 over both users' fingerprints (sorted), shown as 12 groups of 5 digits.
 
 import { ENVELOPE_VERSION } from "~/conversation/encrypted";
@@ -115,6 +116,31 @@ export async function restoreIdentity(backup: Backup, passphrase: string): Promi
     false,
     ["unwrapKey"],
   );
+}
+
+/**
+ * The same private key under a new passphrase: the backup opened with the current passphrase and
+ * sealed again with the new one (a new salt and nonce, PBKDF2-SHA-256 at `iterations`, bound to the
+ * same fingerprint). The extractable key lives only inside this call. Throws on a wrong current
+ * passphrase or a changed backup (nothing is made then).
+ */
+export async function rekeyBackup(backup: Backup, currentPassphrase: string, newPassphrase: string, iterations = PBKDF2_ITERATIONS): Promise<Backup> {
+  if (backup.iterations < MIN_PBKDF2_ITERATIONS) throw new Error("weak backup");
+  const opening = await passphraseKey(currentPassphrase, fromBase64(backup.salt), backup.iterations);
+  const privateKey = await subtle().unwrapKey(
+    "pkcs8",
+    fromBase64(backup.blob),
+    opening,
+    { name: "AES-GCM", iv: fromBase64(backup.iv), additionalData: backupData(backup.fingerprint) },
+    RSA_PARAMS,
+    true,
+    ["unwrapKey"],
+  );
+  const salt = random(16);
+  const iv = random(12);
+  const sealing = await passphraseKey(newPassphrase, salt, iterations);
+  const blob = await subtle().wrapKey("pkcs8", privateKey, sealing, { name: "AES-GCM", iv, additionalData: backupData(backup.fingerprint) });
+  return { blob: toBase64(blob), salt: toBase64(salt), iv: toBase64(iv), iterations, fingerprint: backup.fingerprint };
 }
 
 export function importPublicKey(spkiBase64: string): Promise<CryptoKey> {

@@ -11,6 +11,7 @@ import { announce } from "~/conversation/events.server";
 import { SERVER_EVENTS } from "~/realtime-events";
 import { randomBytes } from "node:crypto";
 import { isEnvelope } from "~/conversation/encrypted";
+import { audit } from "~/accounts/audit.server";
 import { visitorKeyOf } from "~/conversation/visitor-e2ee.server";
 import { ENCRYPTION_METHODS, fingerprintOf, importPublicKey, MIN_PBKDF2_ITERATIONS, PBKDF2_ITERATIONS, type Backup, type EncryptionMethod } from "./crypto";
 
@@ -301,24 +302,89 @@ export async function getBackup(userId: number) {
   return row ? { blob: row.blob, salt: row.salt, iv: row.iv, iterations: row.iterations, fingerprint: row.fingerprint, updatedAt: row.updatedAt } : null;
 }
 
-/** Stores the user's passphrase-sealed private key (the server cannot open it): only for their current public key. */
-export async function putBackup(userId: number, backup: Backup) {
-  const ok =
-    backup &&
+/** Bytes a base64 text stands for. */
+const decodedLength = (base64: string) => Buffer.from(base64, "base64").length;
+
+/**
+ * What any stored backup must be, new or re-sealed under a new passphrase (the server cannot open
+ * one, so it checks its shape): base64 parts of the sizes the browser's crypto makes (a 12-byte
+ * nonce, a salt of 16 to 64 bytes, a sealed PKCS#8 key of at most 8000 characters) and PBKDF2 at
+ * least MIN_PBKDF2_ITERATIONS (and not absurdly many, which would hang every restoring browser).
+ */
+function validBackup(backup: Backup | null | undefined): backup is Backup {
+  return (
+    !!backup &&
     [backup.blob, backup.salt, backup.iv].every((x) => typeof x === "string" && x.length <= 8000 && BASE64.test(x)) &&
+    decodedLength(backup.iv) === 12 &&
+    decodedLength(backup.salt) >= 16 &&
+    decodedLength(backup.salt) <= 64 &&
+    decodedLength(backup.blob) >= 256 &&
     Number.isSafeInteger(backup.iterations) &&
     backup.iterations >= MIN_PBKDF2_ITERATIONS &&
     backup.iterations <= 10_000_000 &&
-    typeof backup.fingerprint === "string";
-  if (!ok) throw new E2eeRefused("plugin_e2ee.errors.badBackup");
+    typeof backup.fingerprint === "string"
+  );
+}
+
+const backupValues = (backup: Backup, now: number) => ({
+  blob: backup.blob,
+  salt: backup.salt,
+  iv: backup.iv,
+  iterations: backup.iterations,
+  fingerprint: backup.fingerprint,
+  updatedAt: now,
+});
+
+/**
+ * Stores the backup of a new key (the server cannot open it): only for the user's current public
+ * key, and only once per key. Sealing the same key under another passphrase is a change of
+ * passphrase (changeBackupPassphrase: checked against the backup it replaces, and audited).
+ */
+export async function putBackup(userId: number, backup: Backup) {
+  if (!validBackup(backup)) throw new E2eeRefused("plugin_e2ee.errors.badBackup");
   const key = await currentKey(userId);
   if (key?.fingerprint !== backup.fingerprint) throw new E2eeRefused("plugin_e2ee.errors.backupKey", 409);
   const { db, schema } = getDb();
-  const values = { blob: backup.blob, salt: backup.salt, iv: backup.iv, iterations: backup.iterations, fingerprint: backup.fingerprint, updatedAt: Date.now() };
-  await db
-    .insert(schema.e2eeKeyBackups)
+  const b = schema.e2eeKeyBackups;
+  const values = backupValues(backup, Date.now());
+  // a backup of an earlier key goes; one of this key stays as it is
+  const stored = await db
+    .insert(b)
     .values({ userId, ...values })
-    .onConflictDoUpdate({ target: schema.e2eeKeyBackups.userId, set: values });
+    .onConflictDoUpdate({ target: b.userId, set: values, setWhere: sql`${b.fingerprint} <> ${backup.fingerprint}` })
+    .returning({ userId: b.userId });
+  if (!stored.length) throw new E2eeRefused("plugin_e2ee.errors.backupExists", 409);
+}
+
+/**
+ * The user's browser opened their backup with the current passphrase and sealed the same private
+ * key again with a new one (a new salt): it replaces the backup it was made from (`replaces`, that
+ * backup's salt) in one conditional write, so a backup changed meanwhile (another browser) is
+ * never overwritten unseen, and the audit log records it in the same transaction. The server
+ * checks what it checks of a new backup; it never sees either passphrase.
+ */
+export async function changeBackupPassphrase(actor: { id: number; name: string }, input: Backup & { replaces?: unknown }, ip = "") {
+  if (!validBackup(input) || typeof input.replaces !== "string" || !BASE64.test(input.replaces)) throw new E2eeRefused("plugin_e2ee.errors.badBackup");
+  // the same salt again would be no new sealing at all
+  if (input.salt === input.replaces) throw new E2eeRefused("plugin_e2ee.errors.sameSalt");
+  const key = await currentKey(actor.id);
+  if (!key || key.fingerprint !== input.fingerprint) throw new E2eeRefused("plugin_e2ee.errors.backupKey", 409);
+  const handle = getDb();
+  const b = handle.schema.e2eeKeyBackups;
+  const now = Date.now();
+  await handle.transaction(async (tx) => {
+    const replaced = await tx
+      .update(b)
+      .set(backupValues(input, now))
+      .where(and(eq(b.userId, actor.id), eq(b.salt, input.replaces as string), eq(b.fingerprint, input.fingerprint)))
+      .returning({ userId: b.userId });
+    if (!replaced.length) {
+      const [stored] = await tx.select({ salt: b.salt }).from(b).where(eq(b.userId, actor.id));
+      throw stored ? new E2eeRefused("plugin_e2ee.errors.backupChanged", 409) : new E2eeRefused("plugin_e2ee.errors.noBackup", 404);
+    }
+    await audit({ action: "e2ee.backup_passphrase_changed", actor, target: { type: "user", id: actor.id }, detail: { iterations: input.iterations }, ip }, tx);
+  });
+  return { changed: true, iterations: input.iterations };
 }
 
 /** The safety numbers of the viewer with each other participant who has a key (same digits on both sides). */
@@ -368,8 +434,6 @@ async function wrappedLength(publicKey: string) {
   const key = await importPublicKey(publicKey);
   return (key.algorithm as RsaHashedKeyAlgorithm).modulusLength / 8;
 }
-const decodedLength = (base64: string) => Buffer.from(base64, "base64").length;
-
 /**
  * A participant shares earlier key versions with another participant (someone added later, who
  * otherwise reads only what comes after): those versions' conversation keys, unwrapped in the

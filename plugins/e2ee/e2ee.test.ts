@@ -24,6 +24,8 @@ import { parseSearch, search } from "@plugins/tickets/search.server";
 import Database from "better-sqlite3";
 import { action as keyAction } from "./routes/api.key";
 import { action as backupAction, loader as backupLoader } from "./routes/api.backup";
+import { action as passphraseAction } from "./routes/api.backup-passphrase";
+import { getDb } from "@db/client";
 import { action as versionAction, loader as keysLoader } from "./routes/api.conversation";
 import { action as sendAction } from "./routes/api.send";
 import { action as noteAction } from "./routes/api.note";
@@ -48,6 +50,8 @@ import {
   encryptMessage,
   newClientId,
   newConversationKey,
+  PBKDF2_ITERATIONS,
+  rekeyBackup,
   restoreIdentity,
   safetyNumber,
   unwrapConversationKey,
@@ -65,6 +69,8 @@ const SECRET_NOTE = "private-NOTE-PLAINTEXT-okapi-13";
 const SECRET_SHARED = "aes-PLAINTEXT-pangolin-shared";
 const SECRET_SHARED_NOTE = "aes-note-PLAINTEXT-axolotl";
 const ROOM_PASSPHRASE = "our room passphrase, told in person";
+const NEW_PASSPHRASE = "a new passphrase, walrus-PASS-77";
+const OTHER_PASSPHRASE = "meanwhile on another browser, ibis-PASS-31";
 
 const context = { cspNonce: "", clientIp: "127.0.0.1" };
 type User = NonNullable<Awaited<ReturnType<typeof findUserByUsername>>>;
@@ -484,6 +490,96 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
     expect(weak.status).toBe(400);
   });
 
+  it("changes the backup's passphrase: the same key sealed again in the browser, checked like a new backup, replaced atomically and audited", async () => {
+    const getStored = async () => (await call(() => backupLoader({ request: jsonRequest("/api/e2ee/backup", "admin"), params: {}, context }))).body.data;
+    const change = (body: unknown) => call(() => passphraseAction({ request: jsonRequest("/api/e2ee/backup/passphrase", "admin", body), params: {}, context }));
+    const { db, schema } = getDb();
+    const audited = () => db.select().from(schema.auditLog).where(eq(schema.auditLog.action, "e2ee.backup_passphrase_changed"));
+    const old = await getStored();
+    const { updatedAt: _, ...oldBackup } = old;
+    // a wrong current passphrase opens nothing in the browser: nothing is made or sent
+    await expect(rekeyBackup(oldBackup, "not the passphrase!!", NEW_PASSPHRASE)).rejects.toThrow();
+    const next = await rekeyBackup(oldBackup, PASSPHRASE, NEW_PASSPHRASE);
+    // the iterations of a new backup, a new salt and nonce, the same key
+    expect(next.iterations).toBe(PBKDF2_ITERATIONS);
+    expect(next.fingerprint).toBe(ids.admin.fingerprint);
+    expect(next.salt).not.toBe(old.salt);
+    expect(next.iv).not.toBe(old.iv);
+    const bytes = (n: number) => Buffer.alloc(n, 7).toString("base64");
+    // each refused with its reason, the stored backup untouched and nothing audited
+    const refused: [unknown, number, string][] = [
+      [{ ...next, replaces: old.salt, iterations: 1000 }, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: old.salt, iterations: 20_000_000 }, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: old.salt, iv: bytes(16) }, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: old.salt, salt: bytes(8) }, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: old.salt, blob: "A".repeat(8004) }, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: old.salt, blob: bytes(32) }, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: old.salt, blob: "not base64!" }, 400, "plugin_e2ee.errors.badBackup"],
+      [next, 400, "plugin_e2ee.errors.badBackup"],
+      [{ ...next, replaces: next.salt }, 400, "plugin_e2ee.errors.sameSalt"],
+      [{ ...next, replaces: old.salt, fingerprint: ids.agent.fingerprint }, 409, "plugin_e2ee.errors.backupKey"],
+      [{ ...next, replaces: bytes(16) }, 409, "plugin_e2ee.errors.backupChanged"],
+    ];
+    for (const [body, status, code] of refused) {
+      const answer = await change(body);
+      expect([answer.status, answer.body.code], JSON.stringify(body).slice(0, 120)).toEqual([status, code]);
+    }
+    // the plain store of a new key's backup cannot overwrite this key's backup unaudited either
+    const plain = await call(() => backupAction({ request: jsonRequest("/api/e2ee/backup", "admin", next), params: {}, context }));
+    expect([plain.status, plain.body.code]).toEqual([409, "plugin_e2ee.errors.backupExists"]);
+    expect(await getStored()).toEqual(old);
+    expect(await audited()).toHaveLength(0);
+    // a new key's backup still replaces the backup of the key it replaces (not a passphrase change)
+    const storeFor = (who: string, backup: unknown) => call(() => backupAction({ request: jsonRequest("/api/e2ee/backup", who, backup), params: {}, context }));
+    expect((await storeFor("agent", ids.agent.backup)).status).toBe(200);
+    ids.agent = await createIdentity(PASSPHRASE);
+    expect(
+      (await call(() => keyAction({ request: jsonRequest("/api/e2ee/key", "agent", { publicKey: ids.agent.publicKey }), params: {}, context }))).status,
+    ).toBe(200);
+    expect((await storeFor("agent", ids.agent.backup)).status).toBe(200);
+    expect((await storeFor("agent", ids.agent.backup)).body.code).toBe("plugin_e2ee.errors.backupExists");
+    const agentBackup = (await call(() => backupLoader({ request: jsonRequest("/api/e2ee/backup", "agent"), params: {}, context }))).body.data;
+    expect([agentBackup.fingerprint, agentBackup.salt]).toEqual([ids.agent.fingerprint, ids.agent.backup.salt]);
+    expect(await audited()).toHaveLength(0);
+
+    // two browsers change it at once from the same backup: exactly one wins, the other is told
+    const other = await rekeyBackup(oldBackup, PASSPHRASE, OTHER_PASSPHRASE);
+    const answers = await Promise.all([change({ ...next, replaces: old.salt }), change({ ...other, replaces: old.salt })]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const lost = answers.find((a) => a.status === 409)!;
+    expect(lost.body.code).toBe("plugin_e2ee.errors.backupChanged");
+    const [winner, loser] = answers[0].status === 200 ? [NEW_PASSPHRASE, OTHER_PASSPHRASE] : [OTHER_PASSPHRASE, NEW_PASSPHRASE];
+    expect(answers.find((a) => a.status === 200)!.body.data).toEqual({ changed: true, iterations: PBKDF2_ITERATIONS });
+
+    // the stored backup: whole (all of one sealing), opened by the winner's passphrase only, the same key
+    const stored = await getStored();
+    expect(stored.salt).toBe((winner === NEW_PASSPHRASE ? next : other).salt);
+    expect(stored.blob).toBe((winner === NEW_PASSPHRASE ? next : other).blob);
+    expect(stored.updatedAt).toBeGreaterThanOrEqual(old.updatedAt);
+    await expect(restoreIdentity(stored, PASSPHRASE)).rejects.toThrow();
+    await expect(restoreIdentity(stored, loser)).rejects.toThrow();
+    const restored = await restoreIdentity(stored, winner);
+    expect(restored.extractable).toBe(false);
+    const key = (await keyFor("admin", 3, restored))!;
+    const ticket = await conversationById(users.admin, ticketId);
+    const last = (await loadMessages(ticket)).messages.filter((x) => x.encrypted).at(-1)!;
+    expect((await decryptMessage(key, { ticketId, version: 3, clientId: last.encrypted!.clientId }, last.encrypted!.cipher)).text).toBe(SECRET_REPLY);
+    // the published key did not change: nobody is warned, no new key version is due
+    expect((await keysOf("agent")).body.data.participants.find((p: any) => p.username === "admin").previousFingerprints).toEqual([]);
+
+    // audited once, with who and from where, and no secret
+    const entries = await audited();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actorId: users.admin.id, targetType: "user", targetId: String(users.admin.id), ip: "127.0.0.1" });
+    expect(JSON.parse(entries[0].detail)).toEqual({ iterations: PBKDF2_ITERATIONS });
+    // a later change from the backup now stored works again (the old salt no longer does)
+    const again = await rekeyBackup(stored, winner, PASSPHRASE);
+    expect((await change({ ...again, replaces: old.salt })).status).toBe(409);
+    expect((await change({ ...again, replaces: stored.salt })).status).toBe(200);
+    expect(await audited()).toHaveLength(2);
+    await restoreIdentity(await getStored(), PASSPHRASE);
+  }, 120_000);
+
   it("encryption_method 'aes': a key from the participants' shared passphrase, the server keeping only a salt and a key-check value", async () => {
     const room = await createConversation(users.admin, { channel: "chat", title: "Shared room", body: "", usernames: ["agent", "agent2"] });
     const cookie = await sessionCookie().serialize(tokens.admin);
@@ -598,6 +694,9 @@ describe.each(DIALECTS)("an encrypted workspace chat on %s", (dialect) => {
       SECRET_NAME,
       "PLAINTEXT",
       PASSPHRASE,
+      NEW_PASSPHRASE,
+      OTHER_PASSPHRASE,
+      "-PASS-",
       SECRET_NOTE,
       SECRET_SHARED,
       SECRET_SHARED_NOTE,

@@ -3,7 +3,7 @@
 // public key and fingerprint, the fingerprints of other people's keys as last seen (so a change is
 // noticed before sending), and the passphrase-derived keys of 'aes' conversations. Nothing here is
 // sent to the server.
-import { createIdentity, fingerprintOf, restoreIdentity, type Backup } from "../crypto";
+import { createIdentity, fingerprintOf, rekeyBackup, restoreIdentity, type Backup } from "../crypto";
 
 const DB_NAME = "omnidesk-e2ee";
 const KEYS = "keys";
@@ -114,4 +114,31 @@ export async function restoreKey(userId: number, passphrase: string) {
   const privateKey = await restoreIdentity(backup, passphrase);
   await saveIdentity({ userId, privateKey, publicKey: current.publicKey, fingerprint: current.fingerprint });
   return current.fingerprint;
+}
+
+/** The current passphrase did not open the backup: nothing was sent. */
+export class WrongPassphrase extends Error {}
+
+/**
+ * A new passphrase for the user's backup: the stored backup is opened here with the current one
+ * and the same private key sealed again with the new one (a new salt, the iterations of a new
+ * backup), then stored in place of the backup it was made from. The key on this browser and the
+ * published key stay as they are. Throws WrongPassphrase (nothing sent) or the server's refusal.
+ */
+export async function changePassphrase(currentPassphrase: string, newPassphrase: string) {
+  const [backup, current] = await Promise.all([
+    api<(Backup & { updatedAt?: number }) | null>("/api/e2ee/backup"),
+    api<{ publicKey: string; fingerprint: string } | null>("/api/e2ee/key"),
+  ]);
+  if (!backup || !current) throw new ApiError("no backup", 404, "plugin_e2ee.errors.noBackup");
+  if (backup.fingerprint !== current.fingerprint || (await fingerprintOf(current.publicKey)) !== current.fingerprint)
+    throw new ApiError("backup of another key", 409, "plugin_e2ee.errors.backupKey");
+  let next: Backup;
+  try {
+    next = await rekeyBackup(backup, currentPassphrase, newPassphrase);
+  } catch {
+    throw new WrongPassphrase();
+  }
+  await api("/api/e2ee/backup/passphrase", { json: { ...next, replaces: backup.salt } });
+  return next;
 }

@@ -1,7 +1,7 @@
 // /e2ee/keys: this user's end-to-end encryption key. The server shows what it holds (the published
 // key's fingerprint, whether a passphrase-sealed backup exists); the forms that make a key or
-// restore it from the backup run only in the browser (the passphrase never leaves it), so
-// without JavaScript the page says that encryption needs JavaScript.
+// restore it from the backup, or change the backup's passphrase, run only in the browser (the
+// passphrase never leaves it), so without JavaScript the page says that these need JavaScript.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { useLoaderData, useRevalidator } from "@remix-run/react";
@@ -10,7 +10,7 @@ import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
 import { pageMeta } from "~/meta";
 import { currentKey, getBackup } from "../e2ee.server";
-import { loadIdentity, restoreKey, setUpKey } from "../components/keystore";
+import { ApiError, changePassphrase, loadIdentity, restoreKey, setUpKey, WrongPassphrase } from "../components/keystore";
 import { e2eeClient } from "../components/running";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -66,10 +66,39 @@ export default function Keys() {
     }
   };
 
-  const passphrase = (name: string, label: string) => (
+  /** A new passphrase for the stored backup: opened here with the current one, sealed again, stored. */
+  const change = async (event: React.FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const fields = new FormData(form);
+    const [current, next, again] = ["current", "passphrase", "confirm"].map((name) => String(fields.get(name) ?? ""));
+    if (next.length < MIN_PASSPHRASE) return setMessage({ text: t("plugin_e2ee.keys.short"), error: true });
+    if (again !== next) return setMessage({ text: t("plugin_e2ee.keys.mismatch"), error: true });
+    if (next === current) return setMessage({ text: t("plugin_e2ee.keys.sameNew"), error: true });
+    setBusy(true);
+    setMessage({ text: t("plugin_e2ee.keys.working"), error: false });
+    try {
+      await changePassphrase(current, next);
+      form.reset();
+      setMessage({ text: t("plugin_e2ee.keys.changed"), error: false });
+      revalidator.revalidate();
+    } catch (error) {
+      const text =
+        error instanceof WrongPassphrase
+          ? t("plugin_e2ee.keys.wrongCurrent")
+          : error instanceof ApiError && error.code?.startsWith("plugin_e2ee.")
+            ? t(error.code)
+            : t("plugin_e2ee.keys.changeFailed", { error: error instanceof Error ? error.message : String(error) });
+      setMessage({ text, error: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const passphrase = (name: string, label: string, autoComplete = name === "confirm" ? "new-password" : "current-password") => (
     <label>
       {label}
-      <input type="password" name={name} autoComplete={name === "confirm" ? "new-password" : "current-password"} minLength={MIN_PASSPHRASE} required />
+      <input type="password" name={name} autoComplete={autoComplete} minLength={MIN_PASSPHRASE} required />
     </label>
   );
 
@@ -79,7 +108,10 @@ export default function Keys() {
       <p>{data.fingerprint ? t("plugin_e2ee.keys.published", { fingerprint: grouped(data.fingerprint) }) : t("plugin_e2ee.keys.none")}</p>
       <p>{data.backupIterations ? t("plugin_e2ee.keys.backup", { iterations: data.backupIterations.toLocaleString() }) : t("plugin_e2ee.keys.noBackup")}</p>
       {here === null ? (
-        <p className="notice">{t("plugin_e2ee.keys.needsJs")}</p>
+        <>
+          <p className="notice">{t("plugin_e2ee.keys.needsJs")}</p>
+          {data.backupIterations ? <p className="notice">{t("plugin_e2ee.keys.changeNeedsJs")}</p> : null}
+        </>
       ) : (
         <>
           <p role="status" data-key-here={here ? "yes" : "no"}>
@@ -105,6 +137,20 @@ export default function Keys() {
               <div>
                 <button type="submit" className="button primary" disabled={busy}>
                   {t("plugin_e2ee.keys.restore")}
+                </button>
+              </div>
+            </form>
+          ) : null}
+          {data.fingerprint && data.backupIterations ? (
+            <form className="stack" aria-labelledby="change-title" onSubmit={(event) => void change(event)}>
+              <h2 id="change-title">{t("plugin_e2ee.keys.changeTitle")}</h2>
+              <p>{t("plugin_e2ee.keys.changeIntro")}</p>
+              {passphrase("current", t("plugin_e2ee.keys.current"))}
+              {passphrase("passphrase", t("plugin_e2ee.keys.newPassphrase"), "new-password")}
+              {passphrase("confirm", t("plugin_e2ee.keys.newConfirm"))}
+              <div>
+                <button type="submit" className="button" disabled={busy}>
+                  {t("plugin_e2ee.keys.change")}
                 </button>
               </div>
             </form>
