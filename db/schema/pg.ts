@@ -2015,6 +2015,29 @@ export const aiNumbers = pgTable(
   (t) => [primaryKey({ columns: [t.messageId, t.value] }), index("ai_numbers_value_idx").on(t.value, t.ticketId)],
 );
 
+/**
+ * Scam and risk hints found in a call's transcript (plugins/ai, after the call is transcribed):
+ * one row per hint, its text's values as JSON (plugin_ai.scam.<kind>). Listed on /call_verification.
+ */
+export const aiCallHints = pgTable(
+  "ai_call_hints",
+  {
+    callId: integer("call_id")
+      .notNull()
+      .references(() => calls.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    evidence: text("evidence").notNull(),
+    hintValues: text("hint_values").notNull().default("{}"),
+    /** 0..100 */
+    confidence: integer("confidence").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.callId, t.kind, t.evidence] }), index("ai_call_hints_kind_idx").on(t.kind, t.callId)],
+);
+
 /** The language an agent chose for a conversation (plugins/ai translation): the visitor's messages are shown in it. */
 export const aiTicketLanguage = pgTable("ai_ticket_language", {
   ticketId: integer("ticket_id")
