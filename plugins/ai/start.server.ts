@@ -9,6 +9,7 @@ import { repeatEvery } from "~/ops/repeat.server";
 import { defineAnalyseJob, newestMessageId, pendingMessages, queueAnalysis } from "./analysis.server";
 import { aiSettings } from "./settings.server";
 import { defineCallVoiceJob } from "./voice-call.server";
+import { defineCallScamJob } from "./call-scam.server";
 
 const LOOK_MS = 2_000;
 const FULL_LOOK_MS = 10 * 60_000;
@@ -16,6 +17,7 @@ const FULL_LOOK_MS = 10 * 60_000;
 export async function start() {
   defineAnalyseJob();
   defineCallVoiceJob();
+  defineCallScamJob();
   const log = warnings("ai");
   let readThrough = 0;
   let fullLookAt = Date.now();

@@ -23,6 +23,7 @@ import { decodeWithFfmpeg } from "./decode.server";
 import { analyse } from "./service.server";
 import { aiSettings } from "./settings.server";
 import { analyseVoice, VOICE_MAX_BYTES, VoiceError, type Level, type Segment } from "./voice";
+import { queueCallScam } from "./call-scam.server";
 
 export const CALL_VOICE_JOB = "ai.callVoice";
 /** A call recording read at most (Opus at 96 kbit/s: about 40 minutes, the decoder's own limit). */
@@ -39,6 +40,8 @@ export async function onCallRecorded(tx: Tx | undefined, recording: CallRecordin
     payload: recording,
     runAt: Date.now(),
   });
+  // the call's scam and risk hints, for /call_verification (call-scam.server.ts)
+  await queueCallScam(tx, recording);
   if (!tx) wakeJobs();
 }
 
