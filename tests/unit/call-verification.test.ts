@@ -24,6 +24,8 @@ import { CALL_SCAM_JOB, defineCallScamJob, scanCall } from "@plugins/ai/call-sca
 import { analysePending, defineAnalyseJob } from "@plugins/ai/analysis.server";
 import { resetServiceState } from "@plugins/ai/service.server";
 import { forgetSettings } from "@plugins/ai/settings.server";
+import { CALL_HINT_KINDS } from "@plugins/calls/verification.server";
+import fs from "node:fs";
 
 type Fn = (args: { request: Request; context: AppLoadContext; params: Record<string, string> }) => unknown;
 async function call(fn: Fn, request: Request) {
@@ -227,5 +229,20 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     }
     // the default edition has no call variant: refused (or not there at all)
     expect([403, 404]).toContain((await page("", adminCookie, "localhost")).status);
+  });
+});
+
+describe("the page's texts", () => {
+  it("has, in every language, each hint kind's label and the AI plugin's text saying why", () => {
+    for (const language of ["en", "ms", "zh", "ko", "ja"]) {
+      const calls = JSON.parse(fs.readFileSync(`plugins/calls/locales/${language}.json`, "utf8")).plugin_calls;
+      const ai = JSON.parse(fs.readFileSync(`plugins/ai/locales/${language}.json`, "utf8")).plugin_ai;
+      for (const kind of CALL_HINT_KINDS) {
+        expect(calls.verification.kind[kind], `${language} ${kind}`).toBeTruthy();
+        expect(ai.scam[kind], `${language} ${kind}`).toContain("{{confidence}}");
+      }
+      expect(calls.filters.kind).toBeTruthy();
+      for (const key of ["intro", "hints", "none", "noneFiltered"]) expect(calls.verification[key], `${language} ${key}`).toBeTruthy();
+    }
   });
 });
