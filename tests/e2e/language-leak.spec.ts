@@ -63,6 +63,7 @@ const USER_DATA: [selector: string, reason: string][] = [
   [".avatar, .avatar .sr-only, .profile-avatar", "people's initials and names"],
   [".user-name, a[href^='/profile?username=']", "the signed-in person's name and username"],
   ["select[name=label] option, select[name=department] option, select[name=assignee] option", "labels, departments and agents to filter by"],
+  ["bdi", "customers' names as they gave them, isolated in <bdi> (the conversation head, kanban cards)"],
   [".kanban-card p, .kanban-card p a, #kanban-filter-agent option", "the kanban board's tickets (subject, contact) and the agents to filter by"],
   [
     "#sla-label_id option, #sip-user option, #did-department option:not([value=''])",
