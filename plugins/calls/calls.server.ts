@@ -330,23 +330,24 @@ export type CallFilter = { [K in CallFilterField]?: z.infer<(typeof callFilterFi
  * The call filters from a query: each field checked on its own, so one bad value does not drop the
  * others (the page keeps them and says which is wrong; the JSON twin answers 400). Empty is absent.
  */
-export function parseCallFilter(raw: Record<string, string | undefined>): {
-  filter: CallFilter;
-  invalid: CallFilterField[];
-  values: Record<CallFilterField, string>;
-} {
+export function parseCallFilter(raw: Record<string, string | undefined>) {
+  return parseFilterFields<CallFilter, typeof callFilterFields>(raw, callFilterFields);
+}
+
+/** Each field of a GET filter checked on its own by its schema; empty is absent, the typed text kept (at most 100 characters). */
+export function parseFilterFields<F, S extends Record<string, z.ZodTypeAny>>(raw: Record<string, string | undefined>, fields: S) {
   const filter: Record<string, unknown> = {};
-  const invalid: CallFilterField[] = [];
-  const values = {} as Record<CallFilterField, string>;
-  for (const field of CALL_FILTER_FIELDS) {
+  const invalid: (keyof S & string)[] = [];
+  const values = {} as Record<keyof S & string, string>;
+  for (const field of Object.keys(fields) as (keyof S & string)[]) {
     const value = (raw[field] ?? "").trim();
     values[field] = value.slice(0, 100);
     if (!value) continue;
-    const parsed = callFilterFields[field].safeParse(value);
+    const parsed = fields[field].safeParse(value);
     if (parsed.success) filter[field] = parsed.data;
     else invalid.push(field);
   }
-  return { filter: filter as CallFilter, invalid, values };
+  return { filter: filter as F, invalid, values };
 }
 
 /** Midnight of a yyyy-mm-dd day in the workspace's time zone, as epoch ms (noon UTC lies in that day for offsets up to ±12 h). */

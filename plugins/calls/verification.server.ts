@@ -9,7 +9,7 @@ import { and, desc, eq, exists, gte, inArray, lt, sql, type SQL } from "drizzle-
 import { z } from "zod";
 import { getDb } from "@db/client";
 import { startOfDay } from "~/time";
-import { CALL_PAGE_SIZE } from "./calls.server";
+import { CALL_PAGE_SIZE, parseFilterFields } from "./calls.server";
 
 /** The hint kinds a call can carry (plugin_ai.scam.<kind>; a mail's failed sender checks never come from a call). */
 export const CALL_HINT_KINDS = ["pressure", "payment", "shared_number", "lookalike", "mismatch", "ip_link", "new_domain"] as const;
@@ -27,18 +27,7 @@ export type VerificationFilter = { [K in Field]?: z.infer<(typeof fields)[K]> };
 
 /** The filter from the GET form: each field on its own, so one bad value keeps the others (the page says which). */
 export function parseVerificationFilter(raw: Record<string, string | undefined>) {
-  const filter: Record<string, unknown> = {};
-  const invalid: Field[] = [];
-  const values = {} as Record<Field, string>;
-  for (const field of Object.keys(fields) as Field[]) {
-    const value = (raw[field] ?? "").trim();
-    values[field] = value.slice(0, 100);
-    if (!value) continue;
-    const parsed = fields[field].safeParse(value);
-    if (parsed.success) filter[field] = parsed.data;
-    else invalid.push(field);
-  }
-  return { filter: filter as VerificationFilter, invalid, values };
+  return parseFilterFields<VerificationFilter, typeof fields>(raw, fields);
 }
 
 /** The flagged calls, newest first, 30 a page, each with its hints (most sure first). */
