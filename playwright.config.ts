@@ -29,6 +29,8 @@ const PHONE_FLOWS = /\/(tickets|ticket-index|new-ticket|labels|search|notificati
 
 export default defineConfig({
   testDir: "tests/e2e",
+  // each shard of `npm run test:e2e` (tests/support/e2e-shards.ts) has its own: playwright empties it
+  outputDir: process.env.E2E_OUTPUT_DIR || "test-results",
   timeout: 30_000,
   expect: { timeout: 7_000 },
   fullyParallel: false,

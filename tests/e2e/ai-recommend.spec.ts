@@ -9,15 +9,12 @@
 // recommendation (JavaScript off and on) takes it off the panel for good and counts it on the trading
 // edition's /ai_learning; with all five dismissed the panel says so.
 import { test, expect, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations } from "./axe";
 import { chooseLanguage, hydrated, login, originFor, visitorWrites } from "./helpers";
 import { phraseBookModel, startOpenAiStandin } from "../support/openai-standin";
 
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
-
 async function axe(page: Page) {
-  const result = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-  expect(result.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 }
 
 test.describe.configure({ mode: "serial" });

@@ -4,14 +4,11 @@
 // the admin's /settings/ai says plainly that nothing leaves the machine and refuses an outside
 // adapter without an address, keeping what was typed. axe checks both pages.
 import { test, expect, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations } from "./axe";
 import { chooseLanguage, hydrated, login } from "./helpers";
 
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
-
 async function axe(page: Page) {
-  const result = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-  expect(result.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 }
 
 for (const javaScriptEnabled of [false, true]) {

@@ -3,17 +3,10 @@
 // the public pages (sign-in, new ticket, live chat, survey, sign-up, 404; the list is
 // tests/e2e/pages.ts, shared with the language-leak guard), in the light and the dark theme. Any
 // violation fails, with the rule, the page and the element; no rule is switched off.
-import { test, expect, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { test, expect } from "@playwright/test";
+import { axeViolations } from "./axe";
 import { chooseLanguage, login, remixCookieValue } from "./helpers";
 import { PUBLIC_PAGES, adminPages } from "./pages";
-
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
-
-async function violations(page: Page, path: string) {
-  const result = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-  return result.violations.map((v) => `${path}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 for (const theme of ["light", "dark"] as const) {
   test.describe(`WCAG 2.1 AA in the ${theme} theme`, () => {
@@ -30,7 +23,7 @@ for (const theme of ["light", "dark"] as const) {
       const found: string[] = [];
       for (const path of pages) {
         await page.goto(path);
-        found.push(...(await violations(page, path)));
+        found.push(...(await axeViolations(page, { where: path })));
       }
       expect(pages.length).toBeGreaterThan(15);
       console.log(`[axe ${theme}] ${pages.length} signed-in pages checked, ${found.length} violations`);
@@ -41,7 +34,7 @@ for (const theme of ["light", "dark"] as const) {
       const found: string[] = [];
       for (const path of PUBLIC_PAGES) {
         await page.goto(path);
-        found.push(...(await violations(page, path)));
+        found.push(...(await axeViolations(page, { where: path })));
       }
       console.log(`[axe ${theme}] ${PUBLIC_PAGES.length} public pages checked, ${found.length} violations`);
       expect(found).toEqual([]);

@@ -7,7 +7,7 @@
 // shared passphrase, and the honest text without JavaScript.
 import fs from "node:fs";
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations } from "./axe";
 import { chooseLanguage, hydrated, login } from "./helpers";
 
 const PASSPHRASE = "tangerine submarine 1987";
@@ -226,15 +226,13 @@ test("a participant's changed key is warned of before sending; the pages pass ax
   await panel(alya).getByRole("link", { name: "Turn on encryption" }).click();
   await expect(alya).toHaveURL(/\/e2ee\/enable\/\d+$/);
   await expect(alya.getByRole("heading", { name: "Turn on end-to-end encryption" })).toBeVisible();
-  const axe = async (page: Page) =>
-    (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => `${page.url()}: ${v.id}`);
-  const found = await axe(alya);
+  const found = await axeViolations(alya);
   await alya.getByRole("button", { name: "Turn on encryption" }).click();
   await expect(alya).toHaveURL(new RegExp(`${url}$`));
   await hydrated(alya);
   await send(alya, "First, with the key I know");
   await expect(alya.locator('[data-e2ee-state="decrypted"]', { hasText: "First, with the key I know" })).toBeVisible({ timeout: 20_000 });
-  found.push(...(await axe(alya)));
+  found.push(...(await axeViolations(alya)));
 
   // a key swapped on the way (the server hands Alya's browser another key for Brian than the
   // fingerprint it names for him): flagged beside the safety numbers, and warned of before sending
@@ -264,7 +262,7 @@ test("a participant's changed key is warned of before sending; the pages pass ax
   await brian.goto("/e2ee/keys");
   await expect(brian.getByText("Creating a new key replaces your current one")).toBeVisible();
   await setUpKey(brian);
-  found.push(...(await axe(brian)));
+  found.push(...(await axeViolations(brian)));
   await alya.reload();
   await hydrated(alya);
   await send(alya, "Is this still you?");
@@ -334,8 +332,7 @@ test("encryption_method 'aes': a shared passphrase entered in each browser, mess
   await expect(alya.locator('[data-e2ee-note] [data-e2ee-state="decrypted"]')).toHaveText("Changes on Monday", { timeout: 20_000 });
   await brian.reload();
   await expect(brian.locator('[data-e2ee-state="decrypted"]', { hasText: "The door code is 4711" })).toBeVisible({ timeout: 20_000 });
-  const found = (await new AxeBuilder({ page: brian }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => v.id);
-  expect(found).toEqual([]);
+  expect(await axeViolations(brian)).toEqual([]);
 
   // without JavaScript: turning it on works (a real form), the messages say they need JavaScript
   const nojs = await browser.newContext({ javaScriptEnabled: false });

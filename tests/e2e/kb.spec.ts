@@ -5,16 +5,13 @@
 // is not found there; an agent finds it from the conversation's Knowledge base panel, inserts its
 // text and its link into the reply and sends it. Every new page passes axe's WCAG 2.1 AA rules.
 import { test, expect, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations } from "./axe";
 import { chooseLanguage, hydrated, login } from "./helpers";
-
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
 /** axe runs its scripts in the page: with JavaScript on only (the markup is the same without). */
 async function axe(page: Page, javaScriptEnabled: boolean) {
   if (!javaScriptEnabled) return;
-  const results = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 }
 
 for (const javaScriptEnabled of [true, false]) {

@@ -7,7 +7,7 @@
 // (Debian `janus`) on loopback and the same flows through it: a meeting started from the shell,
 // an invited agent joins, media flows through the SFU.
 import { test, expect, type Browser, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations } from "./axe";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -49,8 +49,7 @@ type Inbound = { audio: { bytes: number; packets: number }; video: { bytes: numb
 const inbound = (page: Page) => page.evaluate(() => (window as unknown as { __meeting: { inbound(): Promise<Inbound> } }).__meeting.inbound());
 
 async function expectAccessible(page: Page) {
-  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 }
 
 /** Audio and video bytes received keep growing (sampled twice, a second apart). */

@@ -6,7 +6,7 @@
 // page still shows the states; an agent without view_report is refused. Then an attended transfer
 // with the same servers: X calls Y, Y consults Z (X on hold, shown), completes: X talks with Z.
 import { test, expect, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations } from "./axe";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -94,8 +94,7 @@ test.describe("supervision of live calls", () => {
     await expect(sup.getByTestId("listening")).toContainText(`Listening in on ${agents[0].number} and ${agents[1].number}.`, { timeout: 15_000 });
     const heard = () => sup.evaluate(() => (window as unknown as { __listenIn: () => Promise<number> }).__listenIn());
     await expect.poll(heard, { timeout: 15_000 }).toBeGreaterThan(2000);
-    const axe = await new AxeBuilder({ page: sup }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    expect(axe.violations.map((v) => v.id)).toEqual([]);
+    expect(await axeViolations(sup)).toEqual([]);
     await sup.getByRole("button", { name: "Stop listening" }).click();
     await expect(sup.getByTestId("listening")).toHaveCount(0);
 
