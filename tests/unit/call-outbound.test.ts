@@ -256,7 +256,16 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
   });
 
   const dial = (to: string) =>
-    placeCall({ host: servers.listen, port: servers.sipPort, domain: servers.domain, user: "4101", password: "agent-sip-pass-1", to, talkMs: 1500 });
+    placeCall({
+      host: servers.listen,
+      port: servers.sipPort,
+      domain: servers.domain,
+      user: "4101",
+      password: "agent-sip-pass-1",
+      to,
+      talkMs: 1500,
+      timeoutMs: 20_000,
+    });
 
   it("refuses the call clearly while no trunk is set up, and a call to an extension nobody is on stays 404", async () => {
     const reg = await register({ host: servers.listen, port: servers.sipPort, domain: servers.domain, user: "4101", password: "agent-sip-pass-1" });
