@@ -46,8 +46,8 @@ export async function authSettings(user: UserRow, edition: ResolvedEdition, orig
     contacts_param: "",
     contacts_param2: "",
     acw_seconds: Number(s.acw_seconds),
-    // outbound calling (a dial prefix) belongs to the unbuilt softphone
-    call_prefix: "",
+    // what outside numbers get in front of their digits towards the SIP trunk (/call_config)
+    call_prefix: s.call_prefix,
     version: serverVersion(),
     productDetails: {
       title: edition.title,

@@ -21,6 +21,10 @@ export const SETTING_DEFAULTS = {
   acw_seconds: "30",
   timezone: "Asia/Kuala_Lumpur",
   popup_on_call: "0",
+  /** The SIP trunk agents' outside calls go out through (host or host:port); empty: no outbound calls (/call_config). */
+  call_trunk: "",
+  /** Put in front of each outside number's digits towards the trunk (the auth check's call_prefix). */
+  call_prefix: "",
   language: "en",
   /** Department that receives tickets from the public new-ticket form (2: Support in the demo). */
   new_ticket_department: "2",

@@ -1,6 +1,7 @@
 // A tiny SIP user agent over UDP for the call-server tests and bench: REGISTER with digest auth
-// (RFC 3261 / 2617, qop=auth), nothing else. Enough to prove Kamailio asks the product for the
-// account, accepts the right password and refuses a wrong one.
+// (RFC 3261 / 2617, qop=auth), a desk phone that rings (fakePhone), and an agent's call (call: an
+// INVITE with digest auth, ACK, BYE). Enough to prove Kamailio asks the product for the account,
+// accepts the right password and refuses a wrong one, and routes the agent's calls.
 import { createHash, randomBytes } from "node:crypto";
 import dgram from "node:dgram";
 
@@ -170,4 +171,151 @@ export async function fakePhone(): Promise<FakePhone> {
     // ACKs (of the 487 or 603) need no answer
   });
   return phone;
+}
+
+export interface CallOptions extends Omit<RegisterOptions, "contactPort" | "expires"> {
+  /** the Request-URI's user: an extension or an outside number */
+  to: string;
+  /** how long the call stays up once answered, before this side hangs up (BYE) */
+  talkMs?: number;
+}
+
+export interface CallResult {
+  /** the INVITE's final response (after one digest round) */
+  final: SipResponse;
+  /** the BYE's response when the call was answered */
+  bye: SipResponse | null;
+  callId: string;
+}
+
+/**
+ * An agent's call from a plain SIP phone (UDP, RTP/AVP, G.711): INVITE with digest auth (407),
+ * ACK of the final response, and once answered a BYE after `talkMs` along the route set.
+ */
+export async function call(o: CallOptions): Promise<CallResult> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  const localPort = socket.address().port;
+  const callId = `${token()}@127.0.0.1`;
+  const fromTag = token();
+  const ruri = `sip:${o.to}@${o.domain}`;
+  const from = `From: <sip:${o.user}@${o.domain}>;tag=${fromTag}`;
+  const sdp = [
+    "v=0",
+    `o=${o.user} 1 1 IN IP4 127.0.0.1`,
+    "s=-",
+    "c=IN IP4 127.0.0.1",
+    "t=0 0",
+    `m=audio ${localPort + 2} RTP/AVP 0`,
+    "a=rtpmap:0 PCMU/8000",
+    "a=sendrecv",
+    "",
+  ].join("\r\n");
+  const message = (start: string, headers: string[], body = "") =>
+    [
+      start,
+      `Via: SIP/2.0/UDP 127.0.0.1:${localPort};branch=z9hG4bK${token()};rport`,
+      "Max-Forwards: 70",
+      ...headers,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "",
+      body,
+    ].join("\r\n");
+  const invite = (cseq: number, authorization?: string) =>
+    message(
+      `INVITE ${ruri} SIP/2.0`,
+      [
+        from,
+        `To: <${ruri}>`,
+        `Call-ID: ${callId}`,
+        `CSeq: ${cseq} INVITE`,
+        `Contact: <sip:${o.user}@127.0.0.1:${localPort}>`,
+        ...(authorization ? [`Proxy-Authorization: ${authorization}`] : []),
+        "Content-Type: application/sdp",
+        "User-Agent: omnidesk-test",
+      ],
+      sdp,
+    );
+  // the ACK of a non-2xx final response: the INVITE's Via branch, its To (with the tag)
+  const ackOf = (sent: string, r: SipResponse, cseq: number) => {
+    const via = /^Via: .*$/m.exec(sent)![0];
+    return [
+      `ACK ${ruri} SIP/2.0`,
+      via,
+      "Max-Forwards: 70",
+      from,
+      `To: ${r.headers.to}`,
+      `Call-ID: ${callId}`,
+      `CSeq: ${cseq} ACK`,
+      "Content-Length: 0",
+      "",
+      "",
+    ].join("\r\n");
+  };
+  const send = (text: string) => socket.send(text, o.port, o.host);
+  const finalOf = (text: string, method: string) =>
+    new Promise<SipResponse>((resolve) => {
+      const timer = setTimeout(() => {
+        socket.off("message", onMessage);
+        resolve({ status: 0, reason: "timeout", headers: {}, raw: "" });
+      }, o.timeoutMs ?? 10_000);
+      const onMessage = (buf: Buffer) => {
+        const r = parse(buf.toString());
+        if (!r.status || r.status < 200 || !(r.headers.cseq ?? "").endsWith(method)) return;
+        clearTimeout(timer);
+        socket.off("message", onMessage);
+        resolve(r);
+      };
+      socket.on("message", onMessage);
+      send(text);
+    });
+  try {
+    let sent = invite(1);
+    let final = await finalOf(sent, "INVITE");
+    if (final.status === 407 || final.status === 401) {
+      send(ackOf(sent, final, 1));
+      const challenge = final.headers["proxy-authenticate"] ?? final.headers["www-authenticate"] ?? "";
+      const param = (name: string) => challenge.match(new RegExp(`${name}="?([^",]+)"?`))?.[1] ?? "";
+      const realm = param("realm");
+      const nonce = param("nonce");
+      const qop = param("qop");
+      const ha1 = md5(`${o.user}:${realm}:${o.password}`);
+      const ha2 = md5(`INVITE:${ruri}`);
+      const cnonce = token();
+      const nc = "00000001";
+      const response = qop ? md5(`${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`) : md5(`${ha1}:${nonce}:${ha2}`);
+      const auth =
+        `Digest username="${o.user}", realm="${realm}", nonce="${nonce}", uri="${ruri}", response="${response}", algorithm=MD5` +
+        (qop ? `, qop=auth, nc=${nc}, cnonce="${cnonce}"` : "");
+      sent = invite(2, auth);
+      final = await finalOf(sent, "INVITE");
+    }
+    const cseq = Number((final.headers.cseq ?? "1").split(" ")[0]);
+    if (final.status !== 200) {
+      if (final.status) send(ackOf(sent, final, cseq));
+      return { final, bye: null, callId };
+    }
+    // the dialog: the callee's Contact, the route set (Record-Route in reverse: all of them point at Kamailio)
+    const lines = final.raw.split("\r\n\r\n")[0].split("\r\n");
+    const routes = lines
+      .filter((l) => /^record-route\s*:/i.test(l))
+      .flatMap((l) => l.slice(l.indexOf(":") + 1).split(","))
+      .map((r) => r.trim())
+      .reverse();
+    const target = /<([^>]+)>/.exec(final.headers.contact ?? "")?.[1] ?? ruri;
+    const inDialog = (method: string, n: number) =>
+      message(`${method} ${target} SIP/2.0`, [
+        from,
+        `To: ${final.headers.to}`,
+        `Call-ID: ${callId}`,
+        `CSeq: ${n} ${method}`,
+        ...routes.map((r) => `Route: ${r}`),
+      ]);
+    send(inDialog("ACK", cseq));
+    await new Promise((r) => setTimeout(r, o.talkMs ?? 1000));
+    const bye = await finalOf(inDialog("BYE", cseq + 1), "BYE");
+    return { final, bye, callId };
+  } finally {
+    socket.close();
+  }
 }

@@ -39,6 +39,8 @@ export interface PhoneConfig {
 export interface PhoneEvents {
   state(state: PhoneState, code?: number): void;
   call(call: CallState): void;
+  /** the call this phone placed was refused (404 no such number, 403 "No Outbound Trunk", busy, ...) */
+  callFailed?(code: number, reason: string): void;
 }
 
 /** Delay before each reconnect after a drop: soon enough to be registered again within 5 s. */
@@ -240,8 +242,10 @@ export class Phone {
     this.show({ kind: "calling", to: target });
     await inviter.invite({
       requestDelegate: {
-        onReject: () => {
-          // 404 (no such extension), 480/486: the call ends; the state listener shows idle
+        onReject: (response) => {
+          // 404 (no such extension), 480/486, 403 (no outbound trunk): the call ends (the state
+          // listener shows idle) and the panel says why
+          this.events.callFailed?.(response.message.statusCode ?? 0, response.message.reasonPhrase ?? "");
         },
       },
     });

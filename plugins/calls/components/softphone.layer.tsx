@@ -15,6 +15,9 @@ import { getSettings } from "~/models/settings.server";
 import { activeSipAccountOf, sipServer } from "../sip.server";
 import type { CallState, Phone, PhoneState } from "./phone.client";
 
+/** Kamailio's reason phrase (403) for a call to an outside number with no outbound trunk set up (sip/kamailio.cfg, route OUTBOUND). */
+const NO_TRUNK = "No Outbound Trunk";
+
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = await requestContext(request, context);
   const isPublic = pluginForPath(new URL(request.url).pathname)?.isPublic;
@@ -63,6 +66,8 @@ function Softphone({ config }: { config: Config }) {
   const phone = useRef<Phone | null>(null);
   const audio = useRef<HTMLAudioElement>(null);
   const [target, setTarget] = useState("");
+  /** why the last call placed did not go through */
+  const [failure, setFailure] = useState<{ code: number; reason: string } | null>(null);
 
   useEffect(() => {
     let cancelled = false;
@@ -77,7 +82,11 @@ function Softphone({ config }: { config: Config }) {
             setCode(c);
             setDismissed(false);
           },
-          call: setCall,
+          call: (c) => {
+            setCall(c);
+            if (c.kind !== "idle") setFailure(null);
+          },
+          callFailed: (c, reason) => setFailure({ code: c, reason }),
         },
         audio.current,
       );
@@ -176,6 +185,11 @@ function Softphone({ config }: { config: Config }) {
             <button type="submit" className="button primary" disabled={state !== "connected"}>
               {t("plugin_calls.call.dial")}
             </button>
+            {failure && failure.code !== 487 ? (
+              <p role="alert" data-testid="call-failed">
+                {failure.code === 403 && failure.reason === NO_TRUNK ? t("plugin_calls.call.noTrunk") : t("plugin_calls.call.failed", failure)}
+              </p>
+            ) : null}
           </form>
         ) : call.kind === "calling" ? (
           <div className="inline-form">

@@ -1,7 +1,8 @@
 // /call_config (admins, or agents with call_settings; spec section 6): the agents' SIP accounts
 // (extension, password, active) the softphone registers with, and the DIDs calls come in on from
-// the trunk (the queue each rings, how (its ring strategy), its ring timeout, voicemail and greeting). Plain forms: they work
-// without JavaScript; a refusal keeps what was typed (never the password).
+// the trunk (the queue each rings, how (its ring strategy), its ring timeout, voicemail and greeting),
+// the outbound trunk agents' outside calls go through with its call prefix, and popup_on_call.
+// Plain forms: they work without JavaScript; a refusal keeps what was typed (never the password).
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Form, useLoaderData, useLocation } from "@remix-run/react";
@@ -20,6 +21,8 @@ import { requireCallSettings } from "../guard.server";
 import { deleteDid, didDepartments, didForm, listDids, saveDid } from "../dids.server";
 import { DEFAULT_RING_TIMEOUT, MAX_GREETING, RING_STRATEGIES } from "../dids";
 import { trunkConfigured } from "../voicemail.server";
+import { outboundTrunk, popupForm, savePopupOnCall, saveOutboundTrunk, trunkForm } from "../trunk.server";
+import { getWorkspace } from "~/models/settings.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -41,6 +44,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       editDid: Number(params.get("editDid")) || null,
       // the trunk and the voicemail answer only with the call server set up (sip:up or the operator's)
       trunk: trunkConfigured(),
+      outbound: await outboundTrunk(),
+      outboundSaved: params.has("outboundSaved"),
+      popupOnCall: (await getWorkspace()).popupOnCall,
+      popupSaved: params.has("popupSaved"),
     },
     { headers: { "Cache-Control": "private, no-store" } },
   );
@@ -48,6 +55,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 const FIELDS = ["userId", "sipNumber", "password", "active"] as const;
 const DID_FIELDS = ["id", "number", "departmentId", "agentIds", "ringTimeout", "strategy", "voicemail", "greeting"] as const;
+const TRUNK_FIELDS = ["trunk", "prefix"] as const;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -64,6 +72,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const id = z.coerce.number().int().positive().safeParse(form.get("id"));
     if (!id.success || !(await deleteDid(id.data, by))) return refuse(formResult({ intent: "deleteDid", message: "plugin_calls.errors.didGone" }), 404);
     return redirect("/call_config?didDeleted=1#dids");
+  }
+  if (intent === "saveTrunk") {
+    const values = formValues(form, TRUNK_FIELDS);
+    const parsed = trunkForm.safeParse(values);
+    if (!parsed.success) return refuse(formError(parsed.error, values, "saveTrunk"));
+    await saveOutboundTrunk(parsed.data, by);
+    return redirect("/call_config?outboundSaved=1#outbound");
+  }
+  if (intent === "savePopup") {
+    await savePopupOnCall(popupForm.parse({ popupOnCall: form.get("popupOnCall") }).popupOnCall, by);
+    return redirect("/call_config?popupSaved=1#popup");
   }
   if (intent === "saveDid") {
     const values = formValues(form, DID_FIELDS);
@@ -105,6 +124,9 @@ export default function CallConfig() {
   const didError = (name: string) => refusedDid?.errors[name];
   const didAgents = refusedDid ? valueList(refusedDid.values.agentIds) : (editingDid?.agentIds ?? []).map(String);
   const voicemailChecked = refusedDid ? refusedDid.values.voicemail === "1" : editingDid ? editingDid.voicemail : true;
+  const refusedTrunk = useFormResult("saveTrunk");
+  const trunkValue = (name: (typeof TRUNK_FIELDS)[number]) => refusedTrunk?.values[name] ?? data.outbound[name];
+  const trunkError = (name: string) => refusedTrunk?.errors[name];
   return (
     <section className="settings stack">
       <h1>{t("plugin_calls.config.title")}</h1>
@@ -426,6 +448,87 @@ export default function CallConfig() {
           </div>
           <button type="submit" className="button primary">
             {t("plugin_calls.dids.save")}
+          </button>
+        </Form>
+      </section>
+
+      <section className="card stack" aria-labelledby="outbound" id="outbound-form">
+        <h2 id="outbound">{t("plugin_calls.outbound.title")}</h2>
+        <p className="muted">{data.outbound.trunk ? t("plugin_calls.outbound.help", { trunk: data.outbound.trunk }) : t("plugin_calls.outbound.off")}</p>
+        {data.outboundSaved ? (
+          <p className="notice" role="status">
+            {t("plugin_calls.outbound.saved")}
+          </p>
+        ) : null}
+        <Form method="post" className="stack" key={refusalKey(refusedTrunk, `${location.key}-trunk`)} noValidate>
+          <input type="hidden" name="intent" value="saveTrunk" />
+          <FormMessage result={refusedTrunk} />
+          <div className="field">
+            <label htmlFor="outbound-trunk">{t("plugin_calls.outbound.trunk")}</label>
+            <input
+              id="outbound-trunk"
+              name="trunk"
+              autoComplete="off"
+              spellCheck={false}
+              defaultValue={trunkValue("trunk")}
+              aria-invalid={trunkError("trunk") ? true : undefined}
+              aria-describedby={`outbound-trunk-help${trunkError("trunk") ? " outbound-trunk-error" : ""}`}
+            />
+            <p className="muted" id="outbound-trunk-help">
+              {t("plugin_calls.outbound.trunkHelp")}
+            </p>
+            {trunkError("trunk") ? (
+              <p className="field-error" id="outbound-trunk-error">
+                {t(trunkError("trunk")!)}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label htmlFor="outbound-prefix">{t("plugin_calls.outbound.prefix")}</label>
+            <input
+              id="outbound-prefix"
+              name="prefix"
+              inputMode="tel"
+              autoComplete="off"
+              defaultValue={trunkValue("prefix")}
+              aria-invalid={trunkError("prefix") ? true : undefined}
+              aria-describedby={`outbound-prefix-help${trunkError("prefix") ? " outbound-prefix-error" : ""}`}
+            />
+            <p className="muted" id="outbound-prefix-help">
+              {t("plugin_calls.outbound.prefixHelp")}
+            </p>
+            {trunkError("prefix") ? (
+              <p className="field-error" id="outbound-prefix-error">
+                {t(trunkError("prefix")!)}
+              </p>
+            ) : null}
+          </div>
+          <button type="submit" className="button primary">
+            {t("plugin_calls.outbound.save")}
+          </button>
+        </Form>
+      </section>
+
+      <section className="card stack" aria-labelledby="popup" id="popup-form">
+        <h2 id="popup">{t("plugin_calls.popup.title")}</h2>
+        {data.popupSaved ? (
+          <p className="notice" role="status">
+            {t("plugin_calls.popup.saved")}
+          </p>
+        ) : null}
+        <Form method="post" className="stack" key={`${location.key}-popup`}>
+          <input type="hidden" name="intent" value="savePopup" />
+          <div className="field">
+            <label>
+              <input type="checkbox" name="popupOnCall" value="1" defaultChecked={data.popupOnCall} aria-describedby="popup-help" />{" "}
+              {t("plugin_calls.popup.label")}
+            </label>
+            <p className="muted" id="popup-help">
+              {t("plugin_calls.popup.help")}
+            </p>
+          </div>
+          <button type="submit" className="button primary">
+            {t("plugin_calls.popup.save")}
           </button>
         </Form>
       </section>

@@ -45,6 +45,8 @@ export interface SipOptions {
   eventUrl?: string;
   /** the product's DID hook (whom a DID rings); by default the auth hook's sibling /hooks/sip/did */
   didUrl?: string;
+  /** the product's outbound hook (where an agent's call to an outside number goes); by default the auth hook's sibling /hooks/sip/outbound */
+  outboundUrl?: string;
   /**
    * The SIP trunk, known by the address its requests come from: "ip" or "ip:port" (UDP). Its
    * INVITEs go to the DIDs' queues without agents' credentials. None: no calls from a trunk.
@@ -134,6 +136,7 @@ export async function startSipServers(options: SipOptions): Promise<SipServers> 
     AUTH_URL: options.authUrl,
     EVENT_URL: options.eventUrl ?? options.authUrl.replace(/\/auth$/, "/event"),
     DID_URL: options.didUrl ?? options.authUrl.replace(/\/auth$/, "/did"),
+    OUTBOUND_URL: options.outboundUrl ?? options.authUrl.replace(/\/auth$/, "/outbound"),
     TRUNK_MATCH: trunkMatch(options.trunk ?? process.env.SIP_TRUNK),
     VOICEMAIL: options.voicemail ?? `${process.env.VOICEMAIL_SIP_HOST || listen}:${process.env.VOICEMAIL_SIP_PORT || 5072}`,
     HOOK_SECRET: options.hookSecret,

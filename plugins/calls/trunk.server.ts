@@ -1,0 +1,109 @@
+// Outbound calls (ADR 052, addendum): the SIP trunk agents' calls to outside numbers go out through,
+// and the call prefix put in front of each number, both workspace settings edited on /call_config
+// (call_trunk, call_prefix; the auth check returns call_prefix). Kamailio keeps no copy: for an
+// agent's INVITE to a number that is no registered extension it asks POST /hooks/sip/outbound
+// (outboundHook below) where the call goes, as it asks the DID hook whom a DID rings. The same page
+// switches popup_on_call (agents' popup on a new CALL ticket, app/popups.ts).
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { getDb } from "@db/client";
+import { audit } from "~/accounts/audit.server";
+import { getSettings } from "~/models/settings.server";
+import { broadcast } from "~/realtime.server";
+import { SERVER_EVENTS } from "~/realtime-events";
+import { sameSecret, sipHookSecret } from "./sip.server";
+
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** "host" or "host:port": an IPv4 address or a host name, the port 1 to 65535 (UDP; 5060 when left out). */
+export function validTrunkAddress(v: string) {
+  const [host, port, ...rest] = v.split(":");
+  if (rest.length || !host || host.length > 253) return false;
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return false;
+  if (/^[\d.]+$/.test(host)) return /^(\d{1,3}\.){3}\d{1,3}$/.test(host) && host.split(".").every((o) => Number(o) <= 255);
+  return host.split(".").every((label) => LABEL.test(label));
+}
+
+/** The /call_config trunk form: the trunk's address (empty: no outbound calls) and the call prefix. */
+export const trunkForm = z.object({
+  trunk: z
+    .string()
+    .optional()
+    .default("")
+    .transform((v) => v.trim())
+    .refine((v) => v === "" || validTrunkAddress(v), "plugin_calls.errors.trunk"),
+  prefix: z
+    .string()
+    .optional()
+    .default("")
+    .transform((v) => v.trim())
+    .refine((v) => /^\+?\d{0,10}$/.test(v), "plugin_calls.errors.prefix"),
+});
+export type TrunkInput = z.infer<typeof trunkForm>;
+
+/** The /call_config popup form: the checkbox sends "1" when on, nothing when off. */
+export const popupForm = z.object({ popupOnCall: z.preprocess((v) => v === "1" || v === "on", z.boolean()) });
+
+type By = { actor: { id: number; name: string }; ip?: string };
+
+/** The outbound trunk ("" when none) and the call prefix, as saved. */
+export async function outboundTrunk() {
+  const s = await getSettings();
+  return { trunk: s.call_trunk, prefix: s.call_prefix };
+}
+
+async function saveSettings(values: Record<string, string>, entry: Parameters<typeof audit>[0]) {
+  const handle = getDb();
+  const st = handle.schema.settings;
+  await handle.transaction(async (tx) => {
+    for (const [key, value] of Object.entries(values)) await tx.insert(st).values({ key, value }).onConflictDoUpdate({ target: st.key, set: { value } });
+    await audit(entry, tx);
+  });
+  for (const key of Object.keys(values)) broadcast(SERVER_EVENTS.settingsChanged, { setting: key });
+}
+
+export async function saveOutboundTrunk(input: TrunkInput, by: By) {
+  await saveSettings(
+    { call_trunk: input.trunk, call_prefix: input.prefix },
+    {
+      action: "sip.trunk_updated",
+      actor: by.actor,
+      target: { type: "setting", id: "call_trunk" },
+      detail: { trunk: input.trunk, prefix: input.prefix },
+      ip: by.ip,
+    },
+  );
+}
+
+export async function savePopupOnCall(on: boolean, by: By) {
+  const value = on ? "1" : "0";
+  await saveSettings(
+    { popup_on_call: value },
+    { action: "settings.changed", actor: by.actor, target: { type: "setting", id: "popup_on_call" }, detail: { value }, ip: by.ip },
+  );
+}
+
+/** The Request-URI the trunk gets: the prefix, then the number's digits (E.164 without its +). */
+export function trunkUri(number: string, trunk: string, prefix: string) {
+  return `sip:${prefix}${number.replace(/\D/g, "")}@${trunk}`;
+}
+
+/**
+ * Kamailio's outbound hook (an agent's INVITE to a number no agent is registered on): 403 without
+ * the shared secret; 404 for what is no outside number (not digits with an optional +, or an
+ * agent's extension); 409 when no trunk is set up; else 200 with the Request-URI towards the trunk.
+ * (A "+" reaches the hook as a space: Kamailio's param escaping leaves it, the form decoding reads it so.)
+ */
+export async function outboundHook(secret: string, raw: string): Promise<{ status: number; body: string }> {
+  if (!sameSecret(secret, sipHookSecret())) return { status: 403, body: "forbidden" };
+  const number = raw.replace(/^ /, "+").trim();
+  if (!/^\+?\d{2,20}$/.test(number)) return { status: 404, body: "" };
+  if (!number.startsWith("+")) {
+    const { db, schema } = getDb();
+    const [extension] = await db.select({ id: schema.sipAccounts.id }).from(schema.sipAccounts).where(eq(schema.sipAccounts.sipNumber, number));
+    if (extension) return { status: 404, body: "" };
+  }
+  const { trunk, prefix } = await outboundTrunk();
+  if (!trunk) return { status: 409, body: "no trunk" };
+  return { status: 200, body: trunkUri(number, trunk, prefix) };
+}
