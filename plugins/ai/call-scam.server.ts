@@ -42,9 +42,17 @@ export function defineCallScamJob() {
   defineJobKind(CALL_SCAM_BACKFILL_JOB, { maxAttempts: 3, run: async () => void (await backfillCallScam()) });
 }
 
-/** Queues the backfill as a job (`why`: "start" at each start); one at a time, in its own lane. */
+/**
+ * Queues the backfill as a job (`why`: "start" at each start), in its own lane: the web node and
+ * its job worker processes starting together (ADR 050) queue one job a minute between them.
+ */
 export async function queueCallScamBackfill(why: string, now = Date.now()) {
-  await enqueue(undefined, { kind: CALL_SCAM_BACKFILL_JOB, key: `${CALL_SCAM_BACKFILL_JOB}:${why}:${now}`, runAt: now, lane: CALL_SCAM_BACKFILL_JOB });
+  await enqueue(undefined, {
+    kind: CALL_SCAM_BACKFILL_JOB,
+    key: `${CALL_SCAM_BACKFILL_JOB}:${why}:${Math.floor(now / 60_000)}`,
+    runAt: now,
+    lane: CALL_SCAM_BACKFILL_JOB,
+  });
   wakeJobs();
 }
 

@@ -333,7 +333,11 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     expect((await list()).calls.map((c) => c.from)).not.toContain("+60138887777");
 
     // at start: the backfill job queues each transcribed call's check, with the transcript it stored
-    await queueCallScamBackfill("start");
+    // (the web node and its worker processes starting in the same minute queue one between them)
+    const startedAt = Math.floor(Date.now() / 60_000) * 60_000;
+    await queueCallScamBackfill("start", startedAt);
+    await queueCallScamBackfill("start", startedAt + 1);
+    expect(await db.select().from(schema.jobs).where(eq(schema.jobs.kind, CALL_SCAM_BACKFILL_JOB))).toHaveLength(1);
     const worker = createJobWorker({ log: () => undefined });
     expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
     const [queued] = await scamJobsOf(old.callId);
@@ -395,7 +399,6 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     // on again: it is queued
     expect(await backfillCallScam()).toBe(1);
     expect(await scamJobsOf(waiting.callId)).toHaveLength(1);
-    expect(CALL_SCAM_BACKFILL_JOB).toBe("ai.callScamBackfill");
   });
 });
 
