@@ -6,8 +6,15 @@
 // numbers several unrelated contacts sent), and the caller's own number when several unrelated
 // contacts sent it in their messages. The hints are stored in ai_call_hints, replacing the call's
 // earlier ones in one transaction, so a second run leaves the same rows; the calls plugin's
-// /call_verification lists them through the shared schema (plugins never import each other).
-import { eq } from "drizzle-orm";
+// /call_verification lists them through the shared schema.
+//
+// Calls recorded and transcribed before this check existed were never announced to it: the
+// backfill (backfillCallScam) queues this job for every transcribed call that has no hint and no
+// job of this kind yet, with the key the hook would have used, so running it again (or the hook
+// firing later for the same recording) queues nothing twice. It runs as a job once at each start
+// (CALL_SCAM_BACKFILL_JOB, queued by start.server.ts) and when an admin asks on /call_verification.
+// With the AI off it queues nothing: a job run then would store nothing and use up the call's key.
+import { and, asc, eq, exists, gt, inArray, like, notExists, sql } from "drizzle-orm";
 import { getDb, type DbHandle, type Tx } from "@db/client";
 import { defineJobKind, enqueue, wakeJobs } from "~/jobs/queue.server";
 import type { CallRecording } from "~/conversation/call-recorded.server";
@@ -16,21 +23,116 @@ import { aiSettings } from "./settings.server";
 import type { Hint } from "./scam";
 
 export const CALL_SCAM_JOB = "ai.callScam";
+export const CALL_SCAM_BACKFILL_JOB = "ai.callScamBackfill";
+/** Calls looked at a time by the backfill. */
+const BACKFILL_BATCH = 200;
+
+/** The job's key for a recording: one check per call, recording and whether it was transcribed. */
+const callScamKey = (recording: Pick<CallRecording, "callId" | "recordingKey" | "transcript">) =>
+  `${CALL_SCAM_JOB}:${recording.callId}:${recording.recordingKey}:${recording.transcript.length ? "t" : "a"}`;
 
 /** Queued by onCallRecorded (voice-call.server.ts) in the transaction that made the recording ready. */
 export async function queueCallScam(tx: Tx | undefined, recording: CallRecording) {
-  const said = recording.transcript.length ? "t" : "a";
-  await enqueue(tx, {
-    kind: CALL_SCAM_JOB,
-    key: `${CALL_SCAM_JOB}:${recording.callId}:${recording.recordingKey}:${said}`,
-    payload: recording,
-    runAt: Date.now(),
-  });
+  await enqueue(tx, { kind: CALL_SCAM_JOB, key: callScamKey(recording), payload: recording, runAt: Date.now() });
   if (!tx) wakeJobs();
 }
 
 export function defineCallScamJob() {
   defineJobKind(CALL_SCAM_JOB, { maxAttempts: 3, run: async (payload) => void (await scanCall(payload as CallRecording)) });
+  defineJobKind(CALL_SCAM_BACKFILL_JOB, { maxAttempts: 3, run: async () => void (await backfillCallScam()) });
+}
+
+/**
+ * Queues the backfill as a job (`why`: "start" at each start), in its own lane: the web node and
+ * its job worker processes starting together (ADR 050) queue one job a minute between them.
+ */
+export async function queueCallScamBackfill(why: string, now = Date.now()) {
+  await enqueue(undefined, {
+    kind: CALL_SCAM_BACKFILL_JOB,
+    key: `${CALL_SCAM_BACKFILL_JOB}:${why}:${Math.floor(now / 60_000)}`,
+    runAt: now,
+    lane: CALL_SCAM_BACKFILL_JOB,
+  });
+  wakeJobs();
+}
+
+/**
+ * The backfill (see the file's head): queues the check of every transcribed call that has no hint
+ * and was never queued for one. Answers how many it queued, or "off" when the AI is off.
+ */
+export async function backfillCallScam(handle: DbHandle = getDb()): Promise<number | "off"> {
+  if ((await aiSettings()).adapter === "off") return "off";
+  const { db, schema } = handle;
+  const c = schema.calls;
+  const tr = schema.callTranscripts;
+  const h = schema.aiCallHints;
+  const j = schema.jobs;
+  let queued = 0;
+  let after = 0;
+  for (;;) {
+    const calls = await db
+      .select({ id: c.id, ticketId: c.ticketId, recordingKey: c.recordingKey, recordingType: c.recordingType })
+      .from(c)
+      .where(
+        and(
+          gt(c.id, after),
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(tr)
+              .where(and(eq(tr.callId, c.id), eq(tr.interim, false))),
+          ),
+          notExists(
+            db
+              .select({ one: sql`1` })
+              .from(h)
+              .where(eq(h.callId, c.id)),
+          ),
+          // never queued: a job of this kind names the call in its key (see callScamKey)
+          notExists(
+            db
+              .select({ one: sql`1` })
+              .from(j)
+              .where(and(eq(j.kind, CALL_SCAM_JOB), like(j.key, sql`${`${CALL_SCAM_JOB}:`} || cast(${c.id} as text) || ':%'`))),
+          ),
+        ),
+      )
+      .orderBy(asc(c.id))
+      .limit(BACKFILL_BATCH);
+    if (!calls.length) break;
+    after = calls[calls.length - 1].id;
+    const lines = await db
+      .select({ callId: tr.callId, source: tr.source, text: tr.transcription, offsetMs: tr.offsetMs })
+      .from(tr)
+      .where(
+        and(
+          inArray(
+            tr.callId,
+            calls.map((x) => x.id),
+          ),
+          eq(tr.interim, false),
+        ),
+      )
+      .orderBy(asc(tr.callId), asc(tr.offsetMs), asc(tr.id));
+    for (const call of calls) {
+      const recording: CallRecording = {
+        ticketId: call.ticketId,
+        callId: call.id,
+        recordingKey: call.recordingKey ?? "",
+        recordingType: call.recordingType ?? "audio/ogg",
+        // the calls plugin's stereo layout (agent left, the other side right); the check reads only the transcript
+        channels: { agent: 0, customer: 1 },
+        transcript: lines
+          .filter((l) => l.callId === call.id)
+          .map((l) => ({ side: l.source === "agent" ? ("agent" as const) : ("customer" as const), offsetMs: l.offsetMs, text: l.text })),
+      };
+      await enqueue(undefined, { kind: CALL_SCAM_JOB, key: callScamKey(recording), payload: recording, runAt: Date.now() });
+      queued++;
+    }
+    if (calls.length < BACKFILL_BATCH) break;
+  }
+  if (queued) wakeJobs();
+  return queued;
 }
 
 /** The job: the call's hints, stored (replacing its earlier ones); null when the AI is off or the call is gone. */

@@ -9,7 +9,7 @@ import { repeatEvery } from "~/ops/repeat.server";
 import { defineAnalyseJob, newestMessageId, pendingMessages, queueAnalysis } from "./analysis.server";
 import { aiSettings } from "./settings.server";
 import { defineCallVoiceJob } from "./voice-call.server";
-import { defineCallScamJob } from "./call-scam.server";
+import { defineCallScamJob, queueCallScamBackfill } from "./call-scam.server";
 
 const LOOK_MS = 2_000;
 const FULL_LOOK_MS = 10 * 60_000;
@@ -19,6 +19,8 @@ export async function start() {
   defineCallVoiceJob();
   defineCallScamJob();
   const log = warnings("ai");
+  // once at each start: calls transcribed before the scam check existed get it (call-scam.server.ts)
+  await queueCallScamBackfill("start").catch((error) => log("ai: queueing the calls' scam check backfill failed", error));
   let readThrough = 0;
   let fullLookAt = Date.now();
   const look = async () => {

@@ -4,10 +4,13 @@
 // pressure phrase in what the caller said, a caller number several unrelated contacts sent) with
 // each hint's text, not a clean call; its date and hint-kind filters narrow the list; it pages by
 // 30; it is refused (403, as /voicemail refuses) to an agent and to client 1, and on the call
-// edition only. A second run of the job leaves the same rows.
+// edition only. A second run of the job leaves the same rows. Calls transcribed before the check
+// existed are queued for it by the backfill (at each start, and by an admin's "Check earlier
+// calls" on the page), once each however often it runs; the menu shows 'scam call' to exactly
+// those the page lets in.
 import type { AppLoadContext } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq, like, notLike } from "drizzle-orm";
+import { and, eq, like, notLike } from "drizzle-orm";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
 import { seedDemo } from "~/seed/seed";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
@@ -20,7 +23,12 @@ import type { CallRecording } from "~/conversation/call-recorded.server";
 import { recordCallEvent } from "@plugins/calls/calls.server";
 import { loader as verificationLoader } from "@plugins/calls/routes/call_verification";
 import { onCallRecorded } from "@plugins/ai/voice-call.server";
-import { CALL_SCAM_JOB, defineCallScamJob, scanCall } from "@plugins/ai/call-scam.server";
+import { backfillCallScam, CALL_SCAM_BACKFILL_JOB, CALL_SCAM_JOB, defineCallScamJob, queueCallScamBackfill, scanCall } from "@plugins/ai/call-scam.server";
+import { action as verificationAction } from "@plugins/calls/routes/call_verification";
+import { buildNav } from "~/nav";
+import { plugins } from "~/plugins/registry.server";
+import { editionFiles } from "../../editions";
+import type { Viewer } from "~/permissions";
 import { analysePending, defineAnalyseJob } from "@plugins/ai/analysis.server";
 import { resetServiceState } from "@plugins/ai/service.server";
 import { forgetSettings } from "@plugins/ai/settings.server";
@@ -229,6 +237,168 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     }
     // the default edition has no call variant: refused (or not there at all)
     expect([403, 404]).toContain((await page("", adminCookie, "localhost")).status);
+  });
+
+  it("lets in only an admin of client 2 on the call edition: not an agent holding every permission, not the support or trading hosts, not logged out, not a trial", async () => {
+    const { db, schema } = t.handle;
+    const agent = (await findUserByUsername("agent"))!;
+    const perms = ["view_report", "call_settings", "view_voicemail", "call_verification"];
+    await db
+      .update(schema.users)
+      .set({ permissions: JSON.stringify(perms) })
+      .where(eq(schema.users.id, agent.id));
+    try {
+      expect((await page("", agentCookie)).status).toBe(403);
+      // its form too
+      expect((await post(new URLSearchParams({ intent: "backfill" }), agentCookie)).status).toBe(403);
+    } finally {
+      await db.update(schema.users).set({ permissions: "[]" }).where(eq(schema.users.id, agent.id));
+    }
+    for (const host of ["support.example.com", "trade.example.com"]) expect([403, 404], host).toContain((await page("", adminCookie, host)).status);
+    // logged out: to the login form, as every page
+    const anonymous = await call(verificationLoader as Fn, new Request("http://call.example.com/call_verification", { headers: { Host: "call.example.com" } }));
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get("Location")).toBe("/");
+    // a trial workspace: home, as the spec's trial rule says
+    await setSetting("account_type", "0");
+    try {
+      const trial = await page("");
+      expect(trial.status).toBe(302);
+      expect(trial.headers.get("Location")).toBe("/");
+    } finally {
+      await setSetting("account_type", "1");
+    }
+  });
+
+  it("shows the 'scam call' menu item to exactly whom the page lets in", () => {
+    const nav = (host: string, viewer: Viewer) => {
+      const edition = editionFiles.find((e) => e.hosts.some((h) => new RegExp(`^${h.replace(".", "\\.").replace("*", ".*")}$`).test(host)))!;
+      return buildNav({
+        plugins: plugins(),
+        enabledPlugins: edition.plugins,
+        hiddenByDefault: edition.hiddenByDefault,
+        visibility: {},
+        viewer: { ...viewer, variant: edition.variant },
+        trial: false,
+        language: "en",
+        translate: (k) => (k === "plugin_calls.menu.call_verification" ? "scam call" : k),
+      }).find((i) => i.path === "/call_verification");
+    };
+    const admin2: Viewer = { type: "admin", permissions: [], clientId: 2, plan: 99, variant: "default" };
+    expect(nav("call.example.com", admin2)).toMatchObject({ label: "scam call", hidden: false });
+    expect(nav("call.example.com", { ...admin2, type: "agent", permissions: ["view_report", "call_settings", "view_voicemail"] })).toBeUndefined();
+    expect(nav("call.example.com", { ...admin2, clientId: 1 })).toBeUndefined();
+    expect(nav("support.example.com", admin2)).toBeUndefined();
+  });
+
+  /** A call recorded and transcribed before the scam check existed: its transcript stored, never announced to the check. */
+  async function earlierCall(from: string, said: string[], day: number) {
+    const { recording, ticketNumber } = await recordedCall(from, [], day);
+    const { db, schema } = t.handle;
+    await db.update(schema.calls).set({ recordingKey: recording.recordingKey, recordingType: "audio/ogg" }).where(eq(schema.calls.id, recording.callId));
+    await db
+      .insert(schema.callTranscripts)
+      .values([
+        { callId: recording.callId, source: "agent", transcription: "good morning how can i help", offsetMs: 0, createdAt: at(day) },
+        ...said.map((text, i) => ({ callId: recording.callId, source: "other", transcription: text, offsetMs: 1000 + i * 1000, createdAt: at(day) })),
+      ]);
+    return { callId: recording.callId, ticketNumber };
+  }
+  const scamJobsOf = (callId: number) =>
+    t.handle.db
+      .select()
+      .from(t.handle.schema.jobs)
+      .where(and(eq(t.handle.schema.jobs.kind, CALL_SCAM_JOB), like(t.handle.schema.jobs.key, `${CALL_SCAM_JOB}:${callId}:%`)));
+  async function runJobs() {
+    const worker = createJobWorker({ log: () => undefined });
+    while (await worker.runOnce());
+  }
+  const post = (body: URLSearchParams, cookie = adminCookie) =>
+    call(
+      verificationAction as Fn,
+      new Request("http://call.example.com/call_verification", {
+        method: "POST",
+        body,
+        headers: { Cookie: cookie, Host: "call.example.com", "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+    );
+
+  it("checks calls transcribed before the check existed, once each, from the start job and from the admin's button", async () => {
+    const { db, schema } = t.handle;
+    await db.delete(schema.jobs).where(notLike(schema.jobs.key, `${CALL_SCAM_JOB}:%`));
+    const old = await earlierCall("+60138887777", ["your account will be blocked today", "pay the release fee with a gift card now"], 5);
+    const clean = await earlierCall("+60139990000", ["i want to change my delivery address"], 6);
+    // a call with no transcript is left alone (nothing to read)
+    const silent = await recordedCall("+60131112222", [], 7);
+    expect((await list()).calls.map((c) => c.from)).not.toContain("+60138887777");
+
+    // at start: the backfill job queues each transcribed call's check, with the transcript it stored
+    // (the web node and its worker processes starting in the same minute queue one between them)
+    const startedAt = Math.floor(Date.now() / 60_000) * 60_000;
+    await queueCallScamBackfill("start", startedAt);
+    await queueCallScamBackfill("start", startedAt + 1);
+    expect(await db.select().from(schema.jobs).where(eq(schema.jobs.kind, CALL_SCAM_BACKFILL_JOB))).toHaveLength(1);
+    const worker = createJobWorker({ log: () => undefined });
+    expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
+    const [queued] = await scamJobsOf(old.callId);
+    expect(queued).toMatchObject({ state: "queued" });
+    expect(JSON.parse(queued.payload).transcript).toEqual([
+      { side: "agent", offsetMs: 0, text: "good morning how can i help" },
+      { side: "customer", offsetMs: 1000, text: "your account will be blocked today" },
+      { side: "customer", offsetMs: 2000, text: "pay the release fee with a gift card now" },
+    ]);
+    expect(await scamJobsOf(clean.callId)).toHaveLength(1);
+    expect(await scamJobsOf(silent.recording.callId)).toHaveLength(0);
+    // run again before the checks ran: nothing queued twice
+    expect(await backfillCallScam()).toBe(0);
+    await runJobs();
+    const flagged = (await list()).calls.find((c) => c.from === "+60138887777");
+    expect(flagged?.ticketNumber).toBe(old.ticketNumber);
+    expect(flagged!.hints.map((h) => h.kind).sort()).toEqual(["payment", "pressure"]);
+    expect((await list()).calls.map((c) => c.from)).not.toContain("+60139990000");
+    // and after: the flagged one has its hints, the clean one its finished check: nothing again
+    expect(await backfillCallScam()).toBe(0);
+    expect(await scamJobsOf(old.callId)).toHaveLength(1);
+    expect(await scamJobsOf(clean.callId)).toHaveLength(1);
+
+    // the admin's button: a later-found earlier call is queued, the page says how many and then lists it
+    const later = await earlierCall("+60135554444", ["urgent transfer the money to this account or you will be arrested"], 8);
+    const res = await post(new URLSearchParams({ intent: "backfill" }));
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/call_verification?queued=1");
+    expect(await scamJobsOf(later.callId)).toHaveLength(1);
+    expect(((await (await page("?queued=1")).json()) as { backfill: unknown }).backfill).toBe(1);
+    await runJobs();
+    expect((await list()).calls.map((c) => c.from)).toContain("+60135554444");
+    // pressed again: nothing left to check
+    expect((await post(new URLSearchParams({ intent: "backfill" }))).headers.get("Location")).toBe("/call_verification?queued=0");
+    // a post that is not the button
+    expect((await post(new URLSearchParams({ intent: "other" }))).status).toBe(400);
+  });
+
+  it("queues nothing while the AI is off, and says so", async () => {
+    const waiting = await earlierCall("+60136667777", ["pay now with a gift card"], 9);
+    // the AI's adapter setting (plugins/ai/settings.server.ts), as /settings/ai stores it
+    const setAi = async (adapter: string) => {
+      const { db, schema } = t.handle;
+      await db
+        .insert(schema.aiSettings)
+        .values({ key: "adapter", value: adapter })
+        .onConflictDoUpdate({ target: schema.aiSettings.key, set: { value: adapter } });
+      forgetSettings();
+    };
+    try {
+      await setAi("off");
+      expect(await backfillCallScam()).toBe("off");
+      expect(await scamJobsOf(waiting.callId)).toHaveLength(0);
+      expect((await post(new URLSearchParams({ intent: "backfill" }))).headers.get("Location")).toBe("/call_verification?queued=off");
+      expect(((await (await page("?queued=off")).json()) as { backfill: unknown }).backfill).toBe("off");
+    } finally {
+      await setAi("offline");
+    }
+    // on again: it is queued
+    expect(await backfillCallScam()).toBe(1);
+    expect(await scamJobsOf(waiting.callId)).toHaveLength(1);
   });
 });
 

@@ -3,38 +3,58 @@
 // 30 a page, each with the caller, the number called, the agent, when (the workspace's time zone)
 // and each hint saying why (plugin_ai.scam.<kind>), linked to its CALL ticket. The filter is a GET
 // form (dates and hint kind): it works without JavaScript. See verification.server.ts.
-import type { LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+// Who may open it (and post its form) is the menu item's rule (guard.server.ts); others get 403
+// 'Access denied' inside the shell, as on /call_config.
+// "Check earlier calls" (a plain POST form): calls recorded and transcribed before the scam check
+// existed are queued for it (the AI plugin's backfill, which also runs once at each start); the
+// page comes back saying how many, and lists them as their checks finish.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { guardPluginRoute, viewerOf } from "~/context.server";
 import { TableScroll } from "~/components/TableScroll";
+import { deniedBoundary } from "~/components/AdminOnly";
 import { pageMeta } from "~/meta";
-import { allows } from "~/permissions";
 import { formatDate, formatTime } from "~/time";
+import { backfillCallScam } from "@plugins/ai/call-scam.server";
 import { FilterInput, FilterSelect } from "../components/CallFilters";
+import { guardCallVerification } from "../guard.server";
 import { CALL_HINT_KINDS, listFlaggedCalls, parseVerificationFilter } from "../verification.server";
 
 const PATH = "/call_verification";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { ctx, plugin } = await guardPluginRoute(request, context);
-  // the menu item's own rule (plugin.json), so the page and the menu never disagree
-  const rule = plugin.menu.find((m) => m.path === PATH)?.rule;
-  const viewer = viewerOf(ctx);
-  if (!rule || !viewer || !allows(rule, viewer)) throw new Response("Access denied", { status: 403 });
-  const { filter, invalid, values } = parseVerificationFilter(Object.fromEntries(new URL(request.url).searchParams));
+  const { ctx } = await guardCallVerification(request, context);
+  const search = new URL(request.url).searchParams;
+  const { filter, invalid, values } = parseVerificationFilter(Object.fromEntries(search));
   const timeZone = ctx.workspace.timeZone;
   const list = await listFlaggedCalls(filter, timeZone);
   const { page: _page, ...kept } = values;
-  return json({ ...list, timeZone, filter: kept, invalid }, { headers: { "Cache-Control": "private, no-store" } });
+  // what the last "Check earlier calls" did: a count, or "off" (the AI is off)
+  const queued = search.get("queued");
+  const backfill = queued === "off" ? "off" : queued && /^\d{1,9}$/.test(queued) ? Number(queued) : null;
+  return json(
+    { ...list, timeZone, filter: kept, invalid, canBackfill: ctx.edition.enabled.includes("ai"), backfill },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { ctx } = await guardCallVerification(request, context);
+  const form = await request.formData();
+  if (form.get("intent") !== "backfill" || !ctx.edition.enabled.includes("ai")) throw new Response("Bad Request", { status: 400 });
+  const queued = await backfillCallScam();
+  return redirect(`${PATH}?queued=${queued}`);
 }
 
 export const meta = pageMeta("plugin_calls.menu.call_verification");
 
+export const ErrorBoundary = deniedBoundary("plugin_calls.verification.denied");
+
 export default function CallVerification() {
   const data = useLoaderData<typeof loader>();
   const { t } = useTranslation();
+  const busy = useNavigation().formData?.get("intent") === "backfill";
   const filtered = Object.values(data.filter).some(Boolean);
   const pageLink = (page: number) => {
     const search = new URLSearchParams(Object.entries(data.filter).filter(([, v]) => v));
@@ -48,6 +68,24 @@ export default function CallVerification() {
     <section className="stack calls-page">
       <h1>{t("plugin_calls.menu.call_verification")}</h1>
       <p className="muted">{t("plugin_calls.verification.intro")}</p>
+      {data.backfill !== null ? (
+        <p className="notice" role="status" data-testid="backfill-notice">
+          {data.backfill === "off"
+            ? t("plugin_calls.verification.backfill.off")
+            : t("plugin_calls.verification.backfill.queued", { count: Number(data.backfill) })}
+        </p>
+      ) : null}
+      {data.canBackfill ? (
+        <Form method="post" className="inline-form" aria-labelledby="backfill-help">
+          <input type="hidden" name="intent" value="backfill" />
+          <p className="muted" id="backfill-help">
+            {t("plugin_calls.verification.backfill.help")}
+          </p>
+          <button type="submit" className="button" disabled={busy}>
+            {t("plugin_calls.verification.backfill.button")}
+          </button>
+        </Form>
+      ) : null}
       <Form method="get" className="inline-form" aria-label={t("plugin_calls.list.filters")}>
         {data.invalid.length ? (
           <p role="alert" className="error" id="call-filter-error">
