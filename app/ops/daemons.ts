@@ -48,7 +48,8 @@ export function daemonGroup(runDir: string, detached: boolean) {
   let output = "";
   const run = (bin: string, args: string[], logName: string) => {
     const log = detached ? fs.openSync(path.join(runDir, logName), "a") : "pipe";
-    const child = spawn(bin, args, { detached, stdio: ["ignore", log, log] });
+    // cwd: a daemon that crashes dumps its core where it runs, which must not be the checkout
+    const child = spawn(bin, args, { cwd: runDir, detached, stdio: ["ignore", log, log] });
     if (!detached) {
       child.stdout?.on("data", (d) => (output = (output + d).slice(-400000)));
       child.stderr?.on("data", (d) => (output = (output + d).slice(-400000)));
