@@ -155,6 +155,11 @@ export interface ChannelAdapter {
    * translation key `refused`). Left out: every reaction goes as it is.
    */
   reactions?: ReactionRules;
+  /**
+   * Fetches a customer's file the provider holds (messaging channels): the media job tries again
+   * with it, after the message was written without the file. Throws as send does.
+   */
+  downloadMedia?(account: ChannelAccount, media: { id: string; mime?: string; name?: string }): Promise<{ bytes: Buffer; mime: string; name: string }>;
   /** Webhook-driven channels: how the layer's webhook route verifies and splits the provider's calls. */
   webhook?: WebhookAdapter;
   /** A rule of the provider the agent should know before writing, shown above the reply box (WhatsApp's closed window). */

@@ -10,6 +10,7 @@ import { fileStorage } from "~/storage.server";
 import { metrics } from "~/ops/metrics.server";
 import { adapterFor } from "./adapters.server";
 import { loadAccount } from "./accounts.server";
+import { defineMediaJob } from "./pending-media.server";
 
 export const INBOUND_JOB = "channels.inbound";
 
@@ -171,7 +172,9 @@ export async function processInboundEvent(eventId: number, { lastAttempt = false
       .where(and(eq(e.id, eventId), eq(e.state, "received")));
 }
 
+/** The inbound job, and its follow-up for a customer's files that came late (pending-media.server.ts). */
 export function defineInboundJob() {
+  defineMediaJob();
   defineJobKind(INBOUND_JOB, {
     run: (payload, { lastAttempt }) => processInboundEvent((payload as { eventId: number }).eventId, { lastAttempt }),
     async failed(payload, error) {
