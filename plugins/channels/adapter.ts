@@ -53,11 +53,6 @@ export interface InboundEvent {
   /** The raw bytes (the whole mail) as stored before the provider was acknowledged, as a stream (mails may be large). */
   raw: () => Promise<Readable>;
   receivedAt: number;
-  /**
-   * The inbound job's last try: what still fails only in part (a customer's file that will not
-   * download) is left out, so the message itself is not lost with it.
-   */
-  lastAttempt?: boolean;
 }
 
 /** What became of an inbound event. */

@@ -145,7 +145,7 @@ export async function markEventProcessed(tx: Tx, eventId: number, result: { tick
 }
 
 /** The inbound job: the account's adapter makes the event a message, once. */
-export async function processInboundEvent(eventId: number, { lastAttempt = false }: { lastAttempt?: boolean } = {}) {
+export async function processInboundEvent(eventId: number) {
   const { db, schema } = getDb();
   const e = schema.inboundEvents;
   const [event] = await db.select().from(e).where(eq(e.id, eventId));
@@ -160,7 +160,6 @@ export async function processInboundEvent(eventId: number, { lastAttempt = false
           meta: JSON.parse(event.meta || "{}"),
           payload: event.payload == null ? null : JSON.parse(event.payload),
           raw: () => rawStream(event.rawKey),
-          lastAttempt,
         },
         account,
       )
@@ -176,7 +175,7 @@ export async function processInboundEvent(eventId: number, { lastAttempt = false
 export function defineInboundJob() {
   defineMediaJob();
   defineJobKind(INBOUND_JOB, {
-    run: (payload, { lastAttempt }) => processInboundEvent((payload as { eventId: number }).eventId, { lastAttempt }),
+    run: (payload) => processInboundEvent((payload as { eventId: number }).eventId),
     async failed(payload, error) {
       const { db, schema } = getDb();
       await db
