@@ -284,7 +284,14 @@ describe.each(DIALECTS)("Telegram (%s)", (dialect) => {
     await worker(() => Date.now() + 2 * 60_000).runOnce();
     const [photo, ...none] = await messagesOf(ticket.id);
     expect(none).toEqual([]);
-    expect(photo).toMatchObject({ id: caption.id, body: "the broken part", fileName: "photo.jpg", fileType: "image/jpeg", fileSize: png.length, fileState: null });
+    expect(photo).toMatchObject({
+      id: caption.id,
+      body: "the broken part",
+      fileName: "photo.jpg",
+      fileType: "image/jpeg",
+      fileSize: png.length,
+      fileState: null,
+    });
     expect(Buffer.from(await new Response(await fileStorage().get(photo.fileKey!)).arrayBuffer())).toEqual(png);
 
     const pdf = Buffer.from("%PDF-1.4 invoice");
