@@ -10,7 +10,11 @@ import { seedDemo } from "~/seed/seed";
 import { sessionCookie } from "~/cookies.server";
 import { createSession } from "~/accounts/sessions.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
-import { createJobWorker } from "~/jobs/queue.server";
+import { createJobWorker, isWaitAndRetry } from "~/jobs/queue.server";
+import { isRateLimited, MAX_PAUSE_MS } from "@plugins/channels/rate-limit.server";
+import { graphFailure } from "@plugins/meta/graph.server";
+import { telegramFailure } from "@plugins/telegram/api.server";
+import { xFailure } from "@plugins/x/api.server";
 import { reply, type TicketRow } from "~/conversation/model.server";
 import { loadAccount, saveAccount } from "@plugins/channels/accounts.server";
 import type { ChannelAccount } from "@plugins/channels/adapter";
@@ -153,5 +157,29 @@ describe.each(DIALECTS)("a provider's rate limit pauses its account (%s)", (dial
     jump(10 * 60_000);
     await drain();
     expect(standinA.sent).toHaveLength(4);
+  });
+});
+
+describe("which provider answers pause the whole account", () => {
+  const graph = (status: number, code: number, headers: Record<string, string> = {}) =>
+    graphFailure(new Response(JSON.stringify({ error: { message: `(#${code}) limit`, code } }), { status, headers }));
+
+  it("Meta's account and throughput limits (130429, 80007, HTTP 429) pause it, for Retry-After; the per-customer pair limit only waits", async () => {
+    const throughput = await graph(400, 130429, { "retry-after": "30" });
+    expect(isRateLimited(throughput) && throughput.delayMs).toBe(30_000);
+    expect(isRateLimited(await graph(400, 80007))).toBe(true);
+    expect(isRateLimited(await graph(429, 0))).toBe(true);
+    const pair = await graph(400, 131056);
+    expect([isWaitAndRetry(pair), isRateLimited(pair)]).toEqual([true, false]);
+  });
+
+  it("Telegram's retry_after and X's x-rate-limit-reset pause it, at most an hour", () => {
+    const tg = telegramFailure(
+      Object.assign(new Error("x"), { error_code: 429, description: "Too Many Requests: retry after 9000", parameters: { retry_after: 9000 } }),
+    );
+    expect(isRateLimited(tg) && tg.delayMs).toBe(MAX_PAUSE_MS);
+    const reset = Math.floor(Date.now() / 1000) + 120;
+    const x = xFailure({ type: "response", code: 429, data: { title: "Too Many Requests" }, headers: { "x-rate-limit-reset": String(reset) } });
+    expect(isRateLimited(x) && x.delayMs).toBeGreaterThan(100_000);
   });
 });
