@@ -16,6 +16,8 @@ export const DELIVERY_ERRORS = {
   badAddress: "bad-address",
   /** An attached file is no longer in storage. */
   attachmentMissing: "attachment-missing",
+  /** The provider said "too many" to the channel account: its messages wait for the pause to end. */
+  rateLimited: "rate-limited",
 } as const;
 
 const CODES = new Set<string>(Object.values(DELIVERY_ERRORS));

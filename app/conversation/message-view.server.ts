@@ -24,6 +24,8 @@ export interface MessageView {
   createdAt: number;
   pinned: boolean;
   file: { name: string; type: string; size: number } | null;
+  /** A customer's message whose file the provider has not handed over yet ("pending": tried again), or never did ("failed"). */
+  fileState: "pending" | "failed" | null;
   reply: { id: number; sender: string; body: string; encrypted: boolean } | null;
   /** A mail's envelope as the page shows it, and its warning (failed SPF/DKIM/DMARC, or claiming to be an agent). */
   email: EmailView | null;
@@ -93,6 +95,7 @@ export async function decorateMessages(ticket: { id: number }, rows: MessageRow[
       createdAt: r.createdAt,
       pinned: r.pinned,
       file: r.fileKey ? { name: r.fileName ?? "file", type: r.fileType ?? "application/octet-stream", size: r.fileSize ?? 0 } : null,
+      fileState: r.fileState === "pending" || r.fileState === "failed" ? r.fileState : null,
       reply: reply ? { id: reply.id, sender: senderOf(reply), body: reply.body.slice(0, 200), encrypted: reply.type === ENCRYPTED_MESSAGE_TYPE } : null,
       email: emailView(mailById.get(r.id), r),
       notes: notes

@@ -36,6 +36,8 @@ export interface JobContext {
   job: JobRow;
   /** This is the last attempt: a failure now is final (the handler records it where users see it). */
   lastAttempt: boolean;
+  /** The worker's clock (tests move it on), for a handler that keeps times of its own beside the queue's. */
+  now: () => number;
 }
 
 /**
@@ -240,7 +242,7 @@ export function createJobWorker(options: JobWorkerOptions = {}) {
       return false;
     }
     try {
-      await kind.run(JSON.parse(row.payload), { job: row, lastAttempt: row.attempts >= maxAttempts });
+      await kind.run(JSON.parse(row.payload), { job: row, lastAttempt: row.attempts >= maxAttempts, now });
       await finish(row, { state: "done", lastError: null, finishedAt: now() });
       return true;
     } catch (error) {

@@ -216,6 +216,11 @@ export const messages = sqliteTable(
     deliveryError: text("delivery_error"),
     /** The history a customer's message quotes (a mail's earlier conversation), kept apart so the view folds it and search skips it. */
     quoted: text("quoted"),
+    /**
+     * A customer's message whose file the provider did not hand over yet: "pending" while the download
+     * is tried again (the file is then set on this message), "failed" once given up; null otherwise.
+     */
+    fileState: text("file_state"),
     /** Encrypted messages (type 'encrypted'): the browser's envelope (nonce and AES-GCM ciphertext, base64 JSON); body stays ''. */
     cipher: text("cipher"),
     /** The conversation key version the envelope was sealed with. */
@@ -685,6 +690,8 @@ export const channelAccounts = sqliteTable(
     state: text("state").notNull().default("untested"),
     lastError: text("last_error"),
     checkedAt: time("checked_at"),
+    /** The provider said "too many" (429 and its own codes): no send of this account goes out before this. */
+    pausedUntil: time("paused_until"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },

@@ -41,6 +41,8 @@ export function accountSummary(row: Row) {
     state: row.state,
     lastError: row.lastError,
     checkedAt: row.checkedAt,
+    /** The provider said "too many": the account's sends wait until then (null: they go). */
+    pausedUntil: row.pausedUntil && row.pausedUntil > Date.now() ? row.pausedUntil : null,
   };
 }
 export type AccountSummary = ReturnType<typeof accountSummary>;

@@ -53,11 +53,6 @@ export interface InboundEvent {
   /** The raw bytes (the whole mail) as stored before the provider was acknowledged, as a stream (mails may be large). */
   raw: () => Promise<Readable>;
   receivedAt: number;
-  /**
-   * The inbound job's last try: what still fails only in part (a customer's file that will not
-   * download) is left out, so the message itself is not lost with it.
-   */
-  lastAttempt?: boolean;
 }
 
 /** What became of an inbound event. */
@@ -155,6 +150,11 @@ export interface ChannelAdapter {
    * translation key `refused`). Left out: every reaction goes as it is.
    */
   reactions?: ReactionRules;
+  /**
+   * Fetches a customer's file the provider holds (messaging channels): the media job tries again
+   * with it, after the message was written without the file. Throws as send does.
+   */
+  downloadMedia?(account: ChannelAccount, media: { id: string; mime?: string; name?: string }): Promise<{ bytes: Buffer; mime: string; name: string }>;
   /** Webhook-driven channels: how the layer's webhook route verifies and splits the provider's calls. */
   webhook?: WebhookAdapter;
   /** A rule of the provider the agent should know before writing, shown above the reply box (WhatsApp's closed window). */

@@ -10,6 +10,7 @@ import { fileStorage } from "~/storage.server";
 import { metrics } from "~/ops/metrics.server";
 import { adapterFor } from "./adapters.server";
 import { loadAccount } from "./accounts.server";
+import { defineMediaJob } from "./pending-media.server";
 
 export const INBOUND_JOB = "channels.inbound";
 
@@ -144,7 +145,7 @@ export async function markEventProcessed(tx: Tx, eventId: number, result: { tick
 }
 
 /** The inbound job: the account's adapter makes the event a message, once. */
-export async function processInboundEvent(eventId: number, { lastAttempt = false }: { lastAttempt?: boolean } = {}) {
+export async function processInboundEvent(eventId: number) {
   const { db, schema } = getDb();
   const e = schema.inboundEvents;
   const [event] = await db.select().from(e).where(eq(e.id, eventId));
@@ -159,7 +160,6 @@ export async function processInboundEvent(eventId: number, { lastAttempt = false
           meta: JSON.parse(event.meta || "{}"),
           payload: event.payload == null ? null : JSON.parse(event.payload),
           raw: () => rawStream(event.rawKey),
-          lastAttempt,
         },
         account,
       )
@@ -171,9 +171,11 @@ export async function processInboundEvent(eventId: number, { lastAttempt = false
       .where(and(eq(e.id, eventId), eq(e.state, "received")));
 }
 
+/** The inbound job, and its follow-up for a customer's files that came late (pending-media.server.ts). */
 export function defineInboundJob() {
+  defineMediaJob();
   defineJobKind(INBOUND_JOB, {
-    run: (payload, { lastAttempt }) => processInboundEvent((payload as { eventId: number }).eventId, { lastAttempt }),
+    run: (payload) => processInboundEvent((payload as { eventId: number }).eventId),
     async failed(payload, error) {
       const { db, schema } = getDb();
       await db

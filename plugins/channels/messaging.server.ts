@@ -6,10 +6,11 @@
 import { and, asc, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { getDb, type Tx } from "@db/client";
-import { PermanentFailure, WaitAndRetry, wakeJobs } from "~/jobs/queue.server";
+import { PermanentFailure, wakeJobs } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
 import { log } from "~/ops/log.server";
-import { RefusedFile } from "./media.server";
+import { awaitMedia, fetchMedia, type MediaRef } from "./pending-media.server";
+import { rateLimited, retryAfterHeader } from "./rate-limit.server";
 import { receive } from "~/conversation/receive.server";
 import { setDeliveryState } from "~/conversation/delivery.server";
 import { DELIVERY_ERRORS } from "~/conversation/delivery";
@@ -20,12 +21,7 @@ import type { ChannelAccount, ChannelAdapter, InboundEvent, OutboundMessage, Rec
 import { markEventProcessed } from "./inbound.server";
 import { hasResponders, heldByResponder, tellResponders } from "./responders.server";
 
-/** A file the provider holds for a customer's message (fetched by the adapter's downloadMedia). */
-export interface MediaRef {
-  id: string;
-  mime?: string;
-  name?: string;
-}
+export type { MediaRef } from "./pending-media.server";
 
 /** A customer's message, as the adapter read it from the provider's event. */
 export interface CustomerMessage {
@@ -255,31 +251,6 @@ async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function downloadAll(parts: MessagingParts, account: ChannelAccount, media: MediaRef[], lastAttempt = false): Promise<StoredFile[]> {
-  const files: StoredFile[] = [];
-  for (const ref of media) {
-    // a failed download throws: the event stays stored and its job tries again with backoff
-    if (!parts.downloadMedia) break;
-    let got: Awaited<ReturnType<NonNullable<MessagingParts["downloadMedia"]>>>;
-    try {
-      got = await parts.downloadMedia(account, ref);
-    } catch (error) {
-      // an address off the provider's file hosts, or a file over its limit: the text still arrives
-      if (error instanceof RefusedFile) {
-        log.warn({ account: account.id, err: error }, "a customer's file was refused");
-        continue;
-      }
-      // still failing at the job's last try (hours of backoff): the message arrives without the
-      // file rather than not at all, and the customer's later messages, waiting in its lane, go on
-      if (!lastAttempt) throw error;
-      log.warn({ account: account.id, media: ref.id, err: error }, "a customer's file could not be downloaded; the message arrives without it");
-      continue;
-    }
-    files.push({ key: await fileStorage().put(got.bytes), name: got.name, type: got.mime, size: got.bytes.length });
-  }
-  return files;
-}
-
 /** The adapter's receive for a messaging channel. */
 export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive"] {
   return async (event, account) => {
@@ -294,7 +265,8 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
     if (parsed.type === "receipt") return applyReceipt(event, account, parsed);
 
     const message = parsed;
-    const files = await downloadAll(parts, account, message.media, event.lastAttempt);
+    // a file that will not download yet does not hold the message up: it follows (pending-media.server.ts)
+    const { files, missing } = await fetchMedia(parts.downloadMedia, account, message.media);
     const phone = e164(message.customer.phone);
     const name = displayName(message.customer.name, phone || message.customer.id);
     const ref = message.ref ?? "";
@@ -329,6 +301,7 @@ export function messagingReceive(parts: MessagingParts): ChannelAdapter["receive
           // the provider's id on the first message the event made: a copy under another event key is still one message
           await recordProviderIds(tx, account, written.ticket.id, "in", [{ messageId: written.messageIds[0], providerMessageId: message.providerMessageId }]);
           await markEventProcessed(tx, event.id, { ticketId: written.ticket.id, messageId: written.messageIds[0] });
+          if (missing.length) await awaitMedia(tx, account, written.messageIds[0], missing);
           await tellResponders(tx, {
             account,
             ticketId: written.ticket.id,
@@ -489,7 +462,7 @@ async function sendInPieces(parts: MessagingParts, account: ChannelAccount, to: 
 }
 
 /**
- * A provider's HTTP answer as the queue needs it: 429 waits for Retry-After (no attempt used), other
+ * A provider's HTTP answer as the queue needs it: 429 pauses the account for Retry-After (no attempt used), other
  * 4xx refusals cannot get better by trying again, 5xx and network trouble are tried again with backoff.
  * The error's text is the provider's own words, shown to the agent.
  */
@@ -502,10 +475,14 @@ export async function providerError(response: Response, describe: (body: unknown
     body = null;
   }
   const words = (describe(body, text) || `HTTP ${response.status}`).slice(0, 500);
-  if (response.status === 429) {
-    const after = Number(response.headers.get("retry-after"));
-    return new WaitAndRetry(words, Number.isFinite(after) && after > 0 ? Math.min(after, 3600) * 1000 : 60_000);
-  }
+  if (response.status === 429) return rateLimited(words, retryAfterHeader(response.headers));
   if (response.status >= 400 && response.status < 500 && response.status !== 408) return new PermanentFailure(words);
   return new Error(words);
+}
+
+/** The adapter's downloadMedia for a messaging channel whose provider holds customers' files (the media job's retries). */
+export function messagingDownload(parts: MessagingParts): ChannelAdapter["downloadMedia"] {
+  const download = parts.downloadMedia;
+  if (!download) return undefined;
+  return async (account, media) => download(account, media);
 }

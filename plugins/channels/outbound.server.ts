@@ -2,7 +2,9 @@
 // account and adapter, and each step is recorded on the messages (app/conversation/delivery.server.ts),
 // which tells the open pages. States: queued -> sending -> sent; "waiting" while no mail server (or
 // account) is configured, without using up attempts; "queued" with the last error while retries
-// remain; "failed" with the provider's reason once trying again cannot help.
+// remain; "failed" with the provider's reason once trying again cannot help. A provider's "too
+// many" pauses the whole account (rate-limit.server.ts): its other sends wait too, unsent, with
+// their attempts kept.
 import { defineJobKind, isPermanentFailure, isWaitAndRetry, WaitAndRetry } from "~/jobs/queue.server";
 import {
   NOT_CONFIGURED,
@@ -17,12 +19,14 @@ import {
 import { eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { REACTIONS } from "~/conversation/constants";
+import { DELIVERY_ERRORS } from "~/conversation/delivery";
 import { customerMessageProviderId } from "./messaging.server";
 import type { Channel } from "~/conversation/channels";
 import type { ReactionRules } from "./adapter";
 import { enabledAccounts, loadAccount } from "./accounts.server";
 import { adapterFor as pluginAdapterFor } from "./adapters.server";
 import type { ChannelAccount, ChannelAdapter } from "./adapter";
+import { accountPauseLeft, isRateLimited, pauseAccount } from "./rate-limit.server";
 
 export const SEND_MAX_ATTEMPTS = 8;
 /** How often a reply waiting for a mail server looks again. */
@@ -51,7 +55,7 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
   const adapterFor = deps.adapterFor ?? pluginAdapterFor;
   defineJobKind(SEND_JOB, {
     maxAttempts: SEND_MAX_ATTEMPTS,
-    async run(raw, { lastAttempt }) {
+    async run(raw, { lastAttempt, now }) {
       const payload = raw as SendPayload;
       const ticket = await deliveryTicket(payload.ticketId);
       if (!ticket) return;
@@ -65,10 +69,12 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
         await setDeliveryState(ticket.id, ids, "waiting", NOT_CONFIGURED);
         throw new WaitAndRetry(NOT_CONFIGURED, NOT_CONFIGURED_WAIT_MS);
       }
+      await waitForPause(account, now(), ticket.id, ids);
       await setDeliveryState(ticket.id, ids, "sending");
       try {
         await adapter.send({ ticketId: ticket.id, messageIds: ids, to: payload.to ?? [], cc: payload.cc ?? [] }, account);
       } catch (error) {
+        if (isRateLimited(error)) await pauseAccount(account.id, now() + error.delayMs);
         if (isWaitAndRetry(error)) await setDeliveryState(ticket.id, ids, "waiting", errorText(error));
         // a final failure is recorded by `failed`, once the queue has given the job up
         else if (!isPermanentFailure(error) && !lastAttempt) await setDeliveryState(ticket.id, ids, "queued", errorText(error));
@@ -85,7 +91,7 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
   });
   defineJobKind(REACT_JOB, {
     maxAttempts: SEND_MAX_ATTEMPTS,
-    async run(raw) {
+    async run(raw, { now }) {
       const payload = raw as ReactPayload;
       const ticket = await deliveryTicket(payload.ticketId);
       const account = ticket ? await answeringAccount(ticket) : null;
@@ -94,9 +100,26 @@ export function defineOutboundJob(deps: OutboundDeps = {}) {
       if (!ticket || !account || !adapter?.react) return;
       const providerMessageId = await customerMessageProviderId(payload.messageId);
       if (!providerMessageId) return;
-      await adapter.react(account, ticket.id, providerMessageId, await reactionNow(payload, adapter.reactions));
+      await waitForPause(account, now());
+      try {
+        await adapter.react(account, ticket.id, providerMessageId, await reactionNow(payload, adapter.reactions));
+      } catch (error) {
+        if (isRateLimited(error)) await pauseAccount(account.id, now() + error.delayMs);
+        throw error;
+      }
     },
   });
+}
+
+/**
+ * While the account is paused (its provider said "too many" to any of its sends), nothing of it is
+ * sent: the job waits for the pause's end without using an attempt, its messages shown as waiting.
+ */
+async function waitForPause(account: ChannelAccount, now: number, ticketId?: number, messageIds?: number[]) {
+  const left = await accountPauseLeft(account.id, now);
+  if (!left) return;
+  if (ticketId !== undefined && messageIds) await setDeliveryState(ticketId, messageIds, "waiting", DELIVERY_ERRORS.rateLimited);
+  throw new WaitAndRetry(DELIVERY_ERRORS.rateLimited, left);
 }
 
 /**

@@ -5,13 +5,16 @@
 import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
 import type { ChannelAccount, WebhookRequest } from "@plugins/channels/adapter";
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
+import { rateLimited, retryAfterHeader } from "@plugins/channels/rate-limit.server";
 
 export const GRAPH_URL = "https://graph.facebook.com/v21.0";
 /** Where Meta's webhooks point for a customer's file: its CDNs (scontent.*.fbcdn.net, cdninstagram.com) and lookaside.fbsbx.com. */
 export const META_FILE_HOSTS = ["fbcdn.net", "fbsbx.com", "cdninstagram.com"] as const;
 
-/** Graph codes that mean "too many, slow down" (app, account, throughput, business-consumer pair). */
-const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80007, 130429, 131056]);
+/** Graph codes that mean "too many, slow down" for the whole app or account (app, user, page, calls, account, throughput). */
+const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80007, 130429]);
+/** WhatsApp's business-consumer pair limit: too many to one customer; only that conversation's message waits. */
+const PAIR_RATE_LIMIT_CODE = 131056;
 /** WhatsApp: more than 24 hours since the customer last wrote; only a template may be sent. */
 export const WINDOW_CLOSED_CODE = 131047;
 
@@ -46,10 +49,8 @@ export async function graphFailure(response: Response) {
   const e = body.error;
   const words = (e ? [e.message, e.error_data?.details].filter(Boolean).join(" ") : text || `HTTP ${response.status}`).slice(0, 500);
   const code = Number(e?.code);
-  if (response.status === 429 || RATE_LIMIT_CODES.has(code)) {
-    const after = Number(response.headers.get("retry-after"));
-    return new WaitAndRetry(words, Number.isFinite(after) && after > 0 ? Math.min(after, 3600) * 1000 : 60_000);
-  }
+  if (code === PAIR_RATE_LIMIT_CODE) return new WaitAndRetry(words, retryAfterHeader(response.headers) || 60_000);
+  if (response.status === 429 || RATE_LIMIT_CODES.has(code)) return rateLimited(words, retryAfterHeader(response.headers));
   if (response.status >= 400 && response.status < 500 && response.status !== 408) return new PermanentFailure(words);
   return new Error(words);
 }

@@ -4,7 +4,8 @@
 // <apiBase>/file/bot<token>/<file_path> (up to 20 MB). Errors come as
 // {"ok": false, "error_code", "description", "parameters": {"retry_after"}}.
 import { Api, GrammyError, HttpError } from "grammy";
-import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { PermanentFailure } from "~/jobs/queue.server";
+import { rateLimited } from "@plugins/channels/rate-limit.server";
 import { providerError } from "@plugins/channels/messaging.server";
 import type { ChannelAccount } from "@plugins/channels/adapter";
 import { DOWNLOAD_MAX, sizeText } from "./limits";
@@ -37,7 +38,7 @@ export function telegramFailure(error: unknown): Error {
     const words = (error.description || `error ${error.error_code}`).slice(0, 500);
     if (error.error_code === 429) {
       const after = Number(error.parameters?.retry_after);
-      return new WaitAndRetry(words, Number.isFinite(after) && after > 0 ? Math.min(after, 3600) * 1000 : 60_000);
+      return rateLimited(words, after * 1000);
     }
     if (error.error_code >= 400 && error.error_code < 500 && error.error_code !== 408) return new PermanentFailure(words);
     return new Error(words);

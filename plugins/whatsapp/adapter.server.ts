@@ -8,6 +8,7 @@ import {
   messagingReact,
   messagingReceive,
   messagingSend,
+  messagingDownload,
   type MessagingParts,
   type OutgoingPart,
   type Recipient,
@@ -134,5 +135,6 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, owner);
   },
   send: messagingSend(parts),
+  downloadMedia: messagingDownload(parts),
   react: messagingReact(parts),
 };

@@ -12,6 +12,7 @@ import {
   displayName,
   messagingReceive,
   messagingSend,
+  messagingDownload,
   type MessagingParts,
   type OutgoingPart,
   type ParsedEvent,
@@ -201,4 +202,5 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, account);
   },
   send: messagingSend(parts),
+  downloadMedia: messagingDownload(parts),
 };

@@ -8,7 +8,8 @@ import http from "node:http";
 import { TwitterApi, type TwitterApiv2 } from "twitter-api-v2";
 import type { ChannelAccount, WebhookRequest } from "@plugins/channels/adapter";
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
-import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
+import { PermanentFailure } from "~/jobs/queue.server";
+import { rateLimited } from "@plugins/channels/rate-limit.server";
 import { providerFileAddress } from "@plugins/channels/media.server";
 
 export const API_BASE = "https://api.x.com";
@@ -96,7 +97,7 @@ export function xFailure(error: unknown): Error {
     if (error.code === 429) {
       const reset = Number(error.headers["x-rate-limit-reset"]);
       const wait = Number.isFinite(reset) && reset > 0 ? reset * 1000 - Date.now() : 60_000;
-      return new WaitAndRetry(words, Math.min(Math.max(wait, 1000), 3600_000));
+      return rateLimited(words, Math.max(wait, 1000));
     }
     if (error.code >= 400 && error.code < 500 && error.code !== 408) return new PermanentFailure(words);
     return new Error(words);

@@ -292,24 +292,24 @@ describe.each(DIALECTS)("SMS (%s)", (dialect) => {
       expect((await events(tw)).filter((e) => e.eventKey.endsWith(params.MessageSid))).toHaveLength(1);
     });
 
-    it("downloads an MMS's files with the account's credentials, and retries a failed download", async () => {
+    it("downloads an MMS's files with the account's credentials; after a failed download the text is there at once and the file follows onto it", async () => {
       twilio.failMedia(1);
       const params = twilio.incoming({ from: "+601112345678", body: "photo of the damage", media: [{ bytes: PNG, contentType: "image/png" }] });
       expect((await twilio.post(hookUrl(tw), params)).status).toBe(200);
       await drain();
-      // the first download answered 500: the event waits for its retry, nothing half-written
+      // the first download answered 500: the text is written at once, marked as waiting for its file
       const [event] = (await events(tw)).filter((e) => e.eventKey.endsWith(params.MessageSid));
-      expect(event.state).toBe("received");
-      expect(await ticketsOf(tw, "+601112345678")).toEqual([]);
+      expect(event.state).toBe("processed");
+      const [ticket] = await ticketsOf(tw, "+601112345678");
+      expect((await messagesOf(ticket.id)).map((m) => [m.type, m.body, m.fileType, m.fileState])).toEqual([["text", "photo of the damage", null, "pending"]]);
       offset = 5 * 60_000;
       await drain();
-      const [ticket] = await ticketsOf(tw, "+601112345678");
+      // the retry: the file on that same message
       const messages = await messagesOf(ticket.id);
-      expect(messages.map((m) => [m.type, m.body, m.fileType])).toEqual([
-        ["text", "photo of the damage", null],
-        ["image", "media-1.png", "image/png"],
+      expect(messages.map((m) => [m.type, m.body, m.fileName, m.fileType, m.fileState])).toEqual([
+        ["image", "photo of the damage", "media-1.png", "image/png", null],
       ]);
-      const stored = await new Response(await fileStorage().get(messages[1].fileKey!)).arrayBuffer();
+      const stored = await new Response(await fileStorage().get(messages[0].fileKey!)).arrayBuffer();
       expect(Buffer.from(stored).equals(PNG)).toBe(true);
     });
 

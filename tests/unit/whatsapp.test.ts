@@ -14,6 +14,7 @@ import { sendReply } from "~/conversation/reply.server";
 import { reply, toggleReaction } from "~/conversation/model.server";
 import { createJobWorker } from "~/jobs/queue.server";
 import { fileStorage } from "~/storage.server";
+import { decorateMessages } from "~/conversation/message-view.server";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { loadAccount, saveAccount } from "@plugins/channels/accounts.server";
 import { defineInboundJob } from "@plugins/channels/inbound.server";
@@ -246,7 +247,7 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
     expect(kept.map((e) => e.error)).toEqual(expect.arrayContaining([expect.stringContaining("unreadable"), expect.stringContaining('"account_update"')]));
   });
 
-  it("downloads a customer's photo, trying again when the download fails", async () => {
+  it("a photo whose download fails: the agent sees the message at once, marked, and the photo comes onto that same message", async () => {
     const from = nextCustomer();
     const bytes = Buffer.from("\x89PNG fake image bytes");
     const mediaId = meta.addMedia(bytes, "image/png");
@@ -256,20 +257,45 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
       id: `wamid.photo${from}`,
       timestamp: String(Math.floor(Date.now() / 1000)),
       type: "image",
-      image: { id: mediaId, mime_type: "image/png", caption: "" },
+      image: { id: mediaId, mime_type: "image/png", caption: "My receipt" },
     };
-    await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Photo")], messages: [photo] }));
-    // first try: the download fails, nothing is written, the event waits for its retry
-    await worker().runOnce();
-    expect(await ticketsOf(from)).toHaveLength(0);
-    await runJobs();
+    const delivery = whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Photo")], messages: [photo] });
+    await call(delivery);
+    // first try (now, before any retry is due): the download fails; the text is written all the same, marked as waiting for its file
+    await createJobWorker({ log: () => undefined }).runOnce();
     const [ticket] = await ticketsOf(from);
-    const [message] = await messagesOf(ticket.id);
-    expect(message).toMatchObject({ type: "image", fileType: "image/png", fileName: "image.png", fileSize: bytes.length });
-    expect(Buffer.from(await new Response(await fileStorage().get(message.fileKey!)).arrayBuffer())).toEqual(bytes);
+    const [written] = await messagesOf(ticket.id);
+    expect(written).toMatchObject({ body: "My receipt", fileKey: null, fileState: "pending" });
+    const seen = await decorateMessages(ticket, [written]);
+    expect(seen.map((m) => [m.body, m.file, m.fileState])).toEqual([["My receipt", null, "pending"]]);
+
+    // the retry downloads it: the photo is set on that same message, the mark goes
+    await runJobs();
+    const after = await messagesOf(ticket.id);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({
+      id: written.id,
+      body: "My receipt",
+      type: "image",
+      fileType: "image/png",
+      fileName: "image.png",
+      fileSize: bytes.length,
+      fileState: null,
+    });
+    expect(Buffer.from(await new Response(await fileStorage().get(after[0].fileKey!)).arrayBuffer())).toEqual(bytes);
+
+    // the provider delivers the event again and the media job is run again (a restart): nothing doubles
+    await call(delivery);
+    const { db, schema } = t.handle;
+    await db
+      .update(schema.jobs)
+      .set({ state: "queued", runAt: 0 })
+      .where(eq(schema.jobs.key, `media:${written.id}`));
+    await runJobs();
+    expect((await messagesOf(ticket.id)).map((m) => [m.id, m.fileKey])).toEqual([[written.id, after[0].fileKey]]);
   });
 
-  it("a photo that never downloads: the message waits out the retries, then arrives without it, and the customer's next message follows", async () => {
+  it("a photo that never downloads: the message and the customer's next one arrive at once, and the mark says so once the retries are over", async () => {
     const from = nextCustomer();
     const mediaId = meta.addMedia(Buffer.from("\x89PNG never fetched"), "image/png");
     meta.failMediaDownloads(1_000);
@@ -278,20 +304,23 @@ describe.each(DIALECTS)("WhatsApp Cloud API (%s)", (dialect) => {
       id: `wamid.lost${from}`,
       timestamp: String(Math.floor(Date.now() / 1000)),
       type: "image",
-      image: { id: mediaId, mime_type: "image/png", caption: "My receipt" },
+      image: { id: mediaId, mime_type: "image/png", caption: "" },
     };
     await call(whatsappBody(meta.phoneNumberId, { contacts: [waContact(from, "Unlucky")], messages: [photo] }));
     await call(whatsappBody(meta.phoneNumberId, { messages: [waText(from, "Did you get it?")] }));
-    // nine tries, each later than the last one's backoff: nothing is written, the next message waits its turn
-    for (let i = 0; i < 9; i++) await worker().runOnce();
-    expect(await ticketsOf(from)).toHaveLength(0);
-    // the last try writes the message without the file
-    await runJobs();
+    // the first pass writes both: the photo's message (no caption) marked, then the next one
+    await worker().runOnce();
     const [ticket] = await ticketsOf(from);
-    const messages = await messagesOf(ticket.id);
-    expect(messages.map((m) => [m.body, m.fileKey])).toEqual([
-      ["My receipt", null],
-      ["Did you get it?", null],
+    const row = async () => (await messagesOf(ticket.id)).map((m) => [m.body, m.fileKey, m.fileState]);
+    expect(await row()).toEqual([
+      ["", null, "pending"],
+      ["Did you get it?", null, null],
+    ]);
+    // the retries, each later than the last one's backoff; after the last, the mark says it could not be downloaded
+    for (let i = 0; i < 11; i++) await worker().runOnce();
+    expect(await row()).toEqual([
+      ["", null, "failed"],
+      ["Did you get it?", null, null],
     ]);
     meta.failMediaDownloads(0);
   });

@@ -226,7 +226,10 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
         <a href={fileUrl} className="file-link" download>
           {m.file.name} ({Math.max(1, Math.round(m.file.size / 1024))} KB)
         </a>
-      ) : (
+      ) : null}
+      {/* a customer's text whose file came later: the text is the file's caption */}
+      {m.file && !m.encrypted && m.html === null && m.body && m.body !== m.file.name ? <p className="text-body">{m.body}</p> : null}
+      {m.encrypted || m.html !== null || m.file ? null : (
         <>
           <p className="text-body">{m.body}</p>
           {m.previews.map((p) => (
@@ -240,6 +243,11 @@ const MessageItem = memo(function MessageItem({ message: m, data }: { message: M
           ) : null}
         </>
       )}
+      {m.fileState ? (
+        <p className="muted file-state" data-testid="file-state" role="note">
+          {t(`conversation.fileState.${m.fileState}`)}
+        </p>
+      ) : null}
       {m.deliveryState ? <Delivery message={m} /> : null}
       {m.reactions.length ? (
         <p className="reactions">

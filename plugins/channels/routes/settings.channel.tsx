@@ -116,6 +116,14 @@ export default function ChannelAccountSettings() {
             ) : null}
             {a.state === "failing" && a.lastError ? <div className="field-error">{deliveryErrorText(t, a.lastError)}</div> : null}
           </dd>
+          {a.pausedUntil ? (
+            <>
+              <dt>{t("plugin_channels.sending")}</dt>
+              <dd data-testid="account-paused">
+                {t("plugin_channels.pausedUntil", { time: `${formatDate(a.pausedUntil, data.timeZone)} ${formatTime(a.pausedUntil, data.timeZone)}` })}
+              </dd>
+            </>
+          ) : null}
         </dl>
         {data.webhookUrl ? (
           <div className="field">

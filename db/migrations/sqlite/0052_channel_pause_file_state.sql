@@ -1,0 +1,2 @@
+ALTER TABLE `channel_accounts` ADD `paused_until` integer;--> statement-breakpoint
+ALTER TABLE `messages` ADD `file_state` text;
