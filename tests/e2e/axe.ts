@@ -11,7 +11,8 @@ export const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
  * most of its time on a big page, and no test reads them.
  */
 export async function axeViolations(page: Page, options: { where?: string; include?: string } = {}) {
-  let builder = new AxeBuilder({ page }).withTags(WCAG).options({ resultTypes: ["violations"] });
+  // options() replaces every option set before it (withTags too): it comes first
+  let builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] }).withTags(WCAG);
   if (options.include) builder = builder.include(options.include);
   const result = await builder.analyze();
   const where = options.where ?? new URL(page.url()).pathname;

@@ -161,6 +161,14 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(denied.getByRole("heading", { name: "Access denied" })).toBeVisible();
       await expect(denied).toContainText("Only administrators can open the scam call list");
       await expect(page.getByTestId("verification-empty")).toHaveCount(0);
+      // the other call pages for a few refuse the same way, each with its reason
+      for (const [path, reason] of [
+        ["/voicemail", "agents with the voicemail permission"],
+        ["/supervisory", "agents with the report permission"],
+      ]) {
+        expect((await page.goto(`${origin}${path}`))?.status(), path).toBe(403);
+        await expect(page.getByRole("alert")).toContainText(reason);
+      }
     });
   });
 }

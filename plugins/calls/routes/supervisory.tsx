@@ -8,6 +8,7 @@ import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { guardPluginRoute } from "~/context.server";
+import { deniedBoundary } from "~/components/AdminOnly";
 import { TableScroll } from "~/components/TableScroll";
 import { pageMeta } from "~/meta";
 import { onlineUserIds } from "~/realtime.server";
@@ -252,3 +253,6 @@ function ListenIn({ live, turn }: { live: Live; turn: RTCIceServer[] }) {
     </div>
   );
 }
+
+// a user without the right gets the shell with the reason, not the crash page
+export const ErrorBoundary = deniedBoundary("plugin_calls.supervisory.denied");

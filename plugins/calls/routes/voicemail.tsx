@@ -8,6 +8,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import { guardPluginRoute } from "~/context.server";
+import { deniedBoundary } from "~/components/AdminOnly";
 import { permissionsOf } from "~/accounts/users.server";
 import { TableScroll } from "~/components/TableScroll";
 import { pageMeta } from "~/meta";
@@ -91,3 +92,6 @@ export default function Voicemail() {
     </section>
   );
 }
+
+// a user without the right gets the shell with the reason, not the crash page
+export const ErrorBoundary = deniedBoundary("plugin_calls.voicemail.denied");
