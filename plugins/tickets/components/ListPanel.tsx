@@ -322,10 +322,13 @@ type ItemBadge = NonNullable<ListItem["badges"]>[number];
 function Badge({ badge }: { badge: ItemBadge }) {
   const { t } = useTranslation();
   const [shown, setShown] = useState<Pick<ItemBadge, "text" | "label" | "state">>(badge);
+  // set once the countdown runs in the browser (data-ticking): a test moving the clock waits for it
+  const [ticking, setTicking] = useState(false);
   const c = badge.countdown;
   useEffect(() => {
     setShown(badge);
     if (!c) return;
+    setTicking(true);
     const loadedAt = Date.now();
     const redraw = () => {
       const now = countdownAt(c, c.now + (Date.now() - loadedAt));
@@ -341,6 +344,7 @@ function Badge({ badge }: { badge: ItemBadge }) {
       data-badge={badge.plugin}
       data-state={shown.state}
       data-due={c ? new Date(c.dueAt).toISOString() : undefined}
+      data-ticking={ticking ? "" : undefined}
       title={shown.label ? badgeText(t, shown.label) : undefined}
     >
       {badgeText(t, shown.text)}
