@@ -479,10 +479,3 @@ export async function providerError(response: Response, describe: (body: unknown
   if (response.status >= 400 && response.status < 500 && response.status !== 408) return new PermanentFailure(words);
   return new Error(words);
 }
-
-/** The adapter's downloadMedia for a messaging channel whose provider holds customers' files (the media job's retries). */
-export function messagingDownload(parts: MessagingParts): ChannelAdapter["downloadMedia"] {
-  const download = parts.downloadMedia;
-  if (!download) return undefined;
-  return async (account, media) => download(account, media);
-}

@@ -126,7 +126,7 @@ export function defineMediaJob() {
         if (ticketId) await tellOpenPages(ticketId);
         return;
       }
-      const { files, missing } = await fetchMedia((a, ref) => adapter.downloadMedia!(a, ref), account, payload.media);
+      const { files, missing } = await fetchMedia(adapter.downloadMedia, account, payload.media);
       // still failing: tried again with the queue's backoff; what came this time is fetched again then
       if (missing.length && !lastAttempt) {
         for (const f of files) await fileStorage().remove(f.key);

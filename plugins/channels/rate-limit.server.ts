@@ -16,10 +16,13 @@ export const DEFAULT_PAUSE_MS = 60_000;
 /** A WaitAndRetry that pauses the whole account (told apart by a mark: the bundles have their own classes). */
 export type RateLimited = WaitAndRetry & { accountPause: true };
 
-/** The provider's "too many": wait `waitMs` (bounded to 1 s .. MAX_PAUSE_MS; unknown: DEFAULT_PAUSE_MS), the account with it. */
+/** A provider's asked-for wait, bounded to 1 s .. MAX_PAUSE_MS (unknown or none: DEFAULT_PAUSE_MS). */
+export const boundedWait = (waitMs?: number | null) =>
+  waitMs != null && Number.isFinite(waitMs) && waitMs > 0 ? Math.min(Math.max(waitMs, 1000), MAX_PAUSE_MS) : DEFAULT_PAUSE_MS;
+
+/** The provider's "too many": wait `waitMs` (boundedWait), the account with it. */
 export function rateLimited(words: string, waitMs?: number | null): RateLimited {
-  const ms = waitMs != null && Number.isFinite(waitMs) && waitMs > 0 ? Math.min(Math.max(waitMs, 1000), MAX_PAUSE_MS) : DEFAULT_PAUSE_MS;
-  return Object.assign(new WaitAndRetry(words, ms), { accountPause: true as const });
+  return Object.assign(new WaitAndRetry(words, boundedWait(waitMs)), { accountPause: true as const });
 }
 
 /** A 429's wait from its Retry-After header (seconds or an HTTP date). */

@@ -6,15 +6,7 @@
 // answered with a reply comment, POST /{top-level-comment-id}/comments (a picture as a photo
 // comment: attachment_url, its signed public address).
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import {
-  messagingReact,
-  messagingReceive,
-  messagingSend,
-  messagingDownload,
-  type MessagingParts,
-  type OutgoingPart,
-  type Recipient,
-} from "@plugins/channels/messaging.server";
+import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { META_FILE_HOSTS, graphCall, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
 import { fetchProviderFile } from "@plugins/channels/media.server";
 import { metaAccountFor } from "@plugins/meta/accounts.server";
@@ -196,6 +188,6 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, owner);
   },
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
   react: messagingReact(parts),
 };

@@ -9,15 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import {
-  messagingReact,
-  messagingReceive,
-  messagingSend,
-  messagingDownload,
-  type MessagingParts,
-  type OutgoingPart,
-  type Recipient,
-} from "@plugins/channels/messaging.server";
+import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { META_FILE_HOSTS, graphCall, graphFailure, graphUrl, hubChallenge, verifyHubSignature } from "@plugins/meta/graph.server";
 import { fetchProviderFile } from "@plugins/channels/media.server";
 import { metaAccountFor } from "@plugins/meta/accounts.server";
@@ -273,6 +265,6 @@ export const adapter: ChannelAdapter = {
     return messagingReceive({ ...parts, parse: () => message })(event, account);
   },
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
   react: messagingReact(parts),
 };

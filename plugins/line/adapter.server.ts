@@ -8,7 +8,7 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@db/client";
 import type { ChannelAdapter, ChannelAccount } from "@plugins/channels/adapter";
-import { messagingReceive, messagingSend, messagingDownload, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
+import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { PermanentFailure } from "~/jobs/queue.server";
 import { log } from "~/ops/log.server";
 import { PLAN } from "~/permissions";
@@ -145,5 +145,5 @@ export const adapter: ChannelAdapter = {
     return outcome;
   },
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
 };

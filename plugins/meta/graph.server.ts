@@ -5,7 +5,7 @@
 import { PermanentFailure, WaitAndRetry } from "~/jobs/queue.server";
 import type { ChannelAccount, WebhookRequest } from "@plugins/channels/adapter";
 import { hmac, sameSignature } from "@plugins/channels/signatures.server";
-import { rateLimited, retryAfterHeader } from "@plugins/channels/rate-limit.server";
+import { boundedWait, rateLimited, retryAfterHeader } from "@plugins/channels/rate-limit.server";
 
 export const GRAPH_URL = "https://graph.facebook.com/v21.0";
 /** Where Meta's webhooks point for a customer's file: its CDNs (scontent.*.fbcdn.net, cdninstagram.com) and lookaside.fbsbx.com. */
@@ -49,7 +49,7 @@ export async function graphFailure(response: Response) {
   const e = body.error;
   const words = (e ? [e.message, e.error_data?.details].filter(Boolean).join(" ") : text || `HTTP ${response.status}`).slice(0, 500);
   const code = Number(e?.code);
-  if (code === PAIR_RATE_LIMIT_CODE) return new WaitAndRetry(words, retryAfterHeader(response.headers) || 60_000);
+  if (code === PAIR_RATE_LIMIT_CODE) return new WaitAndRetry(words, boundedWait(retryAfterHeader(response.headers)));
   if (response.status === 429 || RATE_LIMIT_CODES.has(code)) return rateLimited(words, retryAfterHeader(response.headers));
   if (response.status >= 400 && response.status < 500 && response.status !== 408) return new PermanentFailure(words);
   return new Error(words);

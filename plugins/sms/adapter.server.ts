@@ -4,7 +4,7 @@
 // checked first; out through the layer's messaging send, text as SMS and each file as an MMS the
 // gateway fetches from a signed link of ours (public.server.ts), within MMS limits (limits.ts).
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import { messagingReceive, messagingSend, messagingDownload, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
+import { messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { PermanentFailure } from "~/jobs/queue.server";
 import { GATEWAYS, type SmsDialect } from "./dialect";
 import { ACCOUNT_SID, twilio } from "./twilio.server";
@@ -77,5 +77,5 @@ export const adapter: ChannelAdapter = {
   },
   receive: messagingReceive(parts),
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
 };

@@ -6,15 +6,7 @@
 // reading: a reply's state ends at "sent". Spec section 9: from the Pro plan.
 import { InputFile } from "grammy";
 import type { ChannelAccount, ChannelAdapter } from "@plugins/channels/adapter";
-import {
-  messagingReact,
-  messagingReceive,
-  messagingSend,
-  messagingDownload,
-  type MessagingParts,
-  type OutgoingPart,
-  type Recipient,
-} from "@plugins/channels/messaging.server";
+import { messagingReact, messagingReceive, messagingSend, type MessagingParts, type OutgoingPart, type Recipient } from "@plugins/channels/messaging.server";
 import { sameSignature } from "@plugins/channels/signatures.server";
 import { webhookPath } from "@plugins/channels/webhook.server";
 import { PLAN } from "~/permissions";
@@ -128,7 +120,7 @@ export const adapter: ChannelAdapter = {
   },
   receive: messagingReceive(parts),
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
   react: messagingReact(parts),
   reactions: { emoji: telegramReaction, refused: REACTION_REFUSED },
   watch: (account) => (modeOf(account) === "polling" ? watchTelegram(account) : async () => undefined),

@@ -8,7 +8,6 @@ import {
   messagingReact,
   messagingReceive,
   messagingSend,
-  messagingDownload,
   type MessagingParts,
   type OutgoingPart,
   type Recipient,
@@ -135,6 +134,6 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, owner);
   },
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
   react: messagingReact(parts),
 };

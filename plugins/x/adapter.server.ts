@@ -12,7 +12,6 @@ import {
   displayName,
   messagingReceive,
   messagingSend,
-  messagingDownload,
   type MessagingParts,
   type OutgoingPart,
   type ParsedEvent,
@@ -202,5 +201,5 @@ export const adapter: ChannelAdapter = {
     return receiveMessage(event, account);
   },
   send: messagingSend(parts),
-  downloadMedia: messagingDownload(parts),
+  downloadMedia: parts.downloadMedia,
 };
