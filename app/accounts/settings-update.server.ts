@@ -7,7 +7,7 @@ import { isLanguage } from "~/i18n";
 import { setSetting, type SettingKey } from "~/models/settings.server";
 import { broadcast } from "~/realtime.server";
 import { SERVER_EVENTS } from "~/realtime-events";
-import { audit } from "./audit.server";
+import { audit, type AuditEvent } from "./audit.server";
 import { setUserLanguage, type UserRow } from "./users.server";
 
 const validTimeZone = (v: string) => {
@@ -36,13 +36,18 @@ export const DURATION_ACTIONS: Record<string, SettingKey> = { auto_close: "auto_
 
 export type SettingUpdate = { ok: true; key: string; value: string } | { ok: false; status: 400 | 403; description: string };
 
-async function saveWorkspace(actor: UserRow, key: SettingKey, value: string, ip: string) {
-  const handle = getDb();
-  await handle.transaction(async (tx) => {
-    await tx.insert(handle.schema.settings).values({ key, value }).onConflictDoUpdate({ target: handle.schema.settings.key, set: { value } });
-    await audit({ action: "settings.changed", actor, target: { type: "setting", id: key }, detail: { value }, ip }, tx);
+/** Workspace settings saved together with their audit entry, then every open page told. */
+export async function saveWorkspaceSettings(values: Partial<Record<SettingKey, string>>, entry: AuditEvent) {
+  await getDb().transaction(async (tx) => {
+    for (const [key, value] of Object.entries(values)) await setSetting(key as SettingKey, value!, tx);
+    await audit(entry, tx);
   });
-  broadcast(SERVER_EVENTS.settingsChanged, { setting: key });
+  for (const key of Object.keys(values)) broadcast(SERVER_EVENTS.settingsChanged, { setting: key });
+}
+
+/** One workspace setting, audited as settings.changed. */
+export async function saveWorkspace(actor: { id: number; name: string }, key: SettingKey, value: string, ip?: string) {
+  await saveWorkspaceSettings({ [key]: value }, { action: "settings.changed", actor, target: { type: "setting", id: key }, detail: { value }, ip });
 }
 
 export async function updateSetting(actor: UserRow, name: string, raw: unknown, ip = ""): Promise<SettingUpdate> {

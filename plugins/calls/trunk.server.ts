@@ -7,10 +7,8 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@db/client";
-import { audit } from "~/accounts/audit.server";
+import { saveWorkspace, saveWorkspaceSettings } from "~/accounts/settings-update.server";
 import { getSettings } from "~/models/settings.server";
-import { broadcast } from "~/realtime.server";
-import { SERVER_EVENTS } from "~/realtime-events";
 import { sameSecret, sipHookSecret } from "./sip.server";
 
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -52,18 +50,8 @@ export async function outboundTrunk() {
   return { trunk: s.call_trunk, prefix: s.call_prefix };
 }
 
-async function saveSettings(values: Record<string, string>, entry: Parameters<typeof audit>[0]) {
-  const handle = getDb();
-  const st = handle.schema.settings;
-  await handle.transaction(async (tx) => {
-    for (const [key, value] of Object.entries(values)) await tx.insert(st).values({ key, value }).onConflictDoUpdate({ target: st.key, set: { value } });
-    await audit(entry, tx);
-  });
-  for (const key of Object.keys(values)) broadcast(SERVER_EVENTS.settingsChanged, { setting: key });
-}
-
 export async function saveOutboundTrunk(input: TrunkInput, by: By) {
-  await saveSettings(
+  await saveWorkspaceSettings(
     { call_trunk: input.trunk, call_prefix: input.prefix },
     {
       action: "sip.trunk_updated",
@@ -75,13 +63,7 @@ export async function saveOutboundTrunk(input: TrunkInput, by: By) {
   );
 }
 
-export async function savePopupOnCall(on: boolean, by: By) {
-  const value = on ? "1" : "0";
-  await saveSettings(
-    { popup_on_call: value },
-    { action: "settings.changed", actor: by.actor, target: { type: "setting", id: "popup_on_call" }, detail: { value }, ip: by.ip },
-  );
-}
+export const savePopupOnCall = (on: boolean, by: By) => saveWorkspace(by.actor, "popup_on_call", on ? "1" : "0", by.ip);
 
 /** The Request-URI the trunk gets: the prefix, then the number's digits (E.164 without its +). */
 export function trunkUri(number: string, trunk: string, prefix: string) {
