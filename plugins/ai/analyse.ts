@@ -8,7 +8,7 @@
 // message costs what an 8 KB one does.
 import winkNLP from "wink-nlp";
 import model from "wink-eng-lite-web-model";
-import { detect } from "tinyld";
+import { detectAll } from "tinyld";
 import {
   CLASSES,
   CLASS_EN,
@@ -63,7 +63,13 @@ const nlp = () => (nlpInstance ??= winkNLP(model));
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/g;
 
 export function detectLanguage(text: string): string {
-  const sample = text.slice(0, 2000);
+  // links, addresses and codes (order numbers, tracking ids: letters mixed with digits) say
+  // nothing of the language, and a made-up token alone could tip tinyld to Klingon
+  const sample = text
+    .slice(0, 2000)
+    .replace(/\S*(?:https?:\/\/|www\.|@)\S*/giu, " ")
+    .replace(/\S+\.(?:com|net|org|io|co|my|cn|jp|kr)\b\S*/giu, " ")
+    .replace(/[\p{L}\d]*\d[\p{L}\d]*/gu, " ");
   const cjk = (sample.match(CJK) ?? []).length;
   const letters = (sample.match(/\p{L}/gu) ?? []).length;
   if (letters && cjk / letters > 0.3) {
@@ -78,10 +84,19 @@ export function detectLanguage(text: string): string {
   if (words.length < 4) return words.length ? "en" : "";
   // plainly English (a third of the words are its everyday ones): no need to ask tinyld, the costliest step
   if (words.filter((w) => ENGLISH_MARKERS.has(w)).length / words.length >= 0.3) return "en";
-  const found = detect(sample);
+  const ranked = detectAll(sample);
+  const top = ranked[0];
+  if (!top) return "en";
+  // a near tie with a language the product reads well goes to that one: tinyld's scores for a
+  // short message barely differ, and the wrong pick costs the reading most of its confidence
+  const close = ranked.find((r) => READABLE.has(r.lang) && r.accuracy >= top.accuracy * NEAR_TIE);
+  const found = close?.lang ?? top.lang;
   if (found === "id" || found === "ms") return "ms";
-  return found || "en";
+  return found;
 }
+
+const READABLE = new Set(["en", "ms", "id"]);
+const NEAR_TIE = 0.9;
 
 const ENGLISH_MARKERS = new Set(
   "i,you,my,me,we,your,the,a,an,is,are,was,were,it,this,that,to,of,and,or,in,on,for,with,not,no,do,does,did,have,has,be,been,can,could,would,will,what,how,why,when,where,please,thanks,thank,order,account".split(

@@ -13,7 +13,7 @@ import { seedDemo } from "~/seed/seed";
 import { findUserByUsername, type UserRow } from "~/accounts/users.server";
 import { receive } from "~/conversation/receive.server";
 import { createJobWorker } from "~/jobs/queue.server";
-import { analyseText, MAX_CHARS } from "@plugins/ai/analyse";
+import { analyseText, detectLanguage, MAX_CHARS } from "@plugins/ai/analyse";
 import { analysePending, defineAnalyseJob, pendingMessages, queueAnalysis, storeAnalysis, ticketAnalysis } from "@plugins/ai/analysis.server";
 import { aiPanels } from "@plugins/ai/panel.server";
 import { aiSettings, DEFAULTS, forgetSettings, leavesMachine, saveSettings, settingsSchema } from "@plugins/ai/settings.server";
@@ -68,6 +68,15 @@ describe("the offline analyser", () => {
     const fr = analyseText("Bonjour, je voudrais savoir où est ma commande, merci beaucoup pour votre aide");
     expect(fr.degraded).toBe(true);
     expect(fr.confidence).toBeLessThan(0.4);
+  });
+
+  it("reads English with a tracking code and a link in it as English, whatever the code's letters", () => {
+    // these codes once tipped the language detector to Klingon, Berber or German (a near tie)
+    for (const code of ["gondolamx2qpwz2b", "gondolamx3nq1cpb", "gondolamx4g0fecb"]) {
+      const text = `This is RIDICULOUS! My ${code} parcel is three weeks late and nobody answers. I'm furious!!! Your bank page at maybank2u-login.com asked for my TAC number.`;
+      expect(analyseText(text)).toMatchObject({ language: "en", emotion: "anger", degraded: false });
+    }
+    expect(detectLanguage("Saya nak tahu bila barang saya ABX123Z9 sampai, dah seminggu tunggu")).toBe("ms");
   });
 
   it("reads a 100 KB message in part (truncated, said) without taking long", () => {
