@@ -99,14 +99,20 @@ export function defineJobKind(kind: string, definition: JobKind) {
 /**
  * Queues a job once per key (enqueueing the same key again does nothing), in the caller's
  * transaction when given. Call wakeJobs() after the transaction commits to run it at once.
+ * Answers whether it queued one (false: the key was queued before).
  */
-export async function enqueue(tx: Tx | undefined, job: { kind: string; key: string; payload?: unknown; runAt?: number; lane?: string | null }) {
+export async function enqueue(
+  tx: Tx | undefined,
+  job: { kind: string; key: string; payload?: unknown; runAt?: number; lane?: string | null },
+): Promise<boolean> {
   const { db, schema } = getDb();
   const now = Date.now();
-  await (tx ?? db)
+  const inserted = await (tx ?? db)
     .insert(schema.jobs)
     .values({ kind: job.kind, key: job.key, payload: JSON.stringify(job.payload ?? {}), runAt: job.runAt ?? now, createdAt: now, lane: job.lane || null })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ id: schema.jobs.id });
+  return inserted.length > 0;
 }
 
 /** Runs this node's workers now instead of at their next poll (others find the job within POLL_MS). */

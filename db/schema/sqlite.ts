@@ -2045,6 +2045,17 @@ export const aiCallHints = sqliteTable(
   (t) => [primaryKey({ columns: [t.callId, t.kind, t.evidence] }), index("ai_call_hints_kind_idx").on(t.kind, t.callId)],
 );
 
+/**
+ * The calls whose transcript the scam check has read (plugins/ai), hints or none: the backfill
+ * looks here, by key, for the calls it still has to queue.
+ */
+export const aiCallChecks = sqliteTable("ai_call_checks", {
+  callId: integer("call_id")
+    .primaryKey()
+    .references(() => calls.id, { onDelete: "cascade" }),
+  checkedAt: time("checked_at").notNull(),
+});
+
 /** The language an agent chose for a conversation (plugins/ai translation): the visitor's messages are shown in it. */
 export const aiTicketLanguage = sqliteTable("ai_ticket_language", {
   ticketId: integer("ticket_id")

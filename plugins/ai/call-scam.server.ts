@@ -8,13 +8,13 @@
 // earlier ones in one transaction, so a second run leaves the same rows; the calls plugin's
 // /call_verification lists them through the shared schema.
 //
-// Calls recorded and transcribed before this check existed were never announced to it: the
-// backfill (backfillCallScam) queues this job for every transcribed call that has no hint and no
-// job of this kind yet, with the key the hook would have used, so running it again (or the hook
-// firing later for the same recording) queues nothing twice. It runs as a job once at each start
-// (CALL_SCAM_BACKFILL_JOB, queued by start.server.ts) and when an admin asks on /call_verification.
-// With the AI off it queues nothing: a job run then would store nothing and use up the call's key.
-import { and, asc, eq, exists, gt, inArray, like, notExists, sql } from "drizzle-orm";
+// Calls recorded and transcribed before this check existed were never announced to it, and a check
+// that ran while the AI was off read nothing: the backfill (backfillCallScam) queues the check of
+// every transcribed call that has no row in ai_call_checks (which scanCall writes with the hints,
+// hints or none) and no check of the hook's still waiting, under its own key, so running it again
+// queues nothing twice. It runs as a job once at each start (CALL_SCAM_BACKFILL_JOB, queued by
+// start.server.ts) and when an admin asks on /call_verification. With the AI off it queues nothing.
+import { and, asc, eq, exists, gt, inArray, notExists, sql } from "drizzle-orm";
 import { getDb, type DbHandle, type Tx } from "@db/client";
 import { defineJobKind, enqueue, wakeJobs } from "~/jobs/queue.server";
 import type { CallRecording } from "~/conversation/call-recorded.server";
@@ -57,15 +57,15 @@ export async function queueCallScamBackfill(why: string, now = Date.now()) {
 }
 
 /**
- * The backfill (see the file's head): queues the check of every transcribed call that has no hint
- * and was never queued for one. Answers how many it queued, or "off" when the AI is off.
+ * The backfill (see the file's head): queues the check of every transcribed call that was never
+ * checked and has no check waiting. Answers how many it queued, or "off" when the AI is off.
  */
 export async function backfillCallScam(handle: DbHandle = getDb()): Promise<number | "off"> {
   if ((await aiSettings()).adapter === "off") return "off";
   const { db, schema } = handle;
   const c = schema.calls;
   const tr = schema.callTranscripts;
-  const h = schema.aiCallHints;
+  const checked = schema.aiCallChecks;
   const j = schema.jobs;
   let queued = 0;
   let after = 0;
@@ -85,15 +85,20 @@ export async function backfillCallScam(handle: DbHandle = getDb()): Promise<numb
           notExists(
             db
               .select({ one: sql`1` })
-              .from(h)
-              .where(eq(h.callId, c.id)),
+              .from(checked)
+              .where(eq(checked.callId, c.id)),
           ),
-          // never queued: a job of this kind names the call in its key (see callScamKey)
+          // the hook's check still waiting to run (its key, looked up by the jobs' unique index)
           notExists(
             db
               .select({ one: sql`1` })
               .from(j)
-              .where(and(eq(j.kind, CALL_SCAM_JOB), like(j.key, sql`${`${CALL_SCAM_JOB}:`} || cast(${c.id} as text) || ':%'`))),
+              .where(
+                and(
+                  eq(j.key, sql`${`${CALL_SCAM_JOB}:`} || cast(${c.id} as text) || ':' || coalesce(${c.recordingKey}, '') || ':t'`),
+                  inArray(j.state, ["queued", "running"]),
+                ),
+              ),
           ),
         ),
       )
@@ -126,8 +131,8 @@ export async function backfillCallScam(handle: DbHandle = getDb()): Promise<numb
           .filter((l) => l.callId === call.id)
           .map((l) => ({ side: l.source === "agent" ? ("agent" as const) : ("customer" as const), offsetMs: l.offsetMs, text: l.text })),
       };
-      await enqueue(undefined, { kind: CALL_SCAM_JOB, key: callScamKey(recording), payload: recording, runAt: Date.now() });
-      queued++;
+      // its own key: the hook's may be used up by a check that ran while the AI was off
+      if (await enqueue(undefined, { kind: CALL_SCAM_JOB, key: `${callScamKey(recording)}:backfill`, payload: recording, runAt: Date.now() })) queued++;
     }
     if (calls.length < BACKFILL_BATCH) break;
   }
@@ -178,6 +183,10 @@ export async function scanCall(recording: CallRecording, handle: DbHandle = getD
   await handle.transaction(async (tx) => {
     await tx.delete(t).where(eq(t.callId, call.id));
     if (rows.size) await tx.insert(t).values([...rows.values()]);
+    await tx
+      .insert(schema.aiCallChecks)
+      .values({ callId: call.id, checkedAt: now })
+      .onConflictDoUpdate({ target: schema.aiCallChecks.callId, set: { checkedAt: now } });
   });
   return hints;
 }

@@ -376,8 +376,10 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     expect((await post(new URLSearchParams({ intent: "other" }))).status).toBe(400);
   });
 
-  it("queues nothing while the AI is off, and says so", async () => {
+  it("queues nothing while the AI is off, says so, and checks afterwards what it could not read then", async () => {
     const waiting = await earlierCall("+60136667777", ["pay now with a gift card"], 9);
+    // a call recorded while the AI is off: its check ran (and read nothing), using up the hook's key
+    const { recording: unread } = await recordedCall("+60134443333", ["buy gift cards and send me the codes urgently"], 10);
     // the AI's adapter setting (plugins/ai/settings.server.ts), as /settings/ai stores it
     const setAi = async (adapter: string) => {
       const { db, schema } = t.handle;
@@ -389,6 +391,19 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     };
     try {
       await setAi("off");
+      await t.handle.db.insert(t.handle.schema.callTranscripts).values(
+        unread.transcript.map((u) => ({
+          callId: unread.callId,
+          source: u.side === "agent" ? "agent" : "other",
+          transcription: u.text,
+          offsetMs: u.offsetMs,
+          createdAt: at(10),
+        })),
+      );
+      await t.handle.db.update(t.handle.schema.calls).set({ recordingKey: unread.recordingKey }).where(eq(t.handle.schema.calls.id, unread.callId));
+      await onCallRecorded(undefined, unread);
+      await runJobs();
+      expect(await scamJobsOf(unread.callId)).toMatchObject([{ state: "done" }]);
       expect(await backfillCallScam()).toBe("off");
       expect(await scamJobsOf(waiting.callId)).toHaveLength(0);
       expect((await post(new URLSearchParams({ intent: "backfill" }))).headers.get("Location")).toBe("/call_verification?queued=off");
@@ -396,9 +411,14 @@ describe.each(DIALECTS)("/call_verification (%s)", (dialect) => {
     } finally {
       await setAi("offline");
     }
-    // on again: it is queued
-    expect(await backfillCallScam()).toBe(1);
+    // on again: both are queued, once, and the one recorded while it was off gets its hints
+    expect(await backfillCallScam()).toBe(2);
+    expect(await backfillCallScam()).toBe(0);
     expect(await scamJobsOf(waiting.callId)).toHaveLength(1);
+    expect(await scamJobsOf(unread.callId)).toHaveLength(2);
+    await runJobs();
+    expect((await list()).calls.map((c) => c.from)).toEqual(expect.arrayContaining(["+60136667777", "+60134443333"]));
+    expect(await backfillCallScam()).toBe(0);
   });
 });
 

@@ -233,8 +233,9 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     });
     const w = worker();
     expect(await w.runOnce()).toBe(1);
-    // "second" did not overtake "first"; a job of no lane was not held up
-    expect(runs).toEqual(["first", "elsewhere"]);
+    // "second" did not overtake "first"; a job of no lane was not held up (the two ran side by
+    // side, in either order)
+    expect([...runs].sort()).toEqual(["elsewhere", "first"]);
     expect(await row("second")).toMatchObject({ state: "queued", attempts: 0 });
     fail = false;
     clock += MINUTE;
@@ -243,7 +244,7 @@ describe.each(DIALECTS)("the job queue on %s", (dialect) => {
     workers.push(started);
     started.start();
     await expect.poll(() => runs.length, { timeout: 10_000, interval: 20 }).toBe(4);
-    expect(runs).toEqual(["first", "elsewhere", "first", "second"]);
+    expect(runs.slice(2)).toEqual(["first", "second"]);
   });
 
   it("has the database refuse a second running job of a lane", async () => {
