@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import { importPKCS8, SignJWT } from "jose";
 import { z } from "zod";
+import { retryAfterMs } from "~/jobs/retry-after";
 
 const SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
 const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";
@@ -127,15 +128,6 @@ export class FcmError extends Error {
     if (this.errorCode !== "INVALID_ARGUMENT" && this.status !== 400) return false;
     return this.fields.includes("message.token") || /registration token/i.test(this.message);
   }
-}
-
-/** Retry-After as seconds or an HTTP date, in ms from now; null without one. */
-export function retryAfterMs(header: string | null, now = Date.now()) {
-  if (!header) return null;
-  const seconds = Number(header.trim());
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 async function post(config: FcmConfig, message: FcmMessage, accessToken: string) {

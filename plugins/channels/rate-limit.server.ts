@@ -6,7 +6,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { getDb } from "@db/client";
 import { WaitAndRetry, isWaitAndRetry } from "~/jobs/queue.server";
-import { retryAfterMs } from "~/conversation/fcm.server";
+import { retryAfterMs } from "~/jobs/retry-after";
 
 /** The longest pause a provider's answer can ask for. */
 export const MAX_PAUSE_MS = 60 * 60_000;

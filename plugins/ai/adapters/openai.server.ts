@@ -2,6 +2,8 @@
 // embeddings, against a hosted API or a local server (llama.cpp's server, Ollama, vLLM all speak
 // it). Every call has a timeout; a 429, a 5xx, a timeout or an answer that is not the API's JSON
 // becomes an AdapterError the service turns into "AI is unavailable" (and the offline reading).
+import { retryAfterMs } from "~/jobs/retry-after";
+
 export interface OpenAiConfig {
   baseUrl: string;
   model: string;
@@ -45,9 +47,9 @@ async function post(config: OpenAiConfig, path: string, body: unknown, signal?: 
     throw new AdapterError("network", String((error as Error)?.message ?? error));
   }
   if (response.status === 429) {
-    const after = Number(response.headers.get("retry-after"));
+    const after = retryAfterMs(response.headers.get("retry-after"));
     await response.body?.cancel();
-    throw new AdapterError("rate_limited", "the model's server is rate limiting (429)", Number.isFinite(after) && after > 0 ? after * 1000 : undefined);
+    throw new AdapterError("rate_limited", "the model's server is rate limiting (429)", after || undefined);
   }
   if (!response.ok) {
     await response.body?.cancel();

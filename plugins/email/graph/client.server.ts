@@ -4,6 +4,7 @@
 // a 429 (throttled) or 503 waits what Retry-After says and tries again a few times.
 import { createHash } from "node:crypto";
 import type { ChannelAccount } from "@plugins/channels/adapter";
+import { retryAfterMs } from "~/jobs/retry-after";
 
 export const DEFAULT_GRAPH_URL = "https://graph.microsoft.com/v1.0";
 export const DEFAULT_LOGIN_URL = "https://login.microsoftonline.com";
@@ -78,15 +79,8 @@ async function graphError(response: Response) {
   return new GraphError(response.status, code, `Microsoft Graph: ${body.error?.message || response.statusText || code} (${code})`);
 }
 
-function retryAfterMs(response: Response, attempt: number) {
-  const header = response.headers.get("retry-after");
-  const seconds = header && /^\d+$/.test(header.trim()) ? Number(header) : NaN;
-  if (Number.isFinite(seconds)) return seconds * 1000;
-  const date = header ? Date.parse(header) : NaN;
-  if (Number.isFinite(date)) return Math.max(0, date - Date.now());
-  // no hint: back off exponentially as Graph's guidance says
-  return Math.min(1000 * 2 ** attempt, 30_000);
-}
+/** What Retry-After says, else (no hint) an exponential backoff as Graph's guidance says. */
+const waitBeforeRetry = (response: Response, attempt: number) => retryAfterMs(response.headers.get("retry-after")) ?? Math.min(1000 * 2 ** attempt, 30_000);
 
 export interface GraphRequest {
   method?: string;
@@ -117,7 +111,7 @@ export async function graphFetch(account: ChannelAccount, pathOrUrl: string, req
       continue;
     }
     if ((response.status === 429 || response.status === 503) && attempt < RETRIES) {
-      const wait = retryAfterMs(response, attempt);
+      const wait = waitBeforeRetry(response, attempt);
       if (wait <= MAX_WAIT_MS) {
         await response.body?.cancel();
         await new Promise((r) => setTimeout(r, wait));
