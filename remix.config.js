@@ -46,8 +46,9 @@ export default {
   ignoredRouteFiles: ["**/*"],
   serverModuleFormat: "esm",
   future: { v3_fetcherPersist: true, v3_relativeSplatPath: true, v3_throwAbortReason: true },
-  // d3's locale data (plugins/reports/chart-locale.server.ts) is JSON: bundled, as Node would not import it bare
-  serverDependenciesToBundle: [/^remix-i18next/, /^d3-(time-)?format\/locale\//],
+  // d3's locale data (plugins/reports/chart-locale.server.ts) is JSON: bundled, as Node would not import it bare;
+  // simple-icons: bundled so the server keeps the few channel logos it draws, not all 3,000 (5 MB)
+  serverDependenciesToBundle: [/^remix-i18next/, /^d3-(time-)?format\/locale\//, /^simple-icons$/],
   routes(defineRoutes) {
     const plugins = readPlugins();
     return defineRoutes((route) => {

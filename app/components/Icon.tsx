@@ -31,14 +31,21 @@ const PATHS: Record<string, string> = {
   close: "M6.4 5L12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z",
   search: "M10 3a7 7 0 0 1 5.6 11.2l5.1 5.1-1.4 1.4-5.1-5.1A7 7 0 1 1 10 3zm0 2a5 5 0 1 0 0 10 5 5 0 0 0 0-10z",
   bell: "M12 3a6 6 0 0 0-6 6v4l-2 3v1h16v-1l-2-3V9a6 6 0 0 0-6-6zm-2 16a2 2 0 0 0 4 0z",
+  mail: "M3 5h18v14H3zm2 3.2V17h14V8.2l-7 5z",
+  bot: "M11 2h2v3h5a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2h5zM8 10a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm8 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm-7 5v2h6v-2z",
   agents:
     "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2 20c0-3.5 3.1-6 7-6s7 2.5 7 6zm15.5 0c0-1.9-.7-3.6-1.9-4.9 3.4.2 6.4 2 6.4 4.9z",
 };
 
-export function Icon({ name }: { name: string }) {
+export function Icon({ name, size = 20 }: { name: string; size?: number }) {
+  return <IconPath d={PATHS[name] ?? PATHS.product} size={size} />;
+}
+
+/** A path on the icons' 24 x 24 grid, drawn in the text's colour; decorative (its text says it). */
+export function IconPath({ d, size = 20, className = "icon" }: { d: string; size?: number; className?: string }) {
   return (
-    <svg className="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
-      <path d={PATHS[name] ?? PATHS.product} />
+    <svg className={className} viewBox="0 0 24 24" width={size} height={size} aria-hidden="true" focusable="false">
+      <path d={d} />
     </svg>
   );
 }

@@ -41,7 +41,8 @@ export interface PanelSection {
   id?: string;
   /** Translation key of the section's heading. */
   title: string;
-  items: { label: PanelText; href?: string; actions?: PanelAction[] }[];
+  /** `channels`: channels (app/conversation/channels.ts) shown after the label, each with its icon and name. */
+  items: { label: PanelText; href?: string; actions?: PanelAction[]; channels?: string[] }[];
   /** Links to what the plugin offers for this conversation (attach to a case, link a product). */
   actions: PanelAction[];
   /** A search form (GET to the conversation page itself, so it works without JavaScript): its query parameter, current value and translation keys. */

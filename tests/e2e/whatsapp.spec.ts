@@ -94,6 +94,9 @@ for (const javaScriptEnabled of [true, false]) {
       const list = page.getByRole("region", { name: "Conversations" });
       const item = list.locator(".ticket-item", { hasText: question });
       await eventually((timeout) => expect(item).toBeVisible({ timeout }));
+      // the row names the channel with WhatsApp's logo beside it
+      await expect(item.locator('[data-channel="WHATSAPP"]')).toHaveText("WhatsApp");
+      await expect(item.locator('[data-channel="WHATSAPP"] svg[aria-hidden="true"]')).toBeVisible();
       await item.click();
       await expect(page.getByRole("heading", { level: 1 })).toContainText(question);
       await expect(page.locator(".message-list")).toContainText(name);

@@ -88,8 +88,35 @@ describe.each(DIALECTS)("conversation panels (%s)", (dialect) => {
       },
     ]);
     expect(kase.actions).toEqual([]);
-    expect(contact.items).toEqual([{ label: { text: "Siti Aminah" }, href: expect.stringMatching(/^\/contacts\/[A-Za-z0-9_-]+$/) }]);
+    expect(contact.items).toEqual([
+      { label: { text: "Siti Aminah" }, href: expect.stringMatching(/^\/contacts\/[A-Za-z0-9_-]+$/) },
+      { label: { key: "plugin_contacts.panel.channels" }, channels: ["EMAIL"] },
+    ]);
     expect(products.items).toEqual([{ label: { text: "Inverter Aircon 1.5HP (AC-15-INV)" }, href: `/product/${product.id}` }]);
+  });
+
+  it("names every channel the person reached us on, the latest first, on each of their conversations", async () => {
+    const later = await t.handle.transaction((tx) =>
+      insertTicket(
+        tx,
+        {
+          title: "Still leaking",
+          channel: "WHATSAPP",
+          departmentId: agent.departmentId,
+          contactName: "Siti",
+          contactEmail: "siti@example.com",
+          contactPhone: "+60123456789",
+        },
+        "Still leaking",
+        Date.now() + 60_000,
+      ),
+    );
+    await linkContact(
+      { id: later.id, channel: "WHATSAPP", contactName: "Siti", contactEmail: "siti@example.com", contactPhone: "+60123456789", customerId: "" },
+      t.handle,
+    );
+    const [, contact] = await panels(agent);
+    expect(contact.items[1]).toEqual({ label: { key: "plugin_contacts.panel.channels" }, channels: ["WHATSAPP", "EMAIL"] });
   });
 
   it("says nothing where the menu rules keep the person out, or the edition leaves the plugin out", async () => {

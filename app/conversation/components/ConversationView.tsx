@@ -18,6 +18,7 @@ import { useResendWhenLost } from "~/conversation/send-retry";
 import { LabelChip, LabelDot } from "~/components/LabelChip";
 import { shortcutTarget } from "~/shortcuts";
 import { focusList } from "~/components/list-focus";
+import { ChannelName } from "~/components/ChannelName";
 
 type Data = ConversationData;
 type Message = Data["messages"][number];
@@ -98,7 +99,7 @@ export function ConversationView({ data, extra }: { data: Data; extra?: React.Re
           <span className="muted">#{data.ticket.number}</span> {data.ticket.title}
         </h1>
         <p className="muted">
-          {t(`channel.${data.ticket.channel}`)} ·{" "}
+          <ChannelName channel={data.ticket.channel} className="channel-name" /> ·{" "}
           <span className="contact">
             {/* isolated: a customer's right-to-left name (or an override in it) does not reorder the text after it */}
             <bdi>{data.ticket.contactName}</bdi>
@@ -622,6 +623,13 @@ function PluginPanel({ panel }: { panel: Data["panels"][number] }) {
           {panel.items.map((item, i) => (
             <li key={i}>
               {item.href ? <Link to={item.href}>{text(item.label)}</Link> : text(item.label)}
+              {item.channels?.length ? (
+                <span className="channel-list">
+                  {item.channels.map((channel) => (
+                    <ChannelName key={channel} channel={channel} className="channel-name" />
+                  ))}
+                </span>
+              ) : null}
               {item.actions?.length ? (
                 <span className="inline-form">
                   {item.actions.map((action, n) => (

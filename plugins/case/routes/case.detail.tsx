@@ -22,6 +22,7 @@ import { DueDate } from "../components/DueDate";
 import { requireCaseUser } from "../guard.server";
 import { CASE_FIELDS, NOTE_MAX } from "../limits";
 import { formWriteOnce } from "~/request-keys.server";
+import { ChannelName } from "~/components/ChannelName";
 
 const caseNumber = (raw: string | undefined) => {
   if (!/^\d{1,15}$/.test(raw ?? "")) throw new Response("Not Found", { status: 404 });
@@ -152,7 +153,9 @@ export default function CaseDetailPage() {
                       <Link to={conversationPath(tk.kind, tk.number)}>#{tk.number}</Link>
                     </td>
                     <td>{tk.title}</td>
-                    <td>{t(`channel.${tk.channel}`, { defaultValue: tk.channel })}</td>
+                    <td>
+                      <ChannelName channel={tk.channel} className="channel-name" />
+                    </td>
                     <td>{t(`ticketStatus.${tk.status}`, { defaultValue: t("ticketStatus.unknown") })}</td>
                     <td>
                       <Form method="post">

@@ -16,6 +16,7 @@ import { AccountForm } from "../components/AccountForm";
 import { channelsPage, saveAccountForm } from "../settings.server";
 import { pageMeta } from "~/meta";
 import { TableScroll } from "~/components/TableScroll";
+import { ChannelName } from "~/components/ChannelName";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -94,7 +95,9 @@ export default function ChannelSettings() {
                     <td>
                       <Link to={`/settings/channels/${a.id}`}>{a.name}</Link>
                     </td>
-                    <td>{t(`channel.${a.kind}`)}</td>
+                    <td>
+                      <ChannelName channel={a.kind} className="channel-name" />
+                    </td>
                     <td>
                       <code>{a.address}</code>
                     </td>

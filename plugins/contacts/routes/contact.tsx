@@ -21,6 +21,7 @@ import { mergedTarget, undoableMerges, undoMerge } from "../merge.server";
 import { staffProfile, visitorProfile } from "../people.server";
 import { StaffPage, VisitorPage } from "../components/People";
 import { customFields, customValues, inputName, saveCustomValues, VALUE_MAX } from "../custom-fields.server";
+import { ChannelName } from "~/components/ChannelName";
 
 const uidOf = (params: Record<string, string | undefined>) => {
   const uid = params["*"] ?? "";
@@ -331,7 +332,9 @@ function ContactPage({ data }: { data: ContactData }) {
             {activity.items.map((item) => (
               <li key={item.path} data-testid={`activity-${item.ticketNumber}`}>
                 <Link to={item.path}>{`#${item.ticketNumber} ${item.title}`}</Link>
-                {` · ${t(`channel.${item.channel}`)} · ${t(`ticketStatus.${item.status}`)} · `}
+                {" · "}
+                <ChannelName channel={item.channel} className="channel-name" />
+                {` · ${t(`ticketStatus.${item.status}`)} · `}
                 <time
                   dateTime={new Date(item.updatedAt).toISOString()}
                 >{`${formatDate(item.updatedAt, timeZone)} ${formatTime(item.updatedAt, timeZone)}`}</time>

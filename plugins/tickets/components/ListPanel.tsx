@@ -12,6 +12,7 @@ import { DeskSessions } from "@plugins/livechat/components/DeskSessions";
 import type { ListItem } from "../ticket-list.server";
 import { LabelChip, LabelDot } from "~/components/LabelChip";
 import { countdownAt } from "~/conversation/countdown";
+import { ChannelName } from "~/components/ChannelName";
 
 type Props = {
   data: ListPanelData;
@@ -275,7 +276,7 @@ function Item({ item: loaded, now, search }: { item: ListItem; now: number; sear
       data-ticket={item.ticketNumber}
     >
       <div className="row">
-        <span className="channel">{t(`channel.${item.channel}`)}</span>
+        <ChannelName channel={item.channel} />
         <span className="number">#{item.ticketNumber}</span>
         {item.severity ? (
           <span className={`severity severity-${item.severity}`} title={t(`priority.${item.severity}`)}>

@@ -12,6 +12,7 @@ import { useDialogFocus } from "~/components/dialog-focus";
 import type { RecordSection, SearchResult } from "../search.server";
 import type { PanelText } from "~/conversation/panels.server";
 import { highlightSegments } from "../highlight";
+import { ChannelName } from "~/components/ChannelName";
 
 /** What the /search loader answers (result is null until there is a query). */
 export interface SearchPageData {
@@ -254,7 +255,7 @@ export function SearchResults({
                   <li key={p.id}>
                     <Link to={p.link} className="search-hit" data-ticket={p.ticket_number}>
                       <span className="row">
-                        <span className="channel">{t(`channel.${p.channel}`, { defaultValue: p.channel })}</span>
+                        <ChannelName channel={p.channel} />
                         <span className="number">#{p.ticket_number}</span>
                         <span className="muted">{t(`ticketStatus.${p.status}`, { defaultValue: "?" })}</span>
                       </span>
@@ -294,7 +295,7 @@ export function SearchResults({
                   <li key={m.id}>
                     <Link to={m.link} className="search-hit" data-ticket={m.ticket_number} data-message={m.id}>
                       <span className="row">
-                        <span className="channel">{t(`channel.${m.channel}`, { defaultValue: m.channel })}</span>
+                        <ChannelName channel={m.channel} />
                         <span className="number">#{m.ticket_number}</span>
                         <span className="muted">{m.sender}</span>
                       </span>
