@@ -108,24 +108,34 @@ describe("TURN credentials (the TURN REST API scheme)", () => {
     let port: number;
     beforeAll(async () => {
       port = await freePort("udp");
-      const relayMin = 46000 + Math.floor(Math.random() * 50) * 20;
-      turn = spawn("/usr/bin/turnserver", coturnArgs({ listen: "127.0.0.1", port, secret: "unit-s3cret", relayMin, relayMax: relayMin + 19 }), {
+      // each allocation holds a relay port for its lifetime: room for every test's
+      const relayMin = 46000 + Math.floor(Math.random() * 10) * 100;
+      turn = spawn("/usr/bin/turnserver", coturnArgs({ listen: "127.0.0.1", port, secret: "unit-s3cret", relayMin, relayMax: relayMin + 99 }), {
         stdio: "ignore",
       });
       await new Promise((r) => setTimeout(r, 1500));
     });
     afterAll(() => void turn?.kill("SIGTERM"));
-    // turnutils_uclient allocates a relay with the credential and sends packets through it
-    const allocate = (username: string, password: string) =>
-      spawnSync("/usr/bin/turnutils_uclient", ["-u", username, "-w", password, "-p", String(port), "-n", "2", "-m", "1", "-y", "127.0.0.1"], {
-        timeout: 15_000,
-      }).stdout.toString();
+    // turnutils_uclient allocates a relay with the credential and sends packets through it (to
+    // another of its relays, -y, or to `peer`)
+    const allocate = (username: string, password: string, peer?: string) =>
+      spawnSync(
+        "/usr/bin/turnutils_uclient",
+        ["-u", username, "-w", password, "-p", String(port), "-n", "2", "-m", "1", ...(peer ? ["-e", peer] : ["-y"]), "127.0.0.1"],
+        { timeout: 15_000 },
+      ).stdout.toString();
     it("relays for a fresh credential and refuses a forged or expired one", () => {
       const fresh = turnCredential("unit-s3cret", "user:1");
       expect(allocate(fresh.username, fresh.credential)).toMatch(/tot_recv_bytes ~ [1-9]/);
       expect(allocate(fresh.username, "forged")).toMatch(/Cannot complete Allocation/);
       const expired = turnCredential("unit-s3cret", "user:1", Date.now() - 7200_000, 60);
       expect(allocate(expired.username, expired.credential)).toMatch(/Cannot complete Allocation/);
+    }, 60_000);
+    it("relays to the media servers' address but never into a private network (no way in behind it)", () => {
+      const fresh = turnCredential("unit-s3cret", "user:1");
+      for (const peer of ["10.1.2.3", "192.168.1.5", "172.16.0.9", "169.254.169.254"])
+        expect(allocate(fresh.username, fresh.credential, peer), peer).toMatch(/403 \(Forbidden IP\)/);
+      expect(allocate(fresh.username, fresh.credential, "127.0.0.1")).not.toMatch(/Forbidden IP/);
     }, 60_000);
   });
 });

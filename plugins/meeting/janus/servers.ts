@@ -69,6 +69,32 @@ async function janusInfo(url: string) {
   }
 }
 
+/** Peers coturn never relays to (the ranges its own security notes list: private, loopback, link-local, shared, documentation and reserved). */
+export const DENIED_PEERS = [
+  "0.0.0.0-0.255.255.255",
+  "10.0.0.0-10.255.255.255",
+  "100.64.0.0-100.127.255.255",
+  "127.0.0.0-127.255.255.255",
+  "169.254.0.0-169.254.255.255",
+  "172.16.0.0-172.31.255.255",
+  "192.0.0.0-192.0.0.255",
+  "192.0.2.0-192.0.2.255",
+  "192.88.99.0-192.88.99.255",
+  "192.168.0.0-192.168.255.255",
+  "198.18.0.0-198.19.255.255",
+  "198.51.100.0-198.51.100.255",
+  "203.0.113.0-203.0.113.255",
+  "240.0.0.0-255.255.255.255",
+  "::1",
+  "64:ff9b::-64:ff9b::ffff:ffff",
+  "::ffff:0.0.0.0-::ffff:255.255.255.255",
+  "100::-100::ffff:ffff:ffff:ffff",
+  "2001::-2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff",
+  "2002::-2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+  "fc00::-fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+  "fe80::-febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+];
+
 /** coturn's command line: TURN over UDP/TCP on loopback, the TURN REST API's shared secret, no TLS, no CLI. */
 export function coturnArgs(t: { listen: string; port: number; secret: string; realm?: string; relayMin: number; relayMax: number }) {
   return [
@@ -86,6 +112,11 @@ export function coturnArgs(t: { listen: string; port: number; secret: string; re
     "--no-cli",
     // browsers and relays share this machine in tests; a deployment on a public address drops it
     ...(t.listen.startsWith("127.") ? ["--allow-loopback-peers"] : []),
+    // a relay for the meeting's media, not a way into the network behind it: no private, reserved
+    // or multicast peer but the media servers' own address (Janus listens there)
+    "--no-multicast-peers",
+    ...DENIED_PEERS.map((range) => `--denied-peer-ip=${range}`),
+    `--allowed-peer-ip=${t.listen}`,
     "--fingerprint",
     "--log-file=stdout",
     "--simple-log",
