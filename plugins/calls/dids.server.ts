@@ -13,6 +13,7 @@
 //   call started with, or the one who answered it), so each call starts one agent further on;
 // - longest_idle: the agent whose last call ended longest ago first (never on a call: first of all;
 //   the after-call work the agent reported counts as busy), agents on a call or ringing now last.
+// Whatever the strategy, only agents whose status is Online are rung.
 import { and, asc, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb, type Tx } from "@db/client";
@@ -240,6 +241,9 @@ export async function didTargets(raw: string, opts: { advance?: boolean; now?: n
       and(
         eq(s.active, true),
         isNull(u.disabledAt),
+        // an agent who set Away, Busy, a break or a status of the admin's is not rung (as a live
+        // chat is offered only to Online agents); with nobody Online the call goes to voicemail
+        eq(u.status, "ONLINE"),
         did.departmentId != null ? or(eq(u.departmentId, did.departmentId), inArray(u.id, named)) : inArray(u.id, named),
       ),
     )

@@ -172,6 +172,13 @@ describe.each(DIALECTS)("DIDs and whom they ring (%s)", (dialect) => {
     await db.update(schema.users).set({ disabledAt: Date.now() }).where(eq(schema.users.id, agent2.id));
     expect((await didTargets("+60387654321"))?.extensions).toEqual(["3001"]);
     await db.update(schema.users).set({ disabledAt: null }).where(eq(schema.users.id, agent2.id));
+    // nor the extension of an agent who is not Online (Away, a break, the admin's own status)
+    for (const status of ["AWAY", "MEAL_BREAK", "Training"]) {
+      await db.update(schema.users).set({ status }).where(eq(schema.users.id, agent2.id));
+      expect((await didTargets("+60387654321"))?.extensions, status).toEqual(["3001"]);
+    }
+    await db.update(schema.users).set({ status: "ONLINE" }).where(eq(schema.users.id, agent2.id));
+    expect((await didTargets("+60387654321"))?.extensions).toEqual(["3001", "3002"]);
 
     // an edit replaces the named agents
     await saveDid(mixed.ok ? mixed.id : 0, didForm.parse({ number: "+60387654321", agentIds: String(agent2.id), voicemail: "" }), by());
