@@ -25,6 +25,8 @@ export const SETTING_DEFAULTS = {
   call_trunk: "",
   /** Put in front of each outside number's digits towards the trunk (the auth check's call_prefix). */
   call_prefix: "",
+  /** The caller ID outside calls show (one of the workspace's DIDs, in P-Asserted-Identity); empty: the agent's extension. */
+  call_caller_id: "",
   language: "en",
   /** Department that receives tickets from the public new-ticket form (2: Support in the demo). */
   new_ticket_department: "2",

@@ -23,6 +23,7 @@ import { editionForHost } from "~/models/editions.server";
 import { getSettings, getWorkspace } from "~/models/settings.server";
 import { saveSipAccount, sipHookSecret } from "@plugins/calls/sip.server";
 import { outboundHook, outboundTrunk, saveOutboundTrunk, trunkForm, trunkUri } from "@plugins/calls/trunk.server";
+import { deleteDid, didForm, saveDid } from "@plugins/calls/dids.server";
 import * as configRoute from "@plugins/calls/routes/call_config";
 import * as authHook from "@plugins/calls/routes/hook.auth";
 import * as eventHook from "@plugins/calls/routes/hook.event";
@@ -58,10 +59,14 @@ describe("the outbound trunk form", () => {
     return r.success ? null : Object.fromEntries(r.error.issues.map((i) => [String(i.path[0]), i.message]));
   };
   it("takes host:port or a host, and a prefix of up to 10 digits that may start with +; both may be empty", () => {
-    expect(trunkForm.parse({ trunk: " sip.example.com:5060 ", prefix: " 9 " })).toEqual({ trunk: "sip.example.com:5060", prefix: "9" });
-    expect(trunkForm.parse({ trunk: "203.0.113.5", prefix: "+" })).toEqual({ trunk: "203.0.113.5", prefix: "+" });
-    expect(trunkForm.parse({ trunk: "10.0.0.1:5080", prefix: "0000000000" })).toEqual({ trunk: "10.0.0.1:5080", prefix: "0000000000" });
-    expect(trunkForm.parse({})).toEqual({ trunk: "", prefix: "" });
+    expect(trunkForm.parse({ trunk: " sip.example.com:5060 ", prefix: " 9 " })).toEqual({ trunk: "sip.example.com:5060", prefix: "9", callerId: "" });
+    expect(trunkForm.parse({ trunk: "203.0.113.5", prefix: "+", callerId: " +60312345678 " })).toEqual({
+      trunk: "203.0.113.5",
+      prefix: "+",
+      callerId: "+60312345678",
+    });
+    expect(trunkForm.parse({ trunk: "10.0.0.1:5080", prefix: "0000000000" })).toEqual({ trunk: "10.0.0.1:5080", prefix: "0000000000", callerId: "" });
+    expect(trunkForm.parse({})).toEqual({ trunk: "", prefix: "", callerId: "" });
   });
   it("refuses a bad address or prefix with the messages in five locales", () => {
     for (const trunk of [
@@ -142,18 +147,22 @@ describe.each(DIALECTS)("outbound trunk and call popup on /call_config (%s)", (d
       errors: { trunk: "plugin_calls.errors.trunk", prefix: "plugin_calls.errors.prefix" },
       values: { trunk: "sip.example.com:99999", prefix: "9#" },
     });
-    expect(await outboundTrunk()).toEqual({ trunk: "", prefix: "" });
+    expect(await outboundTrunk()).toEqual({ trunk: "", prefix: "", callerId: "" });
 
     const saved = await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", trunk: " sip.example.com:5060 ", prefix: "00" }));
     expect(saved.status).toBe(302);
     expect(saved.headers.get("Location")).toBe("/call_config?outboundSaved=1#outbound");
-    expect(await outboundTrunk()).toEqual({ trunk: "sip.example.com:5060", prefix: "00" });
+    expect(await outboundTrunk()).toEqual({ trunk: "sip.example.com:5060", prefix: "00", callerId: "" });
     const [entry] = await audits("sip.trunk_updated");
     expect(entry).toMatchObject({ actorId: admin.id, targetId: "call_trunk", ip: "192.0.2.10" });
-    expect(JSON.parse(entry.detail)).toEqual({ trunk: "sip.example.com:5060", prefix: "00" });
+    expect(JSON.parse(entry.detail)).toEqual({ trunk: "sip.example.com:5060", prefix: "00", callerId: "" });
 
     const page = await call(configRoute.loader as Fn, new Request("http://localhost/call_config?outboundSaved=1", { headers: { Cookie: adminCookie } }));
-    expect(await page.json()).toMatchObject({ outbound: { trunk: "sip.example.com:5060", prefix: "00" }, outboundSaved: true, popupOnCall: false });
+    expect(await page.json()).toMatchObject({
+      outbound: { trunk: "sip.example.com:5060", prefix: "00", callerId: "" },
+      outboundSaved: true,
+      popupOnCall: false,
+    });
 
     const edition = await editionForHost("localhost");
     expect((await authSettings(agent, edition)).call_prefix).toBe("00");
@@ -176,6 +185,21 @@ describe.each(DIALECTS)("outbound trunk and call popup on /call_config (%s)", (d
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("sip:000312345678@sip.example.com:5060");
+
+    // the caller ID: one of the workspace's DIDs, else refused keeping what was typed
+    const typed = { trunk: "sip.example.com:5060", prefix: "00", callerId: "+60399999999" };
+    const notOurs = await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", ...typed }));
+    expect(notOurs.status).toBe(400);
+    expect(await notOurs.json()).toMatchObject({ intent: "saveTrunk", errors: { callerId: "plugin_calls.errors.callerId" }, values: typed });
+    expect((await outboundTrunk()).callerId).toBe("");
+    const did = await saveDid(null, didForm.parse({ number: "+60322223333", agentIds: String(agent.id) }), { actor: { id: admin.id, name: "admin" } });
+    if (!did.ok) throw new Error("DID not saved");
+    expect((await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", ...typed, callerId: "+60322223333" }))).status).toBe(302);
+    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060;+60322223333" });
+    // a caller ID whose DID was deleted since is sent no more (the extension shows again)
+    await deleteDid(did.id, { actor: { id: admin.id, name: "admin" } });
+    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060" });
+
     // emptied: outbound calls are off
     expect((await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", trunk: "", prefix: "" }))).status).toBe(302);
     expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 409, body: "no trunk" });
@@ -281,7 +305,13 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
 
   it("sends the INVITE to the trunk for the prefixed number; the call is an outbound CALL ticket in E.164", async () => {
     const trunkPort = await freePort("udp");
-    await saveOutboundTrunk({ trunk: `127.0.0.1:${trunkPort}`, prefix: "9" }, { actor: { id: admin.id, name: "admin" } });
+    // the workspace's DID is the caller ID the called person sees
+    await saveDid(null, didForm.parse({ number: "+60322223333", agentIds: String(agent.id) }), { actor: { id: admin.id, name: "admin" } });
+    expect(
+      await saveOutboundTrunk({ trunk: `127.0.0.1:${trunkPort}`, prefix: "9", callerId: "+60322223333" }, { actor: { id: admin.id, name: "admin" } }),
+    ).toEqual({
+      ok: true,
+    });
     // sipp as the trunk (tests/support/trunk-callee.xml): answers one call, then the BYE; every message it saw in a file
     const messages = path.join(work, "trunk-messages.log");
     const scenario = path.resolve("tests/support/trunk-callee.xml");
@@ -327,6 +357,8 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
     expect(seen).toMatch(new RegExp(`INVITE sip:960312345678@127\\.0\\.0\\.1:${trunkPort} SIP/2\\.0`));
     expect(seen).toMatch(/m=audio \d+ RTP\/AVP /);
     expect(seen).not.toMatch(/a=ice-ufrag|a=fingerprint/);
+    // with the caller ID as P-Asserted-Identity, once
+    expect(seen.match(/^P-Asserted-Identity: .*$/gim)).toEqual(["P-Asserted-Identity: <sip:+60322223333@127.0.0.1>"]);
 
     const { db, schema } = t.handle;
     const [row] = await db.select().from(schema.calls).where(eq(schema.calls.sipCallId, placed!.callId));

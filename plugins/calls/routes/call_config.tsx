@@ -55,7 +55,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 const FIELDS = ["userId", "sipNumber", "password", "active"] as const;
 const DID_FIELDS = ["id", "number", "departmentId", "agentIds", "ringTimeout", "strategy", "voicemail", "greeting"] as const;
-const TRUNK_FIELDS = ["trunk", "prefix"] as const;
+const TRUNK_FIELDS = ["trunk", "prefix", "callerId"] as const;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -77,7 +77,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const values = formValues(form, TRUNK_FIELDS);
     const parsed = trunkForm.safeParse(values);
     if (!parsed.success) return refuse(formError(parsed.error, values, "saveTrunk"));
-    await saveOutboundTrunk(parsed.data, by);
+    const saved = await saveOutboundTrunk(parsed.data, by);
+    if (!saved.ok) return refuse(formResult({ intent: "saveTrunk", errors: saved.errors, values }));
     return redirect("/call_config?outboundSaved=1#outbound");
   }
   if (intent === "savePopup") {
@@ -500,6 +501,31 @@ export default function CallConfig() {
             {trunkError("prefix") ? (
               <p className="field-error" id="outbound-prefix-error">
                 {t(trunkError("prefix")!)}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label htmlFor="outbound-caller-id">{t("plugin_calls.outbound.callerId")}</label>
+            <select
+              id="outbound-caller-id"
+              name="callerId"
+              defaultValue={trunkValue("callerId")}
+              aria-invalid={trunkError("callerId") ? true : undefined}
+              aria-describedby={`outbound-caller-id-help${trunkError("callerId") ? " outbound-caller-id-error" : ""}`}
+            >
+              <option value="">{t("plugin_calls.outbound.callerIdExtension")}</option>
+              {data.dids.map((d) => (
+                <option key={d.id} value={d.number}>
+                  {d.number}
+                </option>
+              ))}
+            </select>
+            <p className="muted" id="outbound-caller-id-help">
+              {t("plugin_calls.outbound.callerIdHelp")}
+            </p>
+            {trunkError("callerId") ? (
+              <p className="field-error" id="outbound-caller-id-error">
+                {t(trunkError("callerId")!)}
               </p>
             ) : null}
           </div>
