@@ -5,6 +5,10 @@ import { sql, type SQL } from "drizzle-orm";
 import { openDatabase } from "../db/client";
 import { isEmpty, seedDemo, seedTickets } from "../app/seed/seed";
 
+// seeding a million rows and rebuilding their indexes takes minutes: the benches' own connections
+// have no statement timeout (the servers they start keep the product's)
+process.env.PG_STATEMENT_TIMEOUT_MS ??= "0";
+
 export const benchDataDir = path.resolve(process.env.BENCH_DATA_DIR || "/tmp/omnidesk-bench");
 /** PostgreSQL when DATABASE_URL points at one, else the SQLite file in benchDataDir. */
 export const benchPgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;

@@ -80,6 +80,18 @@ export function sqliteBusyTimeoutMs(value = process.env.SQLITE_BUSY_TIMEOUT_MS |
 }
 
 /**
+ * PG_STATEMENT_TIMEOUT_MS: the longest one statement of the app may run on PostgreSQL before the
+ * server cancels it (57014, isDatabaseBusy: a webhook answers 503, a job tries again later), so a
+ * runaway query cannot hold a pool connection, and the locks it took, for ever. Default 60 s; 0: no
+ * limit. Migrations run without it (an index over millions of rows may take minutes).
+ */
+export function pgStatementTimeoutMs(value = process.env.PG_STATEMENT_TIMEOUT_MS || "60000") {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`PG_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds, not "${value}"`);
+  return ms;
+}
+
+/**
  * Compiled statements kept by their SQL text (the 500 last used). Drizzle prepares a new one for
  * every query, and compiling SQL was a visible share of each page's time. One statement per text
  * is safe because each runs to completion synchronously (nothing here iterates); its raw mode is
@@ -217,7 +229,7 @@ function openPg(url: string): DbHandle {
     max: Number(process.env.PG_POOL_SIZE || 10),
     // Short OLTP queries: JIT compiling a plan whose estimate looks large (a LIMIT over a big
     // index) costs more milliseconds than the query itself.
-    options: "-c jit=off",
+    options: `-c jit=off -c statement_timeout=${pgStatementTimeoutMs()}`,
     // a database that went away, or a pool whose connections are all busy, fails the queries waiting
     // on it within seconds (readiness turns 503, a webhook answers 503) instead of leaving them queued for ever
     connectionTimeoutMillis: Number(process.env.PG_CONNECT_TIMEOUT_MS || 5_000),
@@ -231,7 +243,14 @@ function openPg(url: string): DbHandle {
     db: db as unknown as DB,
     schema: pgSchema as unknown as Schema,
     async migrate() {
-      await migratePg(db, { migrationsFolder: path.resolve("db/migrations/pg") });
+      // a connection of its own, without the statement timeout: a migration may build an index over millions of rows
+      const client = new pg.Client({ connectionString: url, options: "-c jit=off -c statement_timeout=0" });
+      await client.connect();
+      try {
+        await migratePg(drizzlePg(client), { migrationsFolder: path.resolve("db/migrations/pg") });
+      } finally {
+        await client.end();
+      }
     },
     async raw(query) {
       await db.execute(query);

@@ -9,11 +9,11 @@ import path from "node:path";
 import net from "node:net";
 import type http from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import Database from "better-sqlite3";
 import express from "express";
 import { createTestDb, DIALECTS, type TestDb } from "./harness";
-import { isDatabaseBusy, openDatabase, setDb, type DbHandle } from "@db/client";
+import { isDatabaseBusy, openDatabase, pgStatementTimeoutMs, setDb, type DbHandle } from "@db/client";
 import { seedDemo } from "~/seed/seed";
 import { createJobWorker } from "~/jobs/queue.server";
 import { saveAccount } from "@plugins/channels/accounts.server";
@@ -184,6 +184,22 @@ describe.each(DIALECTS)("webhook door while the database is busy (%s)", (dialect
         await busy.close();
       }
       await expectRetryStoresOnce(customer, body);
+    });
+
+    it("has PostgreSQL cancel a statement that runs past PG_STATEMENT_TIMEOUT_MS, which counts as busy (503 at the door, a job tries again)", async () => {
+      const limited = openWith(t.url, { PG_STATEMENT_TIMEOUT_MS: "300" });
+      try {
+        const slow = limited.raw(sql`select pg_sleep(2)`);
+        await expect(slow).rejects.toSatisfy(isDatabaseBusy);
+        await expect(slow).rejects.toMatchObject({ cause: { code: "57014" } });
+        // a short one still runs, and migrations (their own connection) are not cut
+        await limited.raw(sql`select pg_sleep(0.05)`);
+        await limited.migrate();
+      } finally {
+        await limited.close();
+      }
+      expect(() => pgStatementTimeoutMs("-1")).toThrow(/PG_STATEMENT_TIMEOUT_MS/);
+      expect(pgStatementTimeoutMs(undefined)).toBe(60_000);
     });
 
     it("answers 503 with Retry-After when PostgreSQL refuses the connection, and the retry stores the batch once", async () => {
