@@ -27,6 +27,9 @@ export const SETTING_DEFAULTS = {
   call_prefix: "",
   /** The caller ID outside calls show (one of the workspace's DIDs, in P-Asserted-Identity); empty: the agent's extension. */
   call_caller_id: "",
+  /** The trunk's digest credentials, for a trunk that challenges our INVITEs (401/407); empty user: none. The password is sealed (secrets.server). */
+  call_trunk_user: "",
+  call_trunk_password: "",
   language: "en",
   /** Department that receives tickets from the public new-ticket form (2: Support in the demo). */
   new_ticket_department: "2",

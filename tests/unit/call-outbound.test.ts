@@ -59,14 +59,18 @@ describe("the outbound trunk form", () => {
     return r.success ? null : Object.fromEntries(r.error.issues.map((i) => [String(i.path[0]), i.message]));
   };
   it("takes host:port or a host, and a prefix of up to 10 digits that may start with +; both may be empty", () => {
-    expect(trunkForm.parse({ trunk: " sip.example.com:5060 ", prefix: " 9 " })).toEqual({ trunk: "sip.example.com:5060", prefix: "9", callerId: "" });
-    expect(trunkForm.parse({ trunk: "203.0.113.5", prefix: "+", callerId: " +60312345678 " })).toEqual({
+    const none = { callerId: "", authUser: "", authPassword: "" };
+    expect(trunkForm.parse({ trunk: " sip.example.com:5060 ", prefix: " 9 " })).toEqual({ trunk: "sip.example.com:5060", prefix: "9", ...none });
+    expect(trunkForm.parse({ trunk: "203.0.113.5", prefix: "+", callerId: " +60312345678 ", authUser: " acme ", authPassword: " s3cret; " })).toEqual({
       trunk: "203.0.113.5",
       prefix: "+",
       callerId: "+60312345678",
+      authUser: "acme",
+      // a password is taken as typed
+      authPassword: " s3cret; ",
     });
-    expect(trunkForm.parse({ trunk: "10.0.0.1:5080", prefix: "0000000000" })).toEqual({ trunk: "10.0.0.1:5080", prefix: "0000000000", callerId: "" });
-    expect(trunkForm.parse({})).toEqual({ trunk: "", prefix: "", callerId: "" });
+    expect(trunkForm.parse({ trunk: "10.0.0.1:5080", prefix: "0000000000" })).toEqual({ trunk: "10.0.0.1:5080", prefix: "0000000000", ...none });
+    expect(trunkForm.parse({})).toEqual({ trunk: "", prefix: "", ...none });
   });
   it("refuses a bad address or prefix with the messages in five locales", () => {
     for (const trunk of [
@@ -82,9 +86,23 @@ describe("the outbound trunk form", () => {
       expect(errorOf({ trunk }), trunk).toEqual({ trunk: "plugin_calls.errors.trunk" });
     for (const prefix of ["12345678901", "9#", "*9", "9+", "++1", "a"]) expect(errorOf({ prefix }), prefix).toEqual({ prefix: "plugin_calls.errors.prefix" });
     expect(errorOf({ trunk: "x:y", prefix: "z" })).toEqual({ trunk: "plugin_calls.errors.trunk", prefix: "plugin_calls.errors.prefix" });
+    for (const authUser of ["a b", "a;b", "a@b", "a:b", "x".repeat(65)])
+      expect(errorOf({ authUser }), authUser).toEqual({ authUser: "plugin_calls.errors.trunkUser" });
+    for (const authPassword of ["a\nb", "x".repeat(129)]) expect(errorOf({ authPassword })).toEqual({ authPassword: "plugin_calls.errors.trunkPassword" });
     const keys = [
       "errors.trunk",
       "errors.prefix",
+      "errors.callerId",
+      "errors.trunkUser",
+      "errors.trunkPassword",
+      "outbound.callerId",
+      "outbound.callerIdExtension",
+      "outbound.callerIdHelp",
+      "outbound.authUser",
+      "outbound.authUserHelp",
+      "outbound.authPassword",
+      "outbound.authPasswordHelp",
+      "outbound.authPasswordKept",
       "outbound.title",
       "outbound.trunk",
       "outbound.trunkHelp",
@@ -147,19 +165,19 @@ describe.each(DIALECTS)("outbound trunk and call popup on /call_config (%s)", (d
       errors: { trunk: "plugin_calls.errors.trunk", prefix: "plugin_calls.errors.prefix" },
       values: { trunk: "sip.example.com:99999", prefix: "9#" },
     });
-    expect(await outboundTrunk()).toEqual({ trunk: "", prefix: "", callerId: "" });
+    expect(await outboundTrunk()).toEqual({ trunk: "", prefix: "", callerId: "", authUser: "", hasPassword: false });
 
     const saved = await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", trunk: " sip.example.com:5060 ", prefix: "00" }));
     expect(saved.status).toBe(302);
     expect(saved.headers.get("Location")).toBe("/call_config?outboundSaved=1#outbound");
-    expect(await outboundTrunk()).toEqual({ trunk: "sip.example.com:5060", prefix: "00", callerId: "" });
+    expect(await outboundTrunk()).toEqual({ trunk: "sip.example.com:5060", prefix: "00", callerId: "", authUser: "", hasPassword: false });
     const [entry] = await audits("sip.trunk_updated");
     expect(entry).toMatchObject({ actorId: admin.id, targetId: "call_trunk", ip: "192.0.2.10" });
-    expect(JSON.parse(entry.detail)).toEqual({ trunk: "sip.example.com:5060", prefix: "00", callerId: "" });
+    expect(JSON.parse(entry.detail)).toEqual({ trunk: "sip.example.com:5060", prefix: "00", callerId: "", authUser: "", passwordChanged: false });
 
     const page = await call(configRoute.loader as Fn, new Request("http://localhost/call_config?outboundSaved=1", { headers: { Cookie: adminCookie } }));
     expect(await page.json()).toMatchObject({
-      outbound: { trunk: "sip.example.com:5060", prefix: "00", callerId: "" },
+      outbound: { trunk: "sip.example.com:5060", prefix: "00", callerId: "", authUser: "" },
       outboundSaved: true,
       popupOnCall: false,
     });
@@ -173,7 +191,7 @@ describe.each(DIALECTS)("outbound trunk and call popup on /call_config (%s)", (d
     expect(await outboundHook(sipHookSecret(), "3001")).toEqual({ status: 404, body: "" });
     expect(await outboundHook(sipHookSecret(), "abc")).toEqual({ status: 404, body: "" });
     // a "+" arrives as a space (form decoding of Kamailio's unescaped +)
-    expect(await outboundHook(sipHookSecret(), " 60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060" });
+    expect(await outboundHook(sipHookSecret(), " 60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060;;;" });
     const response = await outboundRoute.action({
       request: new Request("http://127.0.0.1/hooks/sip/outbound", {
         method: "POST",
@@ -184,7 +202,7 @@ describe.each(DIALECTS)("outbound trunk and call popup on /call_config (%s)", (d
       params: {},
     });
     expect(response.status).toBe(200);
-    expect(await response.text()).toBe("sip:000312345678@sip.example.com:5060");
+    expect(await response.text()).toBe("sip:000312345678@sip.example.com:5060;;;");
 
     // the caller ID: one of the workspace's DIDs, else refused keeping what was typed
     const typed = { trunk: "sip.example.com:5060", prefix: "00", callerId: "+60399999999" };
@@ -195,10 +213,34 @@ describe.each(DIALECTS)("outbound trunk and call popup on /call_config (%s)", (d
     const did = await saveDid(null, didForm.parse({ number: "+60322223333", agentIds: String(agent.id) }), { actor: { id: admin.id, name: "admin" } });
     if (!did.ok) throw new Error("DID not saved");
     expect((await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", ...typed, callerId: "+60322223333" }))).status).toBe(302);
-    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060;+60322223333" });
+    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060;+60322223333;;" });
     // a caller ID whose DID was deleted since is sent no more (the extension shows again)
     await deleteDid(did.id, { actor: { id: admin.id, name: "admin" } });
-    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060" });
+    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({ status: 200, body: "sip:0060312345678@sip.example.com:5060;;;" });
+
+    // the trunk's digest credentials: the password sealed at rest, never sent back nor audited,
+    // kept when the field is left empty, handed to Kamailio percent-encoded
+    const withAuth = { intent: "saveTrunk", trunk: "sip.example.com:5060", prefix: "00", authUser: "acme-7", authPassword: "p@ss;word 1" };
+    expect((await call(configRoute.action as Fn, post(adminCookie, withAuth))).status).toBe(302);
+    const stored = (await getSettings()).call_trunk_password;
+    expect(stored).not.toContain("p@ss");
+    expect(await outboundHook(sipHookSecret(), "+60312345678")).toEqual({
+      status: 200,
+      body: "sip:0060312345678@sip.example.com:5060;;acme-7;p%40ss%3Bword%201",
+    });
+    const shown = await (await call(configRoute.loader as Fn, new Request("http://localhost/call_config", { headers: { Cookie: adminCookie } }))).text();
+    expect(shown).not.toContain("p@ss");
+    expect(JSON.parse(shown).outbound).toMatchObject({ authUser: "acme-7", hasPassword: true });
+    expect(JSON.stringify(await audits("sip.trunk_updated"))).not.toContain("p@ss");
+    expect((await call(configRoute.action as Fn, post(adminCookie, { ...withAuth, authPassword: "" }))).status).toBe(302);
+    expect((await getSettings()).call_trunk_password).toBe(stored);
+    // a refusal does not send the typed password back
+    const refusedAuth = await call(configRoute.action as Fn, post(adminCookie, { ...withAuth, authUser: "a b", authPassword: "typed-secret" }));
+    expect(refusedAuth.status).toBe(400);
+    expect(JSON.stringify(await refusedAuth.json())).not.toContain("typed-secret");
+    // no user: no credentials at all
+    expect((await call(configRoute.action as Fn, post(adminCookie, { ...withAuth, authUser: "", authPassword: "" }))).status).toBe(302);
+    expect(await outboundTrunk()).toMatchObject({ authUser: "", hasPassword: false });
 
     // emptied: outbound calls are off
     expect((await call(configRoute.action as Fn, post(adminCookie, { intent: "saveTrunk", trunk: "", prefix: "" }))).status).toBe(302);
@@ -303,23 +345,17 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
     expect(await db.select().from(schema.calls)).toEqual([]);
   }, 30_000);
 
-  it("sends the INVITE to the trunk for the prefixed number; the call is an outbound CALL ticket in E.164", async () => {
-    const trunkPort = await freePort("udp");
-    // the workspace's DID is the caller ID the called person sees
-    await saveDid(null, didForm.parse({ number: "+60322223333", agentIds: String(agent.id) }), { actor: { id: admin.id, name: "admin" } });
-    expect(
-      await saveOutboundTrunk({ trunk: `127.0.0.1:${trunkPort}`, prefix: "9", callerId: "+60322223333" }, { actor: { id: admin.id, name: "admin" } }),
-    ).toEqual({
-      ok: true,
-    });
-    // sipp as the trunk (tests/support/trunk-callee.xml): answers one call, then the BYE; every message it saw in a file
-    const messages = path.join(work, "trunk-messages.log");
-    const scenario = path.resolve("tests/support/trunk-callee.xml");
+  /**
+   * sipp as the trunk on `trunkPort` (a scenario of tests/support) answers one call from the agent
+   * to +60312345678, then the BYE: answers the call and every message the trunk saw.
+   */
+  async function callThroughTrunk(scenarioFile: string, trunkPort: number) {
+    const messages = path.join(work, `trunk-messages-${trunkPort}.log`);
     const sipp = spawn(
       SIPP,
       [
         "-sf",
-        scenario,
+        path.resolve("tests/support", scenarioFile),
         "-i",
         "127.0.0.1",
         "-p",
@@ -341,18 +377,26 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
     sipp.stdout.on("data", (d) => (output = (output + d).slice(-8000)));
     sipp.stderr.on("data", (d) => (output = (output + d).slice(-8000)));
     const exited = new Promise<number | null>((resolve) => sipp.once("exit", resolve));
-    let placed: Awaited<ReturnType<typeof dial>> | null = null;
     try {
       // sipp is listening before the call
       await new Promise((r) => setTimeout(r, 500));
-      placed = await dial("+60312345678");
+      const placed = await dial("+60312345678");
       expect(placed.final.status, `${output}\n${servers.logs().slice(-6000)}`).toBe(200);
       expect(placed.bye?.status, `${placed.final.raw}\n${placed.bye?.raw}\n${servers.logs().slice(-3000)}`).toBe(200);
       expect(await exited).toBe(0);
+      return { placed, seen: fs.readFileSync(messages, "utf8") };
     } finally {
       if (sipp.exitCode === null) sipp.kill("SIGTERM");
     }
-    const seen = fs.readFileSync(messages, "utf8");
+  }
+
+  it("sends the INVITE to the trunk for the prefixed number; the call is an outbound CALL ticket in E.164", async () => {
+    const trunkPort = await freePort("udp");
+    // the workspace's DID is the caller ID the called person sees
+    await saveDid(null, didForm.parse({ number: "+60322223333", agentIds: String(agent.id) }), { actor: { id: admin.id, name: "admin" } });
+    const trunk = { trunk: `127.0.0.1:${trunkPort}`, prefix: "9", callerId: "+60322223333", authUser: "", authPassword: "" };
+    expect(await saveOutboundTrunk(trunk, { actor: { id: admin.id, name: "admin" } })).toEqual({ ok: true });
+    const { placed, seen } = await callThroughTrunk("trunk-callee.xml", trunkPort);
     // the trunk got the call prefix, then the number's digits, with plain RTP (no ICE, no DTLS)
     expect(seen).toMatch(new RegExp(`INVITE sip:960312345678@127\\.0\\.0\\.1:${trunkPort} SIP/2\\.0`));
     expect(seen).toMatch(/m=audio \d+ RTP\/AVP /);
@@ -361,7 +405,7 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
     expect(seen.match(/^P-Asserted-Identity: .*$/gim)).toEqual(["P-Asserted-Identity: <sip:+60322223333@127.0.0.1>"]);
 
     const { db, schema } = t.handle;
-    const [row] = await db.select().from(schema.calls).where(eq(schema.calls.sipCallId, placed!.callId));
+    const [row] = await db.select().from(schema.calls).where(eq(schema.calls.sipCallId, placed.callId));
     expect(row).toMatchObject({
       direction: "outbound",
       fromNumber: "4101",
@@ -375,5 +419,18 @@ describe.skipIf(!present)("an agent's call to an outside number goes out through
     const [ticket] = await db.select().from(schema.tickets).where(eq(schema.tickets.id, row.ticketId));
     expect(ticket.channel).toBe("CALL");
     expect(ticket.contactPhone).toBe("+60312345678");
+  }, 60_000);
+
+  it("answers a trunk's digest challenge once with the saved credentials, and the call goes through", async () => {
+    const trunkPort = await freePort("udp");
+    const trunk = { trunk: `127.0.0.1:${trunkPort}`, prefix: "", callerId: "", authUser: "trunk-user", authPassword: "tr;unk pass%" };
+    expect(await saveOutboundTrunk(trunk, { actor: { id: admin.id, name: "admin" } })).toEqual({ ok: true });
+    // tests/support/trunk-callee-auth.xml: 401 first, then only an INVITE whose credentials check out
+    const { seen } = await callThroughTrunk("trunk-callee-auth.xml", trunkPort);
+    const invites = seen.match(/^INVITE sip:60312345678@.*$/gm) ?? [];
+    expect(invites).toHaveLength(2);
+    expect(seen).toMatch(/^Authorization: Digest username="trunk-user", realm="trunk\.example"/m);
+    // the password went to Kamailio, never into a message
+    expect(seen).not.toContain("tr;unk pass%");
   }, 60_000);
 });

@@ -55,7 +55,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 const FIELDS = ["userId", "sipNumber", "password", "active"] as const;
 const DID_FIELDS = ["id", "number", "departmentId", "agentIds", "ringTimeout", "strategy", "voicemail", "greeting"] as const;
-const TRUNK_FIELDS = ["trunk", "prefix", "callerId"] as const;
+const TRUNK_FIELDS = ["trunk", "prefix", "callerId", "authUser", "authPassword"] as const;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardPluginRoute(request, context);
@@ -75,10 +75,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (intent === "saveTrunk") {
     const values = formValues(form, TRUNK_FIELDS);
+    // the trunk's password is never sent back
+    const kept = { ...values, authPassword: "" };
     const parsed = trunkForm.safeParse(values);
-    if (!parsed.success) return refuse(formError(parsed.error, values, "saveTrunk"));
+    if (!parsed.success) return refuse(formError(parsed.error, kept, "saveTrunk"));
     const saved = await saveOutboundTrunk(parsed.data, by);
-    if (!saved.ok) return refuse(formResult({ intent: "saveTrunk", errors: saved.errors, values }));
+    if (!saved.ok) return refuse(formResult({ intent: "saveTrunk", errors: saved.errors, values: kept }));
     return redirect("/call_config?outboundSaved=1#outbound");
   }
   if (intent === "savePopup") {
@@ -126,7 +128,7 @@ export default function CallConfig() {
   const didAgents = refusedDid ? valueList(refusedDid.values.agentIds) : (editingDid?.agentIds ?? []).map(String);
   const voicemailChecked = refusedDid ? refusedDid.values.voicemail === "1" : editingDid ? editingDid.voicemail : true;
   const refusedTrunk = useFormResult("saveTrunk");
-  const trunkValue = (name: (typeof TRUNK_FIELDS)[number]) => refusedTrunk?.values[name] ?? data.outbound[name];
+  const trunkValue = (name: Exclude<(typeof TRUNK_FIELDS)[number], "authPassword">) => refusedTrunk?.values[name] ?? data.outbound[name];
   const trunkError = (name: string) => refusedTrunk?.errors[name];
   return (
     <section className="settings stack">
@@ -526,6 +528,45 @@ export default function CallConfig() {
             {trunkError("callerId") ? (
               <p className="field-error" id="outbound-caller-id-error">
                 {t(trunkError("callerId")!)}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label htmlFor="outbound-auth-user">{t("plugin_calls.outbound.authUser")}</label>
+            <input
+              id="outbound-auth-user"
+              name="authUser"
+              autoComplete="off"
+              spellCheck={false}
+              defaultValue={trunkValue("authUser")}
+              aria-invalid={trunkError("authUser") ? true : undefined}
+              aria-describedby={`outbound-auth-user-help${trunkError("authUser") ? " outbound-auth-user-error" : ""}`}
+            />
+            <p className="muted" id="outbound-auth-user-help">
+              {t("plugin_calls.outbound.authUserHelp")}
+            </p>
+            {trunkError("authUser") ? (
+              <p className="field-error" id="outbound-auth-user-error">
+                {t(trunkError("authUser")!)}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label htmlFor="outbound-auth-password">{t("plugin_calls.outbound.authPassword")}</label>
+            <input
+              id="outbound-auth-password"
+              name="authPassword"
+              type="password"
+              autoComplete="new-password"
+              aria-invalid={trunkError("authPassword") ? true : undefined}
+              aria-describedby={`outbound-auth-password-help${trunkError("authPassword") ? " outbound-auth-password-error" : ""}`}
+            />
+            <p className="muted" id="outbound-auth-password-help">
+              {t(data.outbound.hasPassword ? "plugin_calls.outbound.authPasswordKept" : "plugin_calls.outbound.authPasswordHelp")}
+            </p>
+            {trunkError("authPassword") ? (
+              <p className="field-error" id="outbound-auth-password-error">
+                {t(trunkError("authPassword")!)}
               </p>
             ) : null}
           </div>
