@@ -22,6 +22,7 @@ import { defineInboundJob } from "@plugins/channels/inbound.server";
 import { defineOutboundJob } from "@plugins/channels/outbound.server";
 import { webhookCall } from "@plugins/channels/webhook.server";
 import { loader as accountLoader } from "@plugins/channels/routes/settings.channel";
+import { loader as listLoader } from "@plugins/channels/routes/settings.channels";
 
 describe.each(DIALECTS)("a provider's rate limit pauses its account (%s)", (dialect) => {
   let t: TestDb;
@@ -138,6 +139,16 @@ describe.each(DIALECTS)("a provider's rate limit pauses its account (%s)", (dial
     expect(page.account.pausedUntil! - Date.now()).toBeGreaterThan(100_000);
     expect(page.account.pausedUntil! - Date.now()).toBeLessThanOrEqual(120_000);
     expect((await pageOf(b)).account.pausedUntil).toBeNull();
+    // and the list of accounts too, for that account only
+    const listed = (await (
+      (await listLoader({
+        request: new Request("http://localhost/settings/channels", { headers: { Cookie: adminCookie } }),
+        params: {},
+        context: { cspNonce: "", clientIp: "203.0.113.9" },
+      } as never)) as Response
+    ).json()) as { accounts: { id: number; pausedUntil: number | null }[] };
+    expect(listed.accounts.find((x) => x.id === a.id)?.pausedUntil).toBe(page.account.pausedUntil);
+    expect(listed.accounts.find((x) => x.id === b.id)?.pausedUntil).toBeNull();
 
     // a minute on, a fresh worker (a restart, another node): a new reply of the paused account, in
     // another conversation, waits too (the customer's message still comes in)

@@ -107,6 +107,7 @@ export default function ChannelSettings() {
                       {t(`plugin_channels.state.${a.state}`)}
                       {a.checkedAt ? <span className="muted"> ({when(a.checkedAt)})</span> : null}
                       {a.state === "failing" && a.lastError ? <div className="field-error">{deliveryErrorText(t, a.lastError)}</div> : null}
+                      {a.pausedUntil ? <div data-testid="account-paused">{t("plugin_channels.pausedUntil", { time: when(a.pausedUntil) })}</div> : null}
                     </td>
                   </tr>
                 ))}
