@@ -13,7 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { login, hydrated } from "./helpers";
-import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage } from "./softphone-agents";
+import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage, runDigits } from "./softphone-agents";
 import { E2E_SIP_WS_PORT, E2E_VOICEMAIL_SIP_PORT } from "../../playwright.config";
 import { missingBinariesMessage, sipBinariesPresent, startSipServers, type SipServers } from "../../plugins/calls/sip/servers";
 import { sipHookSecret } from "../../plugins/calls/sip/hook-secret";
@@ -23,7 +23,7 @@ const present = sipBinariesPresent() && sippPresent();
 if (!present && process.env.CI) throw new Error(`CI must run the DID call test: ${missingBinariesMessage()} and sip-tester (sipp)`);
 
 const stamp = Date.now().toString(36);
-const digits = stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1");
+const digits = runDigits();
 const agent = { username: `dida-${stamp}`, number: `6${digits}1` };
 const did = `+603${digits}${String(Date.now()).slice(-4)}`;
 const CALLER = "+60123456789";

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { login, hydrated } from "./helpers";
-import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage } from "./softphone-agents";
+import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage, runDigits } from "./softphone-agents";
 import { E2E_SIP_WS_PORT } from "../../playwright.config";
 import { missingBinariesMessage, sipBinariesPresent, startSipServers, type SipServers } from "../../plugins/calls/sip/servers";
 import { sipHookSecret } from "../../plugins/calls/sip/hook-secret";
@@ -21,7 +21,8 @@ const present = sipBinariesPresent() && sippPresent();
 if (!present && process.env.CI) throw new Error(`CI must run the outbound call test: ${missingBinariesMessage()} (and sipp)`);
 
 const stamp = Date.now().toString(36);
-const agent = { username: `sipo-${stamp}`, number: `6${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}1` };
+const digits = runDigits();
+const agent = { username: `sipo-${stamp}`, number: `6${digits}1` };
 
 async function freeUdpPort() {
   const socket = dgram.createSocket("udp4");

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { login, hydrated } from "./helpers";
-import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage } from "./softphone-agents";
+import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage, runDigits } from "./softphone-agents";
 import { E2E_SIP_WS_PORT } from "../../playwright.config";
 import { missingBinariesMessage, sipBinariesPresent, startSipServers, type SipServers } from "../../plugins/calls/sip/servers";
 import { sipHookSecret } from "../../plugins/calls/sip/hook-secret";
@@ -21,14 +21,15 @@ const present = sipBinariesPresent();
 if (!present && process.env.CI) throw new Error(`CI must run the call tests: ${missingBinariesMessage()}`);
 
 const stamp = Date.now().toString(36);
+const digits = runDigits();
 const agents = [
-  { username: `sipa-${stamp}`, number: `7${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}1` },
-  { username: `sipb-${stamp}`, number: `7${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}2` },
+  { username: `sipa-${stamp}`, number: `7${digits}1` },
+  { username: `sipb-${stamp}`, number: `7${digits}2` },
 ];
 // the blind transfer's three agents: X calls Y, Y transfers X to Z
 const transferAgents = ["x", "y", "z"].map((k, i) => ({
   username: `sip${k}-${stamp}`,
-  number: `8${stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1")}${i + 1}`,
+  number: `8${digits}${i + 1}`,
 }));
 
 test.use({ launchOptions: FAKE_MEDIA_LAUNCH });

@@ -20,6 +20,13 @@ export async function newPage(browser: Browser, baseURL: string, js: boolean) {
 /** The name a new call agent is given (its SIP account's choice reads "{name} ({username})"). */
 export const callerName = (username: string) => `Caller ${username}`;
 
+/**
+ * Six digits of this run of a spec file (time and chance) for its agents' extensions: the call
+ * specs share the server's database, and extensions made of a base-36 stamp's digits (letters
+ * read as 1) once collided about one time in ten.
+ */
+export const runDigits = () => `${String(Date.now()).slice(-3)}${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
+
 /** Invites an agent and accepts the invite in a page of its own (signed in afterwards). */
 export async function newAgent(admin: Page, browser: Browser, baseURL: string, username: string) {
   await admin.goto("/settings/users");

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { login, hydrated } from "./helpers";
-import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage } from "./softphone-agents";
+import { FAKE_MEDIA_LAUNCH, callerName, newAgent, newPage, runDigits } from "./softphone-agents";
 import { E2E_RTPENGINE_NG_PORT, E2E_SIP_WS_PORT } from "../../playwright.config";
 import { missingBinariesMessage, sipBinariesPresent, startSipServers, type SipServers } from "../../plugins/calls/sip/servers";
 import { sipHookSecret } from "../../plugins/calls/sip/hook-secret";
@@ -20,7 +20,7 @@ const present = sipBinariesPresent();
 if (!present && process.env.CI) throw new Error(`CI must run the call tests: ${missingBinariesMessage()}`);
 
 const stamp = Date.now().toString(36);
-const digits = stamp.slice(-4).replace(/\D/g, "1").padStart(4, "1");
+const digits = runDigits();
 const agents = [
   { username: `supa-${stamp}`, number: `9${digits}1` },
   { username: `supb-${stamp}`, number: `9${digits}2` },
