@@ -281,7 +281,14 @@ test.describe("debug shortcuts", () => {
     await page.keyboard.press("Alt+Shift+KeyD");
     await expect(panel).toContainText("Socket.io debug is off.");
 
-    await page.evaluate(() => setTimeout(() => Promise.reject(new Error("boom for the log"))));
+    // the rejection has happened (and the page's own listener, added first, has logged it) before the log opens
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          window.addEventListener("unhandledrejection", () => setTimeout(resolve), { once: true });
+          setTimeout(() => Promise.reject(new Error("boom for the log")));
+        }),
+    );
     await page.keyboard.press("Alt+Shift+KeyE");
     await expect(page.getByRole("dialog", { name: "Error log" })).toContainText("boom for the log");
 
