@@ -74,8 +74,13 @@ export function sqliteSynchronous(value = process.env.SQLITE_SYNCHRONOUS || "NOR
  * ADR 050) before SQLite gives up with SQLITE_BUSY (isDatabaseBusy). Default 5 s.
  */
 export function sqliteBusyTimeoutMs(value = process.env.SQLITE_BUSY_TIMEOUT_MS || "5000") {
+  return wholeMilliseconds("SQLITE_BUSY_TIMEOUT_MS", value);
+}
+
+/** A setting's value in whole milliseconds (0 or more), or a start-up error naming the setting. */
+function wholeMilliseconds(name: string, value: string) {
   const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new Error(`SQLITE_BUSY_TIMEOUT_MS must be a whole number of milliseconds, not "${value}"`);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`${name} must be a whole number of milliseconds, not "${value}"`);
   return ms;
 }
 
@@ -86,9 +91,7 @@ export function sqliteBusyTimeoutMs(value = process.env.SQLITE_BUSY_TIMEOUT_MS |
  * limit. Migrations run without it (an index over millions of rows may take minutes).
  */
 export function pgStatementTimeoutMs(value = process.env.PG_STATEMENT_TIMEOUT_MS || "60000") {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new Error(`PG_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds, not "${value}"`);
-  return ms;
+  return wholeMilliseconds("PG_STATEMENT_TIMEOUT_MS", value);
 }
 
 /**

@@ -34,7 +34,7 @@ const SIZE = 14;
 
 export function ChannelIcon({ channel }: { channel: string }) {
   const logo = LOGOS[channel as Channel];
-  if (logo) return <IconPath d={logo} size={SIZE} className="icon channel-icon" />;
+  if (logo) return <IconPath d={logo} size={SIZE} />;
   const house = HOUSE_ICONS[channel as Channel];
   return house ? <Icon name={house} size={SIZE} /> : null;
 }

@@ -42,9 +42,9 @@ export function Icon({ name, size = 20 }: { name: string; size?: number }) {
 }
 
 /** A path on the icons' 24 x 24 grid, drawn in the text's colour; decorative (its text says it). */
-export function IconPath({ d, size = 20, className = "icon" }: { d: string; size?: number; className?: string }) {
+export function IconPath({ d, size = 20 }: { d: string; size?: number }) {
   return (
-    <svg className={className} viewBox="0 0 24 24" width={size} height={size} aria-hidden="true" focusable="false">
+    <svg className="icon" viewBox="0 0 24 24" width={size} height={size} aria-hidden="true" focusable="false">
       <path d={d} />
     </svg>
   );
