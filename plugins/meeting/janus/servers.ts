@@ -70,7 +70,7 @@ async function janusInfo(url: string) {
 }
 
 /** Peers coturn never relays to (the ranges its own security notes list: private, loopback, link-local, shared, documentation and reserved). */
-export const DENIED_PEERS = [
+const DENIED_PEERS = [
   "0.0.0.0-0.255.255.255",
   "10.0.0.0-10.255.255.255",
   "100.64.0.0-100.127.255.255",
